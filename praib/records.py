@@ -1,0 +1,329 @@
+"""Record schemas (papers, reviews, meta-reviews, rebuttals) and their I/O.
+
+Every record set is a :class:`datasets.Dataset` with one of the explicit
+``*_FEATURES`` schemas below. :func:`load_records` reads JSONL, JSON, Parquet,
+a directory written by ``Dataset.save_to_disk``, a directory of Parquet files,
+or a Hub dataset id, validates every row, and fails on the first malformed one
+with a :class:`RecordError` that names the file, the line or row, and the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import re
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import datasets
+from datasets import Dataset, Features, List, Value
+
+from .scales import subscore_names
+
+logger = logging.getLogger(__name__)
+
+REVIEW_SECTIONS = ("summary", "strengths", "weaknesses", "questions", "limitations", "additional_feedback")
+HUMAN_SOURCE = "human"
+
+# parse_status values: fields came with the record / parsed with every field the
+# format asks for / parsed but something is missing or rejected / nothing usable.
+PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL, PARSE_FAILED = "given", "ok", "partial", "failed"
+
+_SUBSCORES = List({"name": Value("string"), "value": Value("int32")})
+
+REVIEW_FEATURES = Features({
+    "review_id": Value("string"),
+    "paper_id": Value("string"),
+    "venue": Value("string"),
+    "year": Value("int32"),
+    "decision": Value("string"),
+    "source": Value("string"),
+    "model": Value("string"),
+    "prompt": Value("string"),
+    "reviewer_id": Value("string"),
+    **{name: Value("string") for name in REVIEW_SECTIONS},
+    "text": Value("string"),
+    "rating": Value("int32"),
+    "confidence": Value("int32"),
+    "subscores": _SUBSCORES,
+    "recommendation": Value("string"),
+    "parse_status": Value("string"),
+    "parse_reason": Value("string"),
+})
+
+PAPER_FEATURES = Features({
+    "paper_id": Value("string"),
+    "venue": Value("string"),
+    "year": Value("int32"),
+    "title": Value("string"),
+    "abstract": Value("string"),
+    "keywords": List(Value("string")),
+    "decision": Value("string"),
+    "text": Value("string"),
+})
+
+META_REVIEW_FEATURES = Features({
+    "meta_review_id": Value("string"),
+    "paper_id": Value("string"),
+    "venue": Value("string"),
+    "year": Value("int32"),
+    "source": Value("string"),
+    "model": Value("string"),
+    "prompt": Value("string"),
+    "text": Value("string"),
+    "rating": Value("int32"),
+    "confidence": Value("int32"),
+    "subscores": _SUBSCORES,
+    "recommendation": Value("string"),
+    "parse_status": Value("string"),
+    "parse_reason": Value("string"),
+})
+
+REBUTTAL_FEATURES = Features({
+    "rebuttal_id": Value("string"),
+    "paper_id": Value("string"),
+    "review_id": Value("string"),
+    "venue": Value("string"),
+    "year": Value("int32"),
+    "source": Value("string"),
+    "text": Value("string"),
+})
+
+SCHEMAS: dict[str, tuple[Features, tuple[str, ...], str]] = {
+    # kind: (features, required fields, id field)
+    "review": (REVIEW_FEATURES, ("paper_id", "source"), "review_id"),
+    "paper": (PAPER_FEATURES, ("paper_id",), "paper_id"),
+    "meta_review": (META_REVIEW_FEATURES, ("paper_id", "source"), "meta_review_id"),
+    "rebuttal": (REBUTTAL_FEATURES, ("paper_id",), "rebuttal_id"),
+}
+
+
+class RecordError(ValueError):
+    """A record that does not fit its schema; the message says where and why."""
+
+    def __init__(self, where: str, field: str | None, problem: str):
+        self.where, self.field, self.problem = where, field, problem
+        super().__init__(f"{where}: field '{field}': {problem}" if field else f"{where}: {problem}")
+
+
+_LEADING_INT = re.compile(r"^\s*([+-]?\d+(?:\.0+)?)\s*(?:$|[:\s(/-])")
+
+
+def _as_int(value: Any, where: str, field: str) -> int | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, bool):
+        raise RecordError(where, field, f"expected an integer, got {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if value.is_integer():
+            return int(value)
+        raise RecordError(where, field, f"{value!r} is not a whole number; scales are integer-valued")
+    if isinstance(value, str):
+        if not value.strip():
+            return None
+        # OpenReview stores scored fields as "6: marginally above the acceptance threshold".
+        match = _LEADING_INT.match(value)
+        if match:
+            return int(float(match.group(1)))
+    raise RecordError(where, field, f"expected an integer, got {value!r}")
+
+
+def _as_str(value: Any, where: str, field: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, float) and math.isnan(value):
+            return None
+        return str(value)
+    raise RecordError(where, field, f"expected text, got {type(value).__name__} {value!r:.60}")
+
+
+def _as_subscores(value: Any, where: str) -> list[dict]:
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        if set(value) == {"name", "value"} and isinstance(value["name"], list):  # Arrow's column-wise form
+            value = [{"name": n, "value": v} for n, v in zip(value["name"], value["value"])]
+        else:
+            value = [{"name": k, "value": v} for k, v in value.items()]
+    if not isinstance(value, list):
+        raise RecordError(where, "subscores", f"expected a mapping of name to score, got {value!r:.60}")
+    out = []
+    for item in value:
+        if not isinstance(item, dict) or "name" not in item:
+            raise RecordError(where, "subscores", f"each sub-score needs a name and a value, got {item!r:.60}")
+        score = _as_int(item.get("value"), where, f"subscores.{item['name']}")
+        if score is not None:
+            out.append({"name": str(item["name"]), "value": score})
+    return out
+
+
+def _review_id(row: dict) -> str:
+    key = json.dumps([row.get(k) for k in ("paper_id", "source", "model", "prompt", "reviewer_id", "text",
+                                            *REVIEW_SECTIONS)], sort_keys=True)
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+
+
+def coerce_record(raw: Any, kind: str, where: str, warn_unknown: set[str] | None = None) -> dict:
+    """Validate one raw record against the schema of ``kind`` and return it in
+    canonical form (every schema field present, values of the schema's types).
+
+    Accepts the forms found in the wild: numeric strings and OpenReview's
+    "6: label" for scores, sub-scores as a mapping or as top-level keys
+    (``"soundness": 3``). Unknown keys are collected in ``warn_unknown``.
+    """
+    features, required, id_field = SCHEMAS[kind]
+    if not isinstance(raw, dict):
+        raise RecordError(where, None, f"expected a JSON object, got {type(raw).__name__}")
+    row: dict[str, Any] = {}
+    known_subscores = subscore_names() if "subscores" in features else set()
+    folded = []
+    for key, value in raw.items():
+        if key in features:
+            continue
+        if key in known_subscores:
+            folded.append({"name": key, "value": value})
+        elif warn_unknown is not None:
+            warn_unknown.add(key)
+    for name, feature in features.items():
+        value = raw.get(name)
+        if name == "subscores":
+            row[name] = _as_subscores(value, where) + _as_subscores(folded, where)
+        elif isinstance(feature, List):
+            if value is None:
+                row[name] = []
+            elif isinstance(value, list):
+                row[name] = [_as_str(v, where, name) for v in value]
+            else:
+                raise RecordError(where, name, f"expected a list, got {value!r:.60}")
+        elif feature.dtype == "int32":
+            row[name] = _as_int(value, where, name)
+        else:
+            row[name] = _as_str(value, where, name)
+    for name in required:
+        if row[name] is None or row[name] == "":
+            raise RecordError(where, name, "is required and missing")
+    if kind in ("review", "meta_review"):
+        row["source"] = row["source"].strip()
+        if kind == "review" and row["text"] is None:
+            # A record that only carries sections gets its full text from them, so that
+            # text metrics see it; ratings-only records keep text None and are skipped.
+            sections = [row[s] for s in REVIEW_SECTIONS if row[s]]
+            row["text"] = "\n\n".join(sections) if sections else None
+    if row[id_field] is None:
+        row[id_field] = _review_id(row) if kind == "review" else hashlib.sha1(
+            json.dumps(row, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return row
+
+
+def _iter_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}: line {number}"
+            try:
+                yield where, json.loads(line)
+            except json.JSONDecodeError as err:
+                raise RecordError(where, None, f"not valid JSON ({err.msg} at column {err.colno})") from None
+
+
+def _iter_json(path: Path) -> Iterator[tuple[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise RecordError(f"{path}: line {err.lineno}", None, f"not valid JSON ({err.msg})") from None
+    if isinstance(data, dict):
+        data = data.get("records", data.get("data"))
+    if not isinstance(data, list):
+        raise RecordError(str(path), None, "a .json file must hold a list of records (or {'records': [...]})")
+    for index, item in enumerate(data):
+        yield f"{path}: record {index}", item
+
+
+def _iter_table(table_rows: Iterable[dict], label: str) -> Iterator[tuple[str, Any]]:
+    for index, item in enumerate(table_rows):
+        yield f"{label}: row {index}", item
+
+
+def _raw_rows(source: str | Path, split: str) -> tuple[Iterator[tuple[str, Any]], str]:
+    path = Path(source)
+    if path.is_file():
+        suffix = path.suffix.lower()
+        if suffix == ".jsonl":
+            return _iter_jsonl(path), str(path)
+        if suffix == ".json":
+            return _iter_json(path), str(path)
+        if suffix == ".parquet":
+            import pyarrow.parquet as pq
+            return _iter_table(pq.read_table(path).to_pylist(), str(path)), str(path)
+        raise RecordError(str(path), None, "unsupported file type; use .jsonl, .json or .parquet")
+    if path.is_dir():
+        if (path / "dataset_info.json").exists() or (path / "state.json").exists():
+            loaded = datasets.load_from_disk(str(path))
+            if isinstance(loaded, datasets.DatasetDict):
+                loaded = _pick_split(loaded, split, str(path))
+            return _iter_table(loaded.to_list(), str(path)), str(path)
+        parquet = sorted(path.rglob("*.parquet"))
+        jsonl = sorted(path.rglob("*.jsonl"))
+        if parquet or jsonl:
+            files = parquet or jsonl
+            return (item for f in files for item in _raw_rows(f, split)[0]), str(path)
+        raise RecordError(str(path), None, "directory holds no saved dataset, .parquet or .jsonl files")
+    if re.fullmatch(r"[\w.-]+/[\w.-]+(:[\w.-]+)?", str(source)) and not str(source).startswith("."):
+        repo, _, config = str(source).partition(":")
+        try:
+            loaded = datasets.load_dataset(repo, config or None, split=split)
+        except Exception as err:  # the Hub client raises many unrelated types
+            raise RecordError(str(source), None, f"could not load Hub dataset ({type(err).__name__}: {err})") from err
+        return _iter_table(loaded.to_list(), f"{source} [{split}]"), str(source)
+    raise RecordError(str(source), None, "no such file or directory (and not a Hub dataset id 'org/name')")
+
+
+def _pick_split(loaded: datasets.DatasetDict, split: str, label: str) -> Dataset:
+    if split in loaded:
+        return loaded[split]
+    if len(loaded) == 1:
+        return next(iter(loaded.values()))
+    raise RecordError(label, None, f"no split {split!r}; splits are {', '.join(loaded)}")
+
+
+def load_records(source: str | Path, kind: str = "review", split: str = "train") -> Dataset:
+    """Read and validate records of ``kind`` ('review', 'paper', 'meta_review' or
+    'rebuttal') from a file, a directory or a Hub id ('org/name' or
+    'org/name:config'), and return them as a Dataset with the kind's schema."""
+    if kind not in SCHEMAS:
+        raise ValueError(f"unknown record kind {kind!r}; choose from {', '.join(SCHEMAS)}")
+    rows_iter, label = _raw_rows(source, split)
+    unknown: set[str] = set()
+    rows = [coerce_record(raw, kind, where, unknown) for where, raw in rows_iter]
+    if unknown:
+        logger.warning("%s: ignored fields not in the %s schema: %s", label, kind, ", ".join(sorted(unknown)))
+    return records_to_dataset(rows, kind)
+
+
+def records_to_dataset(rows: list[dict], kind: str = "review") -> Dataset:
+    """Build a Dataset of ``kind`` from already-validated rows (see :func:`coerce_record`)."""
+    features = SCHEMAS[kind][0]
+    if not rows:
+        return Dataset.from_dict({name: [] for name in features}, features=features)
+    return Dataset.from_list(rows, features=features)
+
+
+def save_records(records: Dataset, destination: str | Path) -> Path:
+    """Write records as .jsonl, .parquet, or (any other path) a saved Dataset directory."""
+    destination = Path(destination)
+    suffix = destination.suffix.lower()
+    if suffix in (".jsonl", ".parquet"):
+        destination.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".jsonl":
+        records.to_json(str(destination), lines=True, force_ascii=False)
+    elif suffix == ".parquet":
+        records.to_parquet(str(destination))
+    else:
+        records.save_to_disk(str(destination))
+    return destination
