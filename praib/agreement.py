@@ -1,0 +1,233 @@
+"""Agreement of reviewers' ratings: Krippendorff's alpha with the ordinal distance.
+
+The units are papers and the raters are whoever reviewed them, so every paper has
+its own number of ratings (Krippendorff's "missing data" case). With ``n_uc`` the
+number of ratings of value ``c`` given to paper ``u``, ``m_u = sum_c n_uc`` and
+only papers with ``m_u >= 2`` (pairable) taken into account:
+
+    o_ck     = sum_u n_uc * (n_uk - [c == k]) / (m_u - 1)        coincidences
+    n_c      = sum_k o_ck,   n = sum_c n_c
+    delta_ck = (sum_{g=c..k} n_g - (n_c + n_k) / 2) ** 2          ordinal distance, c <= k
+    D_o      = 1 / n * sum_c sum_k o_ck * delta_ck
+    D_e      = 1 / (n * (n - 1)) * sum_c sum_k n_c * n_k * delta_ck
+    alpha    = 1 - D_o / D_e
+
+This is Krippendorff's definition, computed by the ``krippendorff`` package. The
+PRAIB paper (Appendix D.1) prints D_o with the single normaliser
+``1 / sum_u m_u (m_u - 1)`` instead of the per-paper ``1 / (n (m_u - 1))``; the two
+coincide when every paper has the same number of ratings and differ otherwise, and
+we follow Krippendorff. Because rating scales change between years, alpha is
+computed per venue and year group and the per-year values are averaged with equal
+weight (Appendix D.1); Appendix D.2 compares the human panel alone with the panel
+that also includes a model's ratings.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from collections import defaultdict
+from collections.abc import Sequence
+
+import krippendorff
+import numpy as np
+
+
+def _pairable_value_counts(paper_ids: Sequence[str],
+                           ratings: Sequence[float | None]) -> tuple[np.ndarray, np.ndarray]:
+    """The papers x values count matrix of the papers with at least two valid ratings,
+    and its value domain (the sorted distinct values of those ratings)."""
+    if len(paper_ids) != len(ratings):
+        raise ValueError(f"{len(paper_ids)} paper ids but {len(ratings)} ratings")
+    values = np.array([np.nan if r is None else r for r in ratings], dtype=float)
+    valid = ~np.isnan(values)
+    _, unit = np.unique(np.asarray(paper_ids, dtype=object)[valid], return_inverse=True)
+    unit_sizes = np.bincount(unit)
+    # A paper rated once has no pair to disagree within; Krippendorff leaves it out of
+    # the marginals too, so it is dropped before the value domain is taken.
+    pairable = unit_sizes[unit] >= 2
+    unit, values = unit[pairable], values[valid][pairable]
+    domain, value_index = np.unique(values, return_inverse=True)
+    counts = np.zeros((len(unit_sizes), len(domain)), dtype=int)
+    np.add.at(counts, (unit, value_index), 1)
+    return counts[unit_sizes >= 2], domain
+
+
+def ordinal_alpha(paper_ids: Sequence[str], ratings: Sequence[float | None]) -> float | None:
+    """Krippendorff's ordinal alpha of ``ratings``, the unit of each being its paper id.
+
+    Ratings that are None or NaN are missing; papers left with fewer than two ratings
+    are not pairable and do not count. Only the order of the rating values matters.
+    Returns None where alpha is undefined: no pairable paper, or a single distinct
+    value among the pairable ratings (D_e = 0; the package would raise or return NaN).
+    """
+    counts, domain = _pairable_value_counts(paper_ids, ratings)
+    if len(counts) == 0 or len(domain) < 2:
+        return None
+    return float(krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement="ordinal"))
+
+
+def _year_order(year_group: str) -> tuple:
+    # "<=2018" must come before "2019", which plain string order does not give.
+    match = re.search(r"\d+", str(year_group))
+    return (int(match.group()) if match else math.inf, str(year_group))
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return float(np.mean(values)) if values else None
+
+
+def _is_rating(rating: float | None) -> bool:
+    return rating is not None and not math.isnan(rating)
+
+
+def _slices(paper_ids: Sequence[str], ratings: Sequence[float | None], venues: Sequence[str],
+            year_groups: Sequence[str]) -> dict[str, dict[str, list[int]]]:
+    """Row positions per venue and year group, the years in chronological order."""
+    if not len(paper_ids) == len(ratings) == len(venues) == len(year_groups):
+        raise ValueError(f"{len(paper_ids)} paper ids, {len(ratings)} ratings, {len(venues)} venues and "
+                         f"{len(year_groups)} year groups: the columns must be parallel")
+    rows: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for i, (venue, year) in enumerate(zip(venues, year_groups)):
+        rows[venue][year].append(i)
+    return {venue: {year: by_year[year] for year in sorted(by_year, key=_year_order)}
+            for venue, by_year in rows.items()}
+
+
+def alpha_by_venue(
+    paper_ids: Sequence[str],
+    ratings: Sequence[float | None],
+    venues: Sequence[str],
+    year_groups: Sequence[str],
+) -> dict[str, dict]:
+    """Ordinal alpha per venue and year group, and its unweighted mean over the years.
+
+        alpha_venue = 1 / |Y| * sum_{y in Y} alpha_{venue, y}
+
+    where Y holds the year groups whose alpha is defined. Returns
+    ``{venue: {"alpha": float | None, "per_year": {year_group: float | None},
+    "n_papers": int, "n_ratings": int}}``; the counts are the pairable papers and
+    their ratings in the years of Y, i.e. what the mean was computed from.
+    """
+    result = {}
+    for venue, by_year in _slices(paper_ids, ratings, venues, year_groups).items():
+        per_year, n_papers, n_ratings = {}, 0, 0
+        for year, rows in by_year.items():
+            ids, values = [paper_ids[i] for i in rows], [ratings[i] for i in rows]
+            per_year[year] = ordinal_alpha(ids, values)
+            if per_year[year] is not None:
+                counts, _ = _pairable_value_counts(ids, values)
+                n_papers += len(counts)
+                n_ratings += int(counts.sum())
+        result[venue] = {
+            "alpha": _mean([a for a in per_year.values() if a is not None]),
+            "per_year": per_year,
+            "n_papers": n_papers,
+            "n_ratings": n_ratings,
+        }
+    return result
+
+
+def panel_agreement(
+    human_paper_ids: Sequence[str],
+    human_ratings: Sequence[float | None],
+    human_venues: Sequence[str],
+    human_year_groups: Sequence[str],
+    model_paper_ids: Sequence[str],
+    model_ratings: Sequence[float | None],
+) -> dict[str, dict]:
+    """Agreement of the human panels alone and with a model's ratings added (Appendix D.2).
+
+    A human panel is a paper with at least two valid human ratings. For each venue and
+    year group, alpha_H is the ordinal alpha of the panels and alpha_H+L that of the
+    same panels with every valid model rating of their papers added as one more rater;
+    panels the model did not rate stay as they are, and both alphas cover the same
+    papers. delta = alpha_H+L - alpha_H; a negative delta means the model disagrees
+    with the panels more than their members disagree with each other.
+
+    A year group is averaged into the venue's values only if both alphas are defined
+    there and the model rated at least one of its panels, so that at venue level too
+    delta = mean(alpha_H+L) - mean(alpha_H) = mean(delta_y). Model ratings of papers
+    without a human panel cannot be placed in any venue: they are left out and a
+    warning gives their number.
+
+    Returns ``{venue: {"alpha_human", "alpha_with_model", "delta": float | None,
+    "per_year": {year_group: {"alpha_human", "alpha_with_model", "delta"}},
+    "n_papers": int, "n_model_ratings": int}}``, the counts being the panels and the
+    model ratings added to them in the averaged years.
+    """
+    if len(model_paper_ids) != len(model_ratings):
+        raise ValueError(f"{len(model_paper_ids)} model paper ids but {len(model_ratings)} model ratings")
+    slices = _slices(human_paper_ids, human_ratings, human_venues, human_year_groups)
+    human_counts: dict[str, int] = defaultdict(int)
+    for paper, rating in zip(human_paper_ids, human_ratings):
+        if _is_rating(rating):
+            human_counts[paper] += 1
+    model_by_paper: dict[str, list[float]] = defaultdict(list)
+    n_unmatched = 0
+    for paper, rating in zip(model_paper_ids, model_ratings):
+        if not _is_rating(rating):
+            continue
+        if human_counts.get(paper, 0) >= 2:
+            model_by_paper[paper].append(rating)
+        else:
+            n_unmatched += 1
+    if n_unmatched:
+        warnings.warn(f"{n_unmatched} model ratings are of papers without a human panel "
+                      "(two or more human ratings) and were left out", stacklevel=2)
+
+    result = {}
+    for venue, by_year in slices.items():
+        per_year, averaged, n_papers, n_model_ratings = {}, [], 0, 0
+        for year, rows in by_year.items():
+            rows = [i for i in rows if human_counts.get(human_paper_ids[i], 0) >= 2]
+            ids, values = [human_paper_ids[i] for i in rows], [human_ratings[i] for i in rows]
+            panels = set(ids)
+            added = [(paper, r) for paper in sorted(panels) for r in model_by_paper.get(paper, ())]
+            alpha_human = ordinal_alpha(ids, values)
+            alpha_with_model = (ordinal_alpha(ids + [p for p, _ in added], values + [r for _, r in added])
+                                if added else None)
+            both = alpha_human is not None and alpha_with_model is not None
+            per_year[year] = {
+                "alpha_human": alpha_human,
+                "alpha_with_model": alpha_with_model,
+                "delta": alpha_with_model - alpha_human if both else None,
+            }
+            if both:
+                averaged.append(per_year[year])
+                n_papers += len(panels)
+                n_model_ratings += len(added)
+        alpha_human = _mean([y["alpha_human"] for y in averaged])
+        alpha_with_model = _mean([y["alpha_with_model"] for y in averaged])
+        result[venue] = {
+            "alpha_human": alpha_human,
+            "alpha_with_model": alpha_with_model,
+            "delta": alpha_with_model - alpha_human if averaged else None,
+            "per_year": per_year,
+            "n_papers": n_papers,
+            "n_model_ratings": n_model_ratings,
+        }
+    return result
+
+
+def self_agreement(
+    paper_ids_a: Sequence[str],
+    ratings_a: Sequence[float | None],
+    paper_ids_b: Sequence[str],
+    ratings_b: Sequence[float | None],
+) -> float | None:
+    """Ordinal alpha between two rating runs of one model (e.g. two prompts) as raters.
+
+    Only papers with a valid rating in both runs count; all their ratings from both runs
+    are kept, so repeated samples under one prompt are raters too. None where alpha is
+    undefined (see ``ordinal_alpha``).
+    """
+    def rated(ids: Sequence[str], ratings: Sequence[float | None]) -> set[str]:
+        if len(ids) != len(ratings):
+            raise ValueError(f"{len(ids)} paper ids but {len(ratings)} ratings")
+        return {p for p, r in zip(ids, ratings) if _is_rating(r)}
+
+    both = rated(paper_ids_a, ratings_a) & rated(paper_ids_b, ratings_b)
+    pairs = [(p, r) for p, r in zip([*paper_ids_a, *paper_ids_b], [*ratings_a, *ratings_b]) if p in both]
+    return ordinal_alpha([p for p, _ in pairs], [r for _, r in pairs])

@@ -1,0 +1,169 @@
+"""Score distributions of a reviewer against the human ones (PRAIB Appendices F and G).
+
+Rating and confidence scores are compared as normalised distributions over the
+venue's scale, as percentage-point differences per scale value, and, for
+confidences, as the gap between a model's score and the median human score of the
+same paper. Any of them can be computed per paper decision by splitting the columns
+with ``by_decision`` first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+
+DECISION_CLASSES = ("accept", "reject")
+
+# Checked in this order, so that "Reject" is never read as an acceptance and an ICLR
+# "Invite to Workshop Track" (rejected from the main conference) is a rejection.
+_REJECT_WORDS = ("reject", "withdraw", "workshop")
+_ACCEPT_WORDS = ("accept", "oral", "poster", "spotlight")
+
+
+def decision_class(decision: str | None) -> str | None:
+    """``"accept"``, ``"reject"`` or None for a venue's free-text decision.
+
+    Any decision mentioning acceptance or a presentation format ("Accept (poster)",
+    "ICLR 2017 Oral", "Spotlight") is ``"accept"``. Rejections, desk rejections,
+    withdrawals and invitations to a workshop track are ``"reject"``: the split is
+    between papers the main conference accepted and those it did not. Missing or
+    unrecognised decisions are None.
+    """
+    if not isinstance(decision, str):
+        return None
+    text = decision.lower()
+    if any(word in text for word in _REJECT_WORDS):
+        return "reject"
+    if any(word in text for word in _ACCEPT_WORDS):
+        return "accept"
+    return None
+
+
+def by_decision(decisions: Sequence[str | None], *columns: Sequence) -> dict[str, tuple[list, ...]]:
+    """The rows of parallel ``columns`` split by ``decision_class`` of ``decisions``.
+
+    Returns ``{"accept": (column_0_rows, column_1_rows, ...), "reject": (...)}``; rows
+    whose decision has no class are in neither. Each side of a comparison is split on
+    its own, then the pieces are passed on::
+
+        model = by_decision(model_decisions, model_paper_ids, model_confidences)
+        human = by_decision(human_decisions, human_paper_ids, human_confidences)
+        {d: confidence_gap(*model[d], *human[d]) for d in DECISION_CLASSES}
+    """
+    for column in columns:
+        if len(column) != len(decisions):
+            raise ValueError(f"{len(decisions)} decisions but a column of {len(column)} rows")
+    classes = [decision_class(d) for d in decisions]
+    return {
+        d: tuple([value for value, c in zip(column, classes) if c == d] for column in columns)
+        for d in DECISION_CLASSES
+    }
+
+
+def _is_score(value: float | None) -> bool:
+    return value is not None and not math.isnan(value)
+
+
+def normalised_distribution(values: Sequence[float | None], scale_values: Sequence[int]) -> dict[int, float | None]:
+    """Share of each scale value among ``values``: ``{v: count(v) / n}``, zeros included.
+
+    None and NaN are missing and not counted in n. A value outside the scale raises
+    ValueError naming the offending values: the caller decides whether such scores are
+    parse errors to drop or a wrong scale. With no value at all every share is None.
+    """
+    present = [v for v in values if _is_score(v)]
+    scale = set(scale_values)
+    outside = sorted({v for v in present if v not in scale})
+    if outside:
+        raise ValueError(f"values outside the scale {sorted(scale)}: {outside}")
+    counts = Counter(present)
+    n = len(present)
+    return {v: counts[v] / n if n else None for v in sorted(scale)}
+
+
+def distribution_difference(
+    model_values: Sequence[float | None],
+    human_values: Sequence[float | None],
+    scale_values: Sequence[int],
+) -> dict:
+    """Model and human distributions over the scale and how far apart they are.
+
+    With shares p (model) and q (human) per scale value v:
+
+        diff_pp[v]      = 100 * (p_v - q_v)
+        sum_abs_diff_pp = sum_v |diff_pp[v]|
+        total_variation = 0.5 * sum_v |p_v - q_v|        in [0, 1]
+
+    The column the PRAIB paper calls "total variation" (Appendix G.2, Table 17,
+    "Sum|Delta|") is ``sum_abs_diff_pp``: the sum of absolute percentage-point
+    differences, 200 times the standard total variation distance given here.
+
+    Returns ``{"model": {v: share}, "human": {v: share}, "diff_pp": {v: pp},
+    "sum_abs_diff_pp": float, "total_variation": float, "n_model": int,
+    "n_human": int}``; when either side has no value, its shares, the differences and
+    the distances are None.
+    """
+    model = normalised_distribution(model_values, scale_values)
+    human = normalised_distribution(human_values, scale_values)
+    n_model = sum(_is_score(v) for v in model_values)
+    n_human = sum(_is_score(v) for v in human_values)
+    if n_model and n_human:
+        diff_pp = {v: 100 * (model[v] - human[v]) for v in model}
+        abs_diff = sum(abs(model[v] - human[v]) for v in model)
+        sum_abs_diff_pp, total_variation = 100 * abs_diff, 0.5 * abs_diff
+    else:
+        diff_pp, sum_abs_diff_pp, total_variation = dict.fromkeys(model), None, None
+    return {
+        "model": model,
+        "human": human,
+        "diff_pp": diff_pp,
+        "sum_abs_diff_pp": sum_abs_diff_pp,
+        "total_variation": total_variation,
+        "n_model": n_model,
+        "n_human": n_human,
+    }
+
+
+def confidence_gap(
+    model_paper_ids: Sequence[str],
+    model_confidences: Sequence[float | None],
+    human_paper_ids: Sequence[str],
+    human_confidences: Sequence[float | None],
+) -> dict:
+    """Model confidence minus the median human confidence of the same paper (Appendix F.1).
+
+    For every model review i of paper u(i) that has a confidence, and whose paper has
+    at least one human confidence:
+
+        gap_i = c_i - median{human confidences of u(i)}
+
+    (an even-sized panel's median is the mean of its two middle values). Returns
+    ``{"mean", "std": float | None, "n": int, "n_papers": int, "n_skipped": int}``:
+    mean and sample standard deviation (ddof=1) of the gaps, None where there are too
+    few; n the reviews compared, n_papers their distinct papers, n_skipped the model
+    reviews without a confidence or without a human confidence for their paper.
+    """
+    for ids, scores, side in ((model_paper_ids, model_confidences, "model"),
+                              (human_paper_ids, human_confidences, "human")):
+        if len(ids) != len(scores):
+            raise ValueError(f"{len(ids)} {side} paper ids but {len(scores)} {side} confidences")
+    human_by_paper: dict[str, list[float]] = defaultdict(list)
+    for paper, confidence in zip(human_paper_ids, human_confidences):
+        if _is_score(confidence):
+            human_by_paper[paper].append(confidence)
+    medians = {paper: float(np.median(scores)) for paper, scores in human_by_paper.items()}
+    gaps, papers = [], set()
+    for paper, confidence in zip(model_paper_ids, model_confidences):
+        if _is_score(confidence) and paper in medians:
+            gaps.append(confidence - medians[paper])
+            papers.add(paper)
+    return {
+        "mean": float(np.mean(gaps)) if gaps else None,
+        "std": float(np.std(gaps, ddof=1)) if len(gaps) > 1 else None,
+        "n": len(gaps),
+        "n_papers": len(papers),
+        "n_skipped": len(model_paper_ids) - len(gaps),
+    }

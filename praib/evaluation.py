@@ -1,0 +1,258 @@
+"""The behavioural profile of each review source: the main job behind ``praib evaluate``.
+
+Records flow one way: reviews are parsed (fields filled from raw text where the
+data did not carry them), the deterministic text metrics are computed once per
+review, and every group of reviews (by default one per source, model and
+prompt) is summarised against the human reference: readability, cross-references
+and citations (mean and standard deviation), Krippendorff's ordinal alpha per
+venue (human panel alone, and with the group's ratings added), and rating and
+confidence distributions with their distance to the human ones.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Iterable, Sequence
+
+import numpy as np
+from datasets import Dataset, concatenate_datasets
+
+from . import __version__
+from .agreement import alpha_by_venue, panel_agreement
+from .distributions import confidence_gap, decision_class, distribution_difference, normalised_distribution
+from .parsing import parse_reviews
+from .records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
+from .scales import UnknownScaleError, generic_scales, venue_scales
+from .textstats import score_texts
+from .xref import XREF_TYPES
+
+DEFAULT_GROUP_BY = ("source", "model", "prompt")
+READABILITY_KEYS = ("tkc", "ttr", "fre", "fkg")
+
+
+def summarise(values: Iterable[float]) -> dict:
+    """Mean, sample standard deviation (ddof=1, as pandas reports it) and count of
+    the finite values; mean and std are None when there is nothing to summarise."""
+    array = np.asarray([v for v in values if v is not None], dtype=float)
+    array = array[np.isfinite(array)]
+    n = int(array.size)
+    return {
+        "mean": float(array.mean()) if n else None,
+        "std": float(array.std(ddof=1)) if n > 1 else None,
+        "n": n,
+    }
+
+
+def text_metric_summary(scores: dict[str, np.ndarray], rows: np.ndarray) -> dict:
+    """Summaries of the text metrics (as returned by :func:`praib.textstats.score_texts`)
+    over the reviews at positions ``rows``."""
+    summary = {key: summarise(scores[key][rows]) for key in READABILITY_KEYS}
+    summary["xref"] = {
+        **summarise(scores["xref"][rows]),
+        "per_100_tokens": summarise(scores["xref_per_100_tokens"][rows]),
+        "per_type": {t: summarise(scores[f"xref_{t}"][rows])["mean"] for t in XREF_TYPES},
+    }
+    summary["citations"] = summarise(scores["citations"][rows])
+    return summary
+
+
+def _group_key(row: dict, group_by: Sequence[str]) -> tuple:
+    return tuple(row[column] for column in group_by)
+
+
+def _label(key: dict) -> str:
+    """"source/model/prompt", leaving out empty values and a model named like its source."""
+    parts: list[str] = []
+    for value in key.values():
+        if value is not None and (not parts or parts[-1] != str(value)):
+            parts.append(str(value))
+    return "/".join(parts) or "(all)"
+
+
+def _scale_values(venue: str | None, year: int | None, kind: str, scale: str) -> tuple[int, ...] | None:
+    try:
+        scales = generic_scales() if scale == "generic" or venue is None else venue_scales(venue, year)
+    except UnknownScaleError:
+        return None
+    chosen = scales.rating if kind == "rating" else scales.confidence
+    return chosen.values if chosen else None
+
+
+def _year_group(venue: str | None, year: int | None) -> str:
+    try:
+        return venue_scales(venue, year).year_group
+    except UnknownScaleError:
+        return str(year)
+
+
+def _distributions(columns: dict, rows: np.ndarray, reference_rows: np.ndarray, kind: str, scale: str,
+                   is_reference: bool) -> dict:
+    """Rating or confidence distributions per venue-year, with the difference from the
+    reference distribution of the same venue-year, overall and by paper decision."""
+    by_venue_year: dict[tuple, dict[str, list]] = defaultdict(lambda: {"group": [], "human": []})
+    for side, positions in (("group", rows), ("human", reference_rows)):
+        for i in positions:
+            value = columns[kind][i]
+            if value is None:
+                continue
+            venue, year = columns["venue"][i], columns["year"][i]
+            by_venue_year[(venue, year)][side].append((value, decision_class(columns["decision"][i])))
+    result = {}
+    for (venue, year), sides in sorted(by_venue_year.items(), key=lambda kv: (str(kv[0][0]), kv[0][1] or 0)):
+        if not sides["group"]:
+            continue
+        values = _scale_values(venue, year, kind, scale)
+        if values is None:
+            values = tuple(sorted({v for side in sides.values() for v, _ in side}))
+        name = f"{venue or 'unknown venue'} {_year_group(venue, year) if venue else year}"
+        entry = _compare(sides["group"], sides["human"], values, is_reference)
+        entry["by_decision"] = {
+            decision: _compare([p for p in sides["group"] if p[1] == decision],
+                               [p for p in sides["human"] if p[1] == decision], values, is_reference)
+            for decision in ("accept", "reject")
+        }
+        result[name] = entry
+    return result
+
+
+def _compare(group: list, human: list, values: Sequence[int], is_reference: bool) -> dict:
+    group_values = [v for v, _ in group if v in values]
+    out_of_scale = len(group) - len(group_values)
+    if is_reference or not human:
+        entry = {"distribution": normalised_distribution(group_values, values) if group_values else None}
+    else:
+        entry = distribution_difference(group_values, [v for v, _ in human if v in values], values)
+    entry["n"] = len(group_values)
+    entry["n_out_of_scale"] = out_of_scale
+    return entry
+
+
+def _gap(columns: dict, rows: np.ndarray, reference_rows: np.ndarray, kind: str) -> dict:
+    def pick(positions, decision=None):
+        chosen = [i for i in positions if decision is None or decision_class(columns["decision"][i]) == decision]
+        return [columns["paper_id"][i] for i in chosen], [columns[kind][i] for i in chosen]
+
+    overall = confidence_gap(*pick(rows), *pick(reference_rows))
+    overall["by_decision"] = {d: confidence_gap(*pick(rows, d), *pick(reference_rows, d))
+                              for d in ("accept", "reject")}
+    return overall
+
+
+def _agreement(columns: dict, rows: np.ndarray, reference_rows: np.ndarray, is_reference: bool) -> dict:
+    def rated(positions):
+        return [i for i in positions if columns["rating"][i] is not None and columns["venue"][i] is not None]
+
+    human = rated(reference_rows)
+    human_args = ([columns["paper_id"][i] for i in human], [columns["rating"][i] for i in human],
+                  [columns["venue"][i] for i in human],
+                  [_year_group(columns["venue"][i], columns["year"][i]) for i in human])
+    if is_reference:
+        return alpha_by_venue(*human_args)
+    model = rated(rows)
+    return panel_agreement(*human_args, [columns["paper_id"][i] for i in model],
+                           [columns["rating"][i] for i in model])
+
+
+def evaluate_reviews(
+    reviews: Dataset,
+    reference: Dataset | None = None,
+    group_by: Sequence[str] = DEFAULT_GROUP_BY,
+    scale: str = "venue",
+    workers: int | None = None,
+    progress: bool = False,
+) -> dict:
+    """Score every group of ``reviews`` against the human reference.
+
+    ``reference`` holds the human reviews; without it, the records whose source
+    is ``"human"`` are the reference. ``scale`` is ``"venue"`` (each review is
+    parsed and its scores validated against its venue-year scale) or
+    ``"generic"`` (1-10 rating, 1-5 confidence, for prompts that ask for it).
+    Returns a JSON-ready dict with one entry per group.
+    """
+    unknown = [c for c in group_by if c not in reviews.column_names]
+    if unknown:
+        raise ValueError(f"cannot group by {', '.join(unknown)}: not a review field "
+                         f"({', '.join(reviews.column_names)})")
+    parsed = parse_reviews(reviews, scale=scale)
+    n_input = len(parsed)
+    if reference is not None:
+        parsed = concatenate_datasets([parsed, parse_reviews(reference, scale=scale)])
+    columns = parsed.select_columns(
+        ["paper_id", "venue", "year", "decision", "source", "text", "rating", "confidence", "parse_status",
+         *group_by]).to_dict()
+    scores = score_texts(columns["text"], workers=workers, progress=progress)
+
+    positions = np.arange(len(parsed))
+    if reference is not None:
+        reference_rows = positions[n_input:]
+        input_rows = positions[:n_input]
+    else:
+        reference_rows = np.array([i for i in positions if columns["source"][i] == HUMAN_SOURCE], dtype=int)
+        input_rows = positions
+
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for i in input_rows:
+        groups[_group_key({c: columns[c][i] for c in group_by}, group_by)].append(int(i))
+    reference_set = set(reference_rows.tolist())
+    entries = []
+    if reference is not None and len(reference_rows):
+        entries.append(_group_entry({c: (HUMAN_SOURCE if c == "source" else None) for c in group_by},
+                                    reference_rows, columns, scores, reference_rows, True, scale))
+    for key, rows in sorted(groups.items(), key=lambda kv: tuple("" if v is None else str(v) for v in kv[0])):
+        rows_array = np.asarray(rows, dtype=int)
+        is_reference = reference is None and set(rows) <= reference_set
+        entries.append(_group_entry(dict(zip(group_by, key)), rows_array, columns, scores, reference_rows,
+                                    is_reference, scale))
+    entries.sort(key=lambda e: (not e["is_reference"], e["label"]))
+    return _json_ready({
+        "praib_version": __version__,
+        "group_by": list(group_by),
+        "scale": scale,
+        "n_reviews": n_input,
+        "n_reference_reviews": int(len(reference_rows)),
+        "groups": entries,
+    })
+
+
+def _group_entry(key: dict, rows: np.ndarray, columns: dict, scores: dict, reference_rows: np.ndarray,
+                 is_reference: bool, scale: str) -> dict:
+    statuses = [columns["parse_status"][i] for i in rows]
+    with_text = int(np.isfinite(scores["tkc"][rows]).sum())
+    agreement = _agreement(columns, rows, reference_rows, is_reference) if len(reference_rows) else {}
+    alpha_key = "alpha" if is_reference else "alpha_with_model"
+    entry = {
+        "group": key,
+        "label": _label(key),
+        "is_reference": is_reference,
+        "n_reviews": int(len(rows)),
+        "n_unparsed": statuses.count(PARSE_FAILED),
+        "n_partially_parsed": statuses.count(PARSE_PARTIAL),
+        **text_metric_summary(scores, rows),
+        "krippendorff_alpha": {venue: detail.get(alpha_key) for venue, detail in agreement.items()},
+        "krippendorff": agreement,
+        "rating_distribution": _distributions(columns, rows, reference_rows, "rating", scale, is_reference),
+        "confidence_distribution": _distributions(columns, rows, reference_rows, "confidence", scale,
+                                                  is_reference),
+        "confidence_gap": None if is_reference or not len(reference_rows)
+        else _gap(columns, rows, reference_rows, "confidence"),
+        "skipped": {
+            "text_metrics": int(len(rows)) - with_text,
+            "rating": sum(columns["rating"][i] is None for i in rows),
+            "confidence": sum(columns["confidence"][i] is None for i in rows),
+        },
+    }
+    return entry
+
+
+def _json_ready(value):
+    """Plain Python containers and numbers, with NaN/inf as None, for JSON output."""
+    if isinstance(value, dict):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return None if not math.isfinite(float(value)) else float(value)
+    return value

@@ -1,0 +1,55 @@
+"""Plain-text tables of evaluation results, laid out like Table 1 of the PRAIB paper."""
+
+from __future__ import annotations
+
+
+def _mean_std(summary: dict | None, digits: int) -> str:
+    if not summary or summary.get("mean") is None:
+        return "-"
+    text = f"{summary['mean']:.{digits}f}"
+    if summary.get("std") is not None:
+        text += f" ± {summary['std']:.{digits}f}"
+    return text
+
+
+def _alpha(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def behaviour_table(results: dict) -> str:
+    """One row per group: counts, readability (TKC, TTR, FRE, FKG), specificity
+    (citations and cross-references per review) and Krippendorff's alpha per venue
+    (human panel for the reference row, panel plus the group's ratings otherwise)."""
+    venues = sorted({v for g in results["groups"] for v in g["krippendorff_alpha"]})
+    header = ["Source", "n", "unparsed", "TKC", "TTR", "FRE", "FKG", "Cit.", "Xref.",
+              *[f"α {v}" for v in venues]]
+    rows = [header]
+    for group in results["groups"]:
+        rows.append([
+            group["label"] + (" (reference)" if group["is_reference"] else ""),
+            str(group["n_reviews"]),
+            str(group["n_unparsed"]),
+            _mean_std(group["tkc"], 0),
+            _mean_std(group["ttr"], 3),
+            _mean_std(group["fre"], 1),
+            _mean_std(group["fkg"], 1),
+            _mean_std(group["citations"], 2),
+            _mean_std(group["xref"], 2),
+            *[_alpha(group["krippendorff_alpha"].get(v)) for v in venues],
+        ])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths)))
+             for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    notes = ["TKC/TTR/FRE/FKG/Cit./Xref.: mean ± std per review. α: Krippendorff's ordinal alpha of ratings, "
+             "per venue-year then averaged per venue; reference row = human panel only, other rows = human "
+             "panel plus that group's ratings."]
+    skipped = sum(g["skipped"]["text_metrics"] for g in results["groups"])
+    if skipped:
+        notes.append(f"{skipped} review(s) without text were skipped by the text metrics.")
+    unparsed = sum(g["n_unparsed"] for g in results["groups"])
+    partial = sum(g["n_partially_parsed"] for g in results["groups"])
+    if unparsed or partial:
+        notes.append(f"{unparsed} review(s) could not be parsed and {partial} were parsed partially; "
+                     "their raw text is kept and scored, their missing scores are skipped.")
+    return "\n".join(lines + [""] + notes)

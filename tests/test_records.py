@@ -1,0 +1,98 @@
+import json
+
+import pytest
+
+from praib.records import REVIEW_FEATURES, RecordError, load_records, save_records
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+HUMAN = {"paper_id": "p1", "source": "human", "venue": "ICLR", "year": 2024, "decision": "Accept (poster)",
+         "reviewer_id": "R1", "summary": "A method for X.", "strengths": "Clear writing.",
+         "weaknesses": "Small benchmarks.", "rating": "6: marginally above the acceptance threshold",
+         "confidence": "4: You are confident in your assessment", "soundness": 3, "presentation": "2 fair"}
+
+
+def test_openreview_style_values_are_coerced_to_the_schema(tmp_path):
+    records = load_records(write_jsonl(tmp_path / "r.jsonl", [HUMAN]))
+    assert records.features == REVIEW_FEATURES
+    row = records[0]
+    assert (row["rating"], row["confidence"]) == (6, 4)
+    assert row["subscores"] == [{"name": "soundness", "value": 3}, {"name": "presentation", "value": 2}]
+    # The full text is composed from the sections when the record has none.
+    assert row["text"] == "A method for X.\n\nClear writing.\n\nSmall benchmarks."
+    assert len(row["review_id"]) == 16
+
+
+def test_ratings_only_records_keep_no_text(tmp_path):
+    row = {"paper_id": "p1", "source": "human", "rating": 3}
+    assert load_records(write_jsonl(tmp_path / "r.jsonl", [row]))[0]["text"] is None
+
+
+@pytest.mark.parametrize("bad, field, problem", [
+    ({"paper_id": "p1", "source": "human", "rating": "seven"}, "rating", "expected an integer, got 'seven'"),
+    ({"paper_id": "p1", "source": "human", "rating": 6.5}, "rating", "not a whole number"),
+    ({"source": "human", "text": "x"}, "paper_id", "is required and missing"),
+    ({"paper_id": "p1", "text": "x"}, "source", "is required and missing"),
+    ({"paper_id": "p1", "source": "human", "summary": ["a", "b"]}, "summary", "expected text"),
+    ({"paper_id": "p1", "source": "human", "year": "last year"}, "year", "expected an integer"),
+])
+def test_malformed_record_names_file_line_and_field(tmp_path, bad, field, problem):
+    path = write_jsonl(tmp_path / "reviews.jsonl", [HUMAN, HUMAN, bad])
+    with pytest.raises(RecordError) as err:
+        load_records(path)
+    assert str(err.value).startswith(f"{path}: line 3: field '{field}': ")
+    assert problem in str(err.value)
+
+
+def test_invalid_json_line_is_reported_with_its_number(tmp_path):
+    path = tmp_path / "reviews.jsonl"
+    path.write_text(json.dumps(HUMAN) + "\n\n{broken\n")
+    with pytest.raises(RecordError, match=r"reviews.jsonl: line 3: not valid JSON"):
+        load_records(path)
+
+
+def test_malformed_parquet_row_is_reported_with_its_index(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    path = tmp_path / "reviews.parquet"
+    pq.write_table(pa.table({"paper_id": ["p1", "p2"], "source": ["human", "gpt"], "rating": ["5", "high"]}), path)
+    with pytest.raises(RecordError, match=r"reviews.parquet: row 1: field 'rating'"):
+        load_records(path)
+
+
+@pytest.mark.parametrize("name", ["out.jsonl", "out.parquet", "saved_dataset"])
+def test_records_round_trip_through_every_format(tmp_path, name):
+    records = load_records(write_jsonl(tmp_path / "r.jsonl", [HUMAN, {"paper_id": "p2", "source": "gpt-x",
+                                                                       "text": "**Rating:** 8"}]))
+    again = load_records(save_records(records, tmp_path / name))
+    assert again.features == REVIEW_FEATURES
+    assert again.to_list() == records.to_list()
+
+
+def test_directory_of_parquet_files_is_read_as_one_set(tmp_path):
+    records = load_records(write_jsonl(tmp_path / "r.jsonl", [HUMAN]))
+    (tmp_path / "shards").mkdir()
+    save_records(records, tmp_path / "shards" / "a.parquet")
+    save_records(records, tmp_path / "shards" / "b.parquet")
+    assert len(load_records(tmp_path / "shards")) == 2
+
+
+def test_missing_path_that_is_not_a_hub_id_is_a_clear_error(tmp_path):
+    with pytest.raises(RecordError, match="no such file or directory"):
+        load_records(tmp_path / "nope.jsonl")
+
+
+def test_hub_id_is_tried_offline_and_fails_with_the_cause():
+    with pytest.raises(RecordError, match="could not load Hub dataset"):
+        load_records("praib-org/no-such-dataset")
+
+
+def test_paper_records_have_their_own_schema(tmp_path):
+    path = write_jsonl(tmp_path / "papers.jsonl", [{"paper_id": "p1", "title": "T", "keywords": ["a", "b"],
+                                                     "year": 2025}])
+    papers = load_records(path, kind="paper")
+    assert papers[0]["keywords"] == ["a", "b"] and papers[0]["text"] is None
