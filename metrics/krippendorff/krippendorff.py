@@ -1,0 +1,78 @@
+"""Krippendorff's ordinal alpha of review ratings, per venue-year and averaged per venue."""
+
+import datasets
+import evaluate
+
+from praib.agreement import alpha_by_venue, ordinal_alpha, panel_agreement
+
+_CITATION = """\
+@misc{krippendorff2011,
+  title  = {Computing Krippendorff's Alpha-Reliability},
+  author = {Krippendorff, Klaus},
+  year   = {2011}
+}
+@misc{praib,
+  title  = {PRAIB: Peer Review AI Benchmark of Behaviour of LLM-Assisted Reviewing},
+  author = {{\\.Z}urawicki, Krzysztof and Farganus, Julia and Gawel, Arkadiusz and Bystro{\\'n}ski, Mateusz and Kajdanowicz, Tomasz Jan},
+  year   = {2026}
+}
+"""
+
+_DESCRIPTION = """\
+Agreement of reviewers' ratings as Krippendorff's alpha with the ordinal distance
+(PRAIB Appendix D): alpha = 1 - D_o / D_e over papers with a variable number of ratings.
+With sources, venues and year groups, it reports per venue the human-only alpha_H, the
+alpha_H+L of the human panel with one non-human source's ratings added, and their
+difference, each computed per venue-year and averaged per venue.
+"""
+
+_KWARGS_DESCRIPTION = """\
+Two configurations:
+    evaluate.load("metrics/krippendorff")           paper_ids, ratings -> {"alpha": float or None}
+    evaluate.load("metrics/krippendorff", "panel")  paper_ids, ratings, sources, venues, year_groups ->
+        {"human": {venue: {"alpha", "per_year", ...}},
+         "<source>": {venue: {"alpha_human", "alpha_with_model", "delta", "per_year", ...}}}
+Args:
+    paper_ids (`list` of `str`): the paper each rating is about (the unit).
+    ratings (`list` of `float`): the ratings; None is missing.
+    sources (`list` of `str`, panel): who gave the rating ("human" or a model name).
+    venues (`list` of `str`, panel): venue of each paper.
+    year_groups (`list` of `str`, panel): year (or year group such as "<=2018").
+    human_source (`str`, default "human", panel): the source of the human panel.
+Examples:
+    >>> kripp = evaluate.load("metrics/krippendorff")
+    >>> kripp.compute(paper_ids=["a", "a", "b", "b"], ratings=[1, 1, 3, 3])["alpha"]
+    1.0
+"""
+
+
+_SIMPLE_FEATURES = {"paper_ids": datasets.Value("string"), "ratings": datasets.Value("float64")}
+_PANEL_FEATURES = {
+    **_SIMPLE_FEATURES,
+    "sources": datasets.Value("string"),
+    "venues": datasets.Value("string"),
+    "year_groups": datasets.Value("string"),
+}
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class Krippendorff(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(_PANEL_FEATURES if self.config_name == "panel" else _SIMPLE_FEATURES),
+        )
+
+    def _compute(self, paper_ids, ratings, sources=None, venues=None, year_groups=None, human_source="human"):
+        if sources is None:
+            return {"alpha": ordinal_alpha(paper_ids, ratings)}
+        human = [i for i, s in enumerate(sources) if s == human_source]
+        human_args = ([paper_ids[i] for i in human], [ratings[i] for i in human],
+                      [venues[i] for i in human], [year_groups[i] for i in human])
+        result = {human_source: alpha_by_venue(*human_args)}
+        for source in sorted(set(sources) - {human_source}):
+            rows = [i for i, s in enumerate(sources) if s == source]
+            result[source] = panel_agreement(*human_args, [paper_ids[i] for i in rows], [ratings[i] for i in rows])
+        return result

@@ -1,0 +1,68 @@
+"""Readability of review texts: token count, type-token ratio, Flesch Reading Ease, Flesch-Kincaid grade."""
+
+import datasets
+import evaluate
+
+from praib.evaluation import READABILITY_KEYS, summarise
+from praib.textstats import score_texts
+
+_CITATION = """\
+@misc{praib,
+  title  = {PRAIB: Peer Review AI Benchmark of Behaviour of LLM-Assisted Reviewing},
+  author = {{\\.Z}urawicki, Krzysztof and Farganus, Julia and Gawel, Arkadiusz and Bystro{\\'n}ski, Mateusz and Kajdanowicz, Tomasz Jan},
+  year   = {2026}
+}
+@article{flesch1948,
+  title   = {A new readability yardstick},
+  author  = {Flesch, Rudolph},
+  journal = {Journal of Applied Psychology},
+  volume  = {32}, number = {3}, pages = {221}, year = {1948}
+}
+@techreport{kincaid1975,
+  title       = {Derivation of New Readability Formulas for Navy Enlisted Personnel},
+  author      = {Kincaid, J. Peter and Fishburne, Robert P. and Rogers, Richard L. and Chissom, Brad S.},
+  institution = {Naval Technical Training Command}, year = {1975}
+}
+"""
+
+_DESCRIPTION = """\
+Textual complexity of reviews as in PRAIB (section 4.1, Table 10): TKC (word tokens),
+TTR (distinct lower-cased words / words), FRE = 206.835 - 1.015 W/S - 84.6 Sy/W and
+FKG = 0.39 W/S + 11.8 Sy/W - 15.59, with syllables from the CMU Pronouncing Dictionary
+(Pyphen hyphenation for words it lacks). Returns the mean, sample standard deviation
+and count of each score over the texts that have words.
+"""
+
+_KWARGS_DESCRIPTION = """\
+Args:
+    predictions (`list` of `str`): review texts (None or empty texts are skipped).
+    return_per_review (`bool`, default False): also return the per-review scores.
+Returns:
+    tkc, ttr, fre, fkg: each a dict with `mean`, `std` (ddof=1) and `n`.
+    skipped (`int`): texts without any word.
+Examples:
+    >>> readability = evaluate.load("metrics/readability")
+    >>> result = readability.compute(predictions=["The method is sound. The results are weak."])
+    >>> result["tkc"]["mean"]
+    8.0
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class Readability(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({"predictions": datasets.Value("string")}),
+            reference_urls=["https://en.wikipedia.org/wiki/Flesch%E2%80%93Kincaid_readability_tests"],
+        )
+
+    def _compute(self, predictions, return_per_review=False):
+        scores = score_texts(predictions)
+        result = {key: summarise(scores[key]) for key in READABILITY_KEYS}
+        result["skipped"] = len(predictions) - result["tkc"]["n"]
+        if return_per_review:
+            result["per_review"] = {key: scores[key].tolist() for key in READABILITY_KEYS}
+        return result

@@ -1,0 +1,70 @@
+"""Rating or confidence distributions of each review source against the human distribution."""
+
+import datasets
+import evaluate
+
+from praib.distributions import confidence_gap, distribution_difference, normalised_distribution
+
+_CITATION = """\
+@misc{praib,
+  title  = {PRAIB: Peer Review AI Benchmark of Behaviour of LLM-Assisted Reviewing},
+  author = {{\\.Z}urawicki, Krzysztof and Farganus, Julia and Gawel, Arkadiusz and Bystro{\\'n}ski, Mateusz and Kajdanowicz, Tomasz Jan},
+  year   = {2026}
+}
+"""
+
+_DESCRIPTION = """\
+Score distributions (PRAIB Appendix F and G): for each non-human source, the normalised
+distribution of its scores over the scale, the percentage-point difference from the human
+distribution per scale value, their sum of absolute differences (the paper's "total variation"
+column, in pp) and the standard total variation distance 0.5 * sum |p - q|; and the mean
+gap between the source's score and the median human score of the same paper (the paper's
+confidence calibration, Table 14). Give scores of one kind (ratings or confidences) of one
+scale per call.
+"""
+
+_KWARGS_DESCRIPTION = """\
+Args:
+    scores (`list` of `int`): one score per review; None is missing.
+    sources (`list` of `str`): "human" or the model that wrote the review.
+    paper_ids (`list` of `str`): the paper each review is about.
+    scale_values (`list` of `int`, optional): the scale's values (default: the observed values).
+    human_source (`str`, default "human").
+Returns:
+    {"human": {"distribution": {...}}, "<source>": {"model", "human", "diff_pp", "sum_abs_diff_pp",
+     "total_variation", "gap_to_human_median": {"mean", "std", "n", ...}}}
+Examples:
+    >>> dist = evaluate.load("metrics/score_distribution")
+    >>> out = dist.compute(scores=[4, 3, 5, 5], sources=["human", "human", "m", "m"], paper_ids=["a", "a", "a", "a"])
+    >>> out["m"]["gap_to_human_median"]["mean"]
+    1.5
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class ScoreDistribution(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({
+                "scores": datasets.Value("int32"),
+                "sources": datasets.Value("string"),
+                "paper_ids": datasets.Value("string"),
+            }),
+        )
+
+    def _compute(self, scores, sources, paper_ids, scale_values=None, human_source="human"):
+        values = sorted(scale_values or {s for s in scores if s is not None})
+        human = [i for i, s in enumerate(sources) if s == human_source]
+        human_scores = [scores[i] for i in human if scores[i] is not None]
+        result = {human_source: {"distribution": normalised_distribution(human_scores, values)}}
+        for source in sorted(set(sources) - {human_source}):
+            rows = [i for i, s in enumerate(sources) if s == source]
+            entry = distribution_difference([scores[i] for i in rows if scores[i] is not None], human_scores, values)
+            entry["gap_to_human_median"] = confidence_gap(
+                [paper_ids[i] for i in rows], [scores[i] for i in rows],
+                [paper_ids[i] for i in human], [scores[i] for i in human])
+            result[source] = entry
+        return result
