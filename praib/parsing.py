@@ -1,0 +1,520 @@
+"""Turn free-text reviews into sections and scores.
+
+:func:`parse_review` reads one review as a model or a person wrote it and
+returns a :class:`ParsedReview`; :func:`parse_reviews` does so for every record
+of a review Dataset that came without structured fields.
+
+What is recognised
+------------------
+Section labels, matched through the synonym table ``_SECTION_LABELS``
+(case, punctuation, numbering and parenthesised notes are ignored), written as
+
+* markdown headers of any level, also repeated (``## ## Weaknesses``,
+  ``### ## Summary``) or inside bold (``**## Summary**``);
+* bold labels with the colon inside or outside (``**Summary:**``,
+  ``**Summary**:``), and HTML ``<b>``/``<strong>`` labels at the start of a
+  ``<p>`` block; the other HTML tags are removed and entities unescaped;
+* plain ``Label:`` at the start of a line, or a label alone on its line.
+
+The content of a section is the text after its label, on the same line and on
+the following lines, up to the next recognised label (or the next markdown
+header at the same or a higher level than the section's own header). Lists
+stay in their section; whitespace is normalised (runs of spaces collapsed,
+lines stripped, at most one blank line). A numbered or bulleted line is a label
+only when the label stands alone on it, so that list items such as
+``- **Limitations:** ...`` inside the weaknesses stay there. Text before the
+first section and after score or closing labels (key reasons, justifications,
+"Review:") is discarded; it stays in the record's ``text``.
+
+A combined "Strengths and weaknesses" section (NeurIPS 2022-2024 form, ICLR
+2022 "Main review") fills whichever of ``strengths`` and ``weaknesses`` has no
+section of its own: both when the review has neither, and the reason notes it.
+
+Scores are read from ``Label: value`` (also ``**Label:** value``,
+``<b>Label:</b> value``, several on one line, ``;``-separated lists, list
+items such as ``- **Quality:** 4 (excellent)``) and from a label alone on its
+line or header followed by the value on the next non-empty line. A value is a
+number (``6``, ``6: marginally above...``, ``4 (Borderline Accept)``,
+``8/10``); when it has no number, its label is mapped through the scale
+(``Rating: Weak Accept``). A number wins over a label that disagrees with it.
+Values not on the venue scale (7 on ICLR 2025, 3.5) are rejected: the field
+stays None and the reason says so.
+
+* rating: "Rating", "Overall score", "Score", ...; else a number under a
+  decision label ("Decision", "Final recommendation", ... - OpenReviewer's own
+  prompt puts the rating under ``**Decision:**``); else a bare number under
+  "Numerical ratings". The first valid value of the best of these kinds wins.
+* confidence: "Confidence" and variants, on the venue's confidence scale.
+* sub-scores: the names of ``scales.subscores`` ("Soundness: 3 good").
+* recommendation: a decision label whose value starts with an accept/reject
+  verdict ("Final Decision: Accept as Poster", "Recommendation: Weak Accept")
+  gives ``"accept"`` or ``"reject"``.
+
+Status
+------
+``PARSE_OK``: summary, strengths and weaknesses found, a valid rating, a valid
+confidence when the scale has a confidence and the review has a confidence
+label (prompts that ask for none are not penalised), and no value rejected.
+``PARSE_FAILED``: no section and no score label found. ``PARSE_PARTIAL``:
+anything in between. The reason lists what was missing or rejected, and notes
+combined sections and confidence values the scale has no room for.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from datasets import Dataset
+
+from .records import (PARSE_FAILED, PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL, REVIEW_FEATURES, REVIEW_SECTIONS,
+                      records_to_dataset)
+from .scales import GENERIC_VENUE, Scale, UnknownScaleError, VenueScales, generic_scales, venue_scales
+
+logger = logging.getLogger(__name__)
+
+_SECTION_LABELS: dict[str, tuple[str, ...]] = {
+    "summary": ("summary", "review summary", "paper summary", "summary of the paper", "summary of paper",
+                "summary of the submission", "summary of contributions", "summary of the contributions",
+                "summary and contributions", "brief summary", "overview", "synopsis"),
+    "strengths": ("strengths", "strength", "strong points", "strong point", "pros", "positives", "positive points",
+                  "positive aspects", "main strengths", "strengths of the paper", "reasons to accept"),
+    "weaknesses": ("weaknesses", "weakness", "weak points", "weak point", "cons", "negatives", "negative points",
+                   "negative aspects", "main weaknesses", "weaknesses of the paper", "reasons to reject", "concerns",
+                   "main concerns"),
+    "questions": ("questions", "question", "questions for authors", "questions for the authors",
+                  "questions to authors", "questions to the authors", "questions and suggestions",
+                  "questions and suggestions for the authors", "clarifying questions", "questions for rebuttal"),
+    "limitations": ("limitations", "limitation", "limitations and societal impact", "limitations and broader impact",
+                    "limitations and negative societal impact", "societal impact", "broader impact",
+                    "broader impacts"),
+    "additional_feedback": ("additional feedback", "additional comments", "detailed comments", "comments",
+                            "other comments", "minor comments", "additional feedback for the authors",
+                            "additional comments for the authors", "comments to the authors",
+                            "comments for the authors", "suggestions", "suggestions for improvement", "feedback",
+                            "other feedback", "minor issues", "minor points", "typos"),
+}
+_COMBINED_LABELS = ("strengths and weaknesses", "strength and weaknesses", "strengths and weakness",
+                    "strength and weakness", "strengths weaknesses", "pros and cons", "main review")
+# Labels that close the section before them and open none.
+_STOP_LABELS = ("review", "review report", "scores", "ratings", "key reason", "key reasons",
+                "core evaluative criterion", "justification", "justification for why not higher score",
+                "justification for why not lower score", "rationale", "rationale of recommendation",
+                "rationale for recommendation", "conclusion", "summary of the review", "summary of review",
+                "final remarks", "metareview", "meta review", "ethics flag", "ethics review flag",
+                "flag for ethics review", "ethics review area", "details of ethics concerns", "ethical concerns",
+                "code of conduct", "first time reviewer")
+
+# Score labels by kind; the kind order is the rating priority (see the module docstring).
+_SCORE_LABELS: dict[str, tuple[str, ...]] = {
+    "rating": ("rating", "overall rating", "overall score", "score", "final score", "final rating", "overall",
+               "overall assessment", "overall evaluation"),
+    "decision": ("decision", "final decision", "recommendation", "final recommendation", "overall recommendation",
+                 "final judgement", "final judgment", "final judgemen", "verdict"),
+    "fallback": ("numerical ratings", "numerical rating", "numerical assessment"),
+    "confidence": ("confidence", "confidence score", "reviewer confidence", "confidence level"),
+}
+_RATING_PRIORITY = {"rating": 0, "decision": 1, "fallback": 2}
+_SUBSCORE = "sub:"
+
+_PAREN = re.compile(r"\([^)]*\)")
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_LEADING_NUMBER_WORD = re.compile(r"^(?:\d{1,2}|[ivx]{1,4}) ")
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Only runs and non-space blanks are rewritten: replacing every single space is measurably slower.
+_HSPACE = re.compile(r"[^\S\n]{2,}|[^\S\n ]")
+_LINE_EDGES = re.compile(r" \n ?|\n ")
+_BLANK_LINES = re.compile(r"\n{3,}")
+# A tag is its name then attributes or the end: "$a<b$ and $c>d$" in LaTeX is no tag.
+_TAG_END = r"(?:\s[^<>]{0,500})?/?>"
+_HTML_TAG = re.compile(r"</?(?:p|br|b|strong|i|em|u|div|span|li|ul|ol|h[1-6]|math|code|pre|sup|sub|a|table|tbody"
+                       r"|thead|tr|td|th|blockquote|hr|img|font|section)" + _TAG_END, re.I)
+_HTML_BLOCK = re.compile(r"</?(?:p|br|div|ul|ol|table|tbody|thead|tr|blockquote|hr|section)" + _TAG_END + r"|</h[1-6]>",
+                         re.I)
+_HTML_ITEM = re.compile(r"<li" + _TAG_END, re.I)
+_HTML_HEADING = re.compile(r"<h([1-6])" + _TAG_END, re.I)
+_HTML_INLINE = re.compile(r"</?(?:i|em|u|span|math|code|pre|sup|sub|a|td|th|img|font|li)" + _TAG_END, re.I)
+_HTML_BOLD = re.compile(r"</?(?:b|strong)" + _TAG_END, re.I)
+
+# A line that may carry a label: decorations, the label, then a colon, a closing bold or the end of the line.
+_LABEL_LINE = re.compile(r"""
+    ^(?:>\ ?)*
+    (?P<bullet>(?:[-*+•]\ |\(?\d{1,2}[.)]\ ?|[IVX]{1,4}\.\ ))?
+    (?P<hashes>\#[\#\ ]*+)?
+    (?P<open>\*\*|__|<b>|<strong>)?\ ?
+    (?P<inner>\#[\#\ ]*+)?
+    (?:\d{1,2}[.)]\ ?)?
+    (?P<label>[^\W\d][\w ,/&'’()\-]{0,80}?)\ ?
+    (?:(?P<colon>[:：])\ ?(?:\*\*|__|</b>|</strong>)?
+      |(?:\*\*|__|</b>|</strong>)\ ?[:：]?
+      |$)
+    \ ?(?P<rest>[^\n]*)
+""", re.M | re.X | re.I)
+_HEADER_LINE = re.compile(r"^(?:[-*+] )?(?:\*\*|__)?(#{1,6})(?= |#|$)", re.M)
+_DIGIT_START = re.compile(r"[*_\[( ]*\d")
+_EMPHASIS_EDGES = " *_"
+
+_NUMBER = re.compile(r"[\s*_\[(\"']*+(\d++(?:\.\d++)?+)(?![\d.]*\d)")
+_LABEL_CUT = re.compile(r"\*\*|__|[<;|()\[\]:]| - ")
+_LABEL_STRIP = " .,!*_\"'“”`"
+_SCORE_CONTEXT = re.compile(r"(?:> ?)*(?:[-*+•] |\d{1,2}[.)] ?)?[ #*_]*")
+_MAX_PREFIX, _MAX_VALUE = 200, 400
+_OPEN_BEFORE = re.compile(r"(?:\*\*|__|<b>|<strong>)[# ]*\Z")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_VERDICT = re.compile(r"[\s*_\"'“(\[]*(?:(?:very|strong(?:ly)?|weak(?:ly)?|borderline|clear(?:ly)?|marginal(?:ly)?"
+                      r"|lean(?:ing)?(?: towards?)?|probabl[ey])[ -]+)*(accept|reject)(?:s|ed|ance|ion)?\b", re.I)
+_BLANKS = re.compile(r"\s*")
+_RULE_LINE = re.compile(r"[-*_=#+ ]*")
+
+
+def _normalise(label: str) -> str:
+    """Compare labels by their words: "Strengths & Weaknesses", "strengths_and_weaknesses" and
+    "2. Strengths and weaknesses (optional)" are the same label."""
+    label = _PAREN.sub(" ", label.lower().replace("&", " and "))
+    label = _NON_ALNUM.sub(" ", label).strip()
+    return _LEADING_NUMBER_WORD.sub("", label)
+
+
+@dataclass
+class ParsedReview:
+    """The sections and scores read from one review text (see the module docstring)."""
+
+    sections: dict[str, str | None]
+    rating: int | None
+    confidence: int | None
+    subscores: dict[str, int]
+    recommendation: str | None
+    status: str
+    reason: str | None
+
+
+@dataclass
+class _Score:
+    """One value read for a field; ``rank`` orders the kinds of label that can give it."""
+
+    rank: int
+    pos: int
+    value: int | None
+    problem: str | None
+
+
+@dataclass
+class _Findings:
+    chunks: dict[str, list[str]] = field(default_factory=lambda: {name: [] for name in (*REVIEW_SECTIONS, "combined")})
+    scores: dict[str, list[_Score]] = field(default_factory=dict)
+    verdicts: list[tuple[int, str]] = field(default_factory=list)
+    labels_seen: set[str] = field(default_factory=set)
+    ignored_confidence: bool = False
+
+
+@lru_cache(maxsize=64)
+def _grammar(subscore_names: tuple[str, ...]) -> tuple[dict[str, tuple[str, str | None]], re.Pattern]:
+    """The label table and the inline score pattern for one set of sub-score names."""
+    table: dict[str, tuple[str, str | None]] = {}
+    for section, synonyms in _SECTION_LABELS.items():
+        table.update({s: ("section", section) for s in synonyms})
+    table.update({s: ("combined", None) for s in _COMBINED_LABELS})
+    table.update({s: ("stop", None) for s in _STOP_LABELS})
+    score_labels = {label: kind for kind, labels in _SCORE_LABELS.items() for label in labels}
+    score_labels.update({_normalise(name): _SUBSCORE + name for name in subscore_names})
+    table.update({label: ("score", kind) for label, kind in score_labels.items()})
+    alternatives = "|".join(r"[ _]+".join(map(re.escape, label.split()))
+                            for label in sorted(score_labels, key=len, reverse=True))
+    # Case-sensitive, run over an ASCII-lowercased copy: several times faster than re.IGNORECASE,
+    # and parsing 20,000 reviews is dominated by this scan.
+    inline = re.compile(
+        rf"\b(?P<label>{alternatives})(?:[ _]+(?:score|rating))?\b"
+        r" ?(?:\([^()\n]{0,30}\))? ?(?:\*\*|__|</b>|</strong>)? ?[:=：] ?(?:\*\*|__|</b>|</strong>)?")
+    return table, inline
+
+
+def _scale_name(scales: VenueScales) -> str:
+    if scales.venue == GENERIC_VENUE:
+        return "generic"
+    return f"{scales.venue} {scales.year if scales.year is not None else scales.year_group}"
+
+
+def _prepare(text: str) -> tuple[str, bool]:
+    """Normalise line ends and whitespace, and turn HTML blocks into lines; report whether it was HTML."""
+    text = _CONTROL.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n"))
+    is_html = _HTML_TAG.search(text) is not None
+    if is_html:
+        text = _HTML_HEADING.sub(lambda m: "\n" + "#" * int(m.group(1)) + " ", text)
+        text = _HTML_ITEM.sub("\n- ", _HTML_BLOCK.sub("\n", text))
+        # Bold tags stay until the labels are read: "<b>Strengths:</b>" is one.
+        text = html.unescape(_HTML_INLINE.sub("", text))
+    text = _LINE_EDGES.sub("\n", _HSPACE.sub(" ", text))
+    return _BLANK_LINES.sub("\n\n", text).strip(), is_html
+
+
+def _clean(chunk: str, is_html: bool) -> str | None:
+    """A section's text as stored: tags gone, lines stripped, rules dropped, at most one blank line."""
+    if is_html:
+        chunk = _HSPACE.sub(" ", _HTML_BOLD.sub("", chunk))
+    lines = [line.strip() for line in chunk.split("\n")]
+    text = "\n".join("" if _RULE_LINE.fullmatch(line) else line for line in lines)
+    text = _BLANK_LINES.sub("\n\n", text).strip()
+    return text or None
+
+
+def _shorten(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _read_value(raw: str, what: str, scale: Scale, scale_name: str,
+                report_labels: bool) -> tuple[int | None, str | None] | None:
+    """The value a score label gives, as (value, problem); None when ``raw`` holds no value at all."""
+    number = _NUMBER.match(raw)
+    if number:
+        token = number.group(1)
+        value = float(token)
+        if value.is_integer() and int(value) in scale:
+            return int(value), None
+        return None, f"{what} {_shorten(token)} is not on the {scale_name} scale ({scale.describe()})"
+    label = _LABEL_CUT.split(raw.lstrip(_LABEL_STRIP), maxsplit=1)[0].strip(_LABEL_STRIP)
+    if not label:
+        return None
+    value = scale.value_for_label(label)
+    if value is not None:
+        return value, None
+    # Longer text after a score label is prose ("Confidence: I read the proofs..."), not a failed label;
+    # so is any text after a sub-score name, which reviewers also use as a point's heading.
+    if not report_labels or len(label.split()) > 6:
+        return None
+    return None, f"{what} '{_shorten(label)}' matches no label on the {scale_name} scale"
+
+
+def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueScales, scale_name: str) -> None:
+    """Record what a score label of ``kind`` says, ``raw`` being the text after it."""
+    found.labels_seen.add(kind)
+    if kind == "decision":
+        verdict = _VERDICT.match(raw)
+        if verdict:
+            found.verdicts.append((pos, verdict.group(1).lower()))
+            return
+    if kind in _RATING_PRIORITY:
+        if kind != "rating" and not _NUMBER.match(raw):
+            return  # a decision or a heading without a number says nothing about the rating
+        target, scale, what = "rating", scales.rating, "rating"
+    elif kind == "confidence":
+        if scales.confidence is None:
+            found.ignored_confidence = found.ignored_confidence or bool(_NUMBER.match(raw))
+            return
+        target, scale, what = "confidence", scales.confidence, "confidence"
+    else:
+        target, what = kind, kind[len(_SUBSCORE):]
+        scale = scales.subscores[what]
+    read = _read_value(raw, what, scale, scale_name, report_labels=target in ("rating", "confidence"))
+    if read is not None:
+        found.scores.setdefault(target, []).append(_Score(_RATING_PRIORITY.get(kind, 0), pos, *read))
+
+
+def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
+    """Read the sections and every score label of a prepared text."""
+    table, inline = _grammar(tuple(sorted(scales.subscores)))
+    scale_name = _scale_name(scales)
+    found = _Findings()
+
+    # (line start, content start, kind, key, header level, line end) of every label and header line
+    events: list[tuple[int, int, str, str | None, int | None, int]] = []
+    for m in _LABEL_LINE.finditer(text):
+        entry = table.get(_normalise(m.group("label")))
+        if entry is None:
+            continue
+        kind, key = entry
+        rest = m.group("rest").strip(_EMPHASIS_EDGES)
+        hashes = m.group("hashes") or m.group("inner")
+        if m.group("bullet") and rest:
+            continue
+        if kind == "score" and rest and not hashes and not _DIGIT_START.match(rest):
+            # "**Clarity:** the notation is heavy" is a point inside a section, and "Overall: I liked it"
+            # a sentence; a bold score label followed by prose ("**Recommendation:** I lean...") closes one.
+            if key.startswith(_SUBSCORE) or not (m.group("open") or len(rest.split()) <= 6):
+                continue
+        level = len(hashes) - len(hashes.lstrip("#")) if hashes else None
+        events.append((m.start(), m.start("rest"), kind, key, level, m.end()))
+        if kind == "score":
+            found.labels_seen.add(key)
+    starts = {e[0] for e in events}
+    for m in _HEADER_LINE.finditer(text):
+        if m.start() not in starts:
+            events.append((m.start(), m.end(), "header", None, len(m.group(1)), m.end()))
+    events.sort()
+    starts = {e[0] for e in events}
+
+    current: tuple[str, int | None, int] | None = None
+    for line_start, rest_start, kind, key, level, line_end in events:
+        if kind == "header":
+            if current and current[1] is not None and level <= current[1]:
+                found.chunks[current[0]].append(text[current[2]:line_start])
+                current = None
+            continue
+        if current:
+            found.chunks[current[0]].append(text[current[2]:line_start])
+            current = None
+        if kind in ("section", "combined"):
+            current = (key or "combined", level, rest_start)
+        elif kind == "score" and not text[rest_start:line_end].strip(_EMPHASIS_EDGES):
+            # The value sits on the next non-empty line ("### Soundness:\n\n3 (good)").
+            nxt = _BLANKS.match(text, line_end).end()
+            if nxt < len(text) and text.rfind("\n", 0, nxt) + 1 not in starts:
+                eol = text.find("\n", nxt)
+                value = text[nxt:eol if eol >= 0 else len(text)][:_MAX_VALUE]
+                _take_score(found, key, value, nxt, scales, scale_name)
+    if current:
+        found.chunks[current[0]].append(text[current[2]:])
+
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a few characters ("İ") grow when lowercased; keep positions aligned
+        lowered = text.translate(_ASCII_LOWER)
+    for m in inline.finditer(lowered):
+        # Score labels count at the start of a line, in bold, or after a separator ("Soundness: 3; ...").
+        window = max(0, m.start() - _MAX_PREFIX)  # bounded, so that a huge one-line text stays linear
+        before = text[max(window, text.rfind("\n", window, m.start()) + 1):m.start()]
+        if not (_SCORE_CONTEXT.fullmatch(before) or _OPEN_BEFORE.search(before[-16:])
+                or before.rstrip()[-1:] in (";", ",", "|", "(")):
+            continue
+        eol = text.find("\n", m.end())
+        value = text[m.end():min(eol if eol >= 0 else len(text), m.end() + _MAX_VALUE)]
+        if not value.strip(_EMPHASIS_EDGES):
+            continue
+        kind = table[_normalise(m.group("label"))][1]
+        if is_html:
+            value = _HTML_BOLD.sub(" ", value)
+        _take_score(found, kind, value, m.start(), scales, scale_name)
+    return found
+
+
+def _pick(scores: list[_Score]) -> _Score | None:
+    """The first valid value of the best-ranked kind of label; else that kind's first rejection."""
+    if not scores:
+        return None
+    best = min(s.rank for s in scores)
+    ranked = sorted((s for s in scores if s.rank == best), key=lambda s: s.pos)
+    return next((s for s in ranked if s.value is not None), ranked[0])
+
+
+def parse_review(text: str, scales: VenueScales) -> ParsedReview:
+    """Read the sections, rating, confidence, sub-scores and recommendation of one review.
+
+    Never raises on a string: empty, structureless or garbled text gives a
+    ``PARSE_FAILED`` result with a reason. See the module docstring for the
+    formats, the section synonyms and how the status is decided.
+    """
+    empty_sections: dict[str, str | None] = {name: None for name in REVIEW_SECTIONS}
+    if not isinstance(text, str):
+        return ParsedReview(empty_sections, None, None, {}, None, PARSE_FAILED, "no text")
+    prepared, is_html = _prepare(text)
+    if not prepared:
+        return ParsedReview(empty_sections, None, None, {}, None, PARSE_FAILED, "empty text")
+    found = _scan(prepared, is_html, scales)
+
+    sections = {name: _clean("\n\n".join(found.chunks[name]), is_html) if found.chunks[name] else None
+                for name in REVIEW_SECTIONS}
+    notes: list[str] = []
+    combined = _clean("\n\n".join(found.chunks["combined"]), is_html) if found.chunks["combined"] else None
+    if combined:
+        filled = [name for name in ("strengths", "weaknesses") if sections[name] is None]
+        for name in filled:
+            sections[name] = combined
+        if len(filled) == 2:
+            notes.append("strengths and weaknesses came as one combined section, stored in both fields")
+    if not (any(sections.values()) or found.scores or found.verdicts or found.labels_seen):
+        return ParsedReview(sections, None, None, {}, None, PARSE_FAILED, "no review sections or scores found")
+
+    problems: list[str] = []
+    missing = [name for name in ("summary", "strengths", "weaknesses") if not sections[name]]
+    if missing:
+        listed = " or ".join([", ".join(missing[:-1]), missing[-1]] if len(missing) > 1 else missing)
+        problems.append(f"no {listed} section found")
+    picked = {target: _pick(scores) for target, scores in found.scores.items()}
+    rating, confidence = picked.get("rating"), picked.get("confidence")
+    if rating is None:
+        problems.append("no rating found")
+    elif rating.value is None:
+        problems.append(rating.problem)
+    if confidence is not None and confidence.value is None:
+        problems.append(confidence.problem)
+    elif confidence is None and scales.confidence is not None and "confidence" in found.labels_seen:
+        problems.append("no confidence found")
+    subscores = {}
+    for sub in scales.subscores:
+        choice = picked.get(_SUBSCORE + sub)
+        if choice and choice.value is not None:
+            subscores[sub] = choice.value
+        elif choice:
+            problems.append(choice.problem)
+    if found.ignored_confidence:
+        notes.append(f"confidence ignored: the {_scale_name(scales)} scale has no confidence")
+    recommendation = min(found.verdicts)[1] if found.verdicts else None
+
+    status = PARSE_PARTIAL if problems else PARSE_OK
+    return ParsedReview(
+        sections=sections,
+        rating=rating.value if rating else None,
+        confidence=confidence.value if confidence else None,
+        subscores=subscores,
+        recommendation=recommendation,
+        status=status,
+        reason="; ".join(problems + notes) or None,
+    )
+
+
+def _has_fields(row: dict[str, Any]) -> bool:
+    return any(row.get(name) for name in REVIEW_SECTIONS) or row.get("rating") is not None
+
+
+def parse_reviews(records: Dataset, scale: str = "venue") -> Dataset:
+    """Fill the section and score fields of review records from their text.
+
+    Records that came with any section or a rating keep their fields (their
+    ``parse_status`` becomes ``PARSE_GIVEN`` when unset). Records with only a
+    text are parsed against their venue-year scale - or the generic scale when
+    ``scale == "generic"``, when the venue is missing, or (with one warning per
+    venue) when no scale file covers it. Records with neither get
+    ``PARSE_FAILED`` "no text". Rows, their order and ``text`` are unchanged.
+    """
+    if scale not in ("venue", "generic"):
+        raise ValueError(f"unknown scale {scale!r}; use 'venue' or 'generic'")
+    generic = generic_scales()
+    cache: dict[tuple[Any, Any], VenueScales] = {}
+    warned: set[str] = set()
+
+    def scales_for(venue: str | None, year: int | None) -> VenueScales:
+        if scale == "generic" or not venue:
+            return generic
+        if (venue, year) not in cache:
+            try:
+                cache[(venue, year)] = venue_scales(venue, year)
+            except UnknownScaleError as err:
+                if venue not in warned:
+                    warned.add(venue)
+                    logger.warning("%s; parsing its reviews with the generic scale", err)
+                cache[(venue, year)] = generic
+        return cache[(venue, year)]
+
+    rows = []
+    for raw in records.to_list():
+        row = {name: raw.get(name) for name in REVIEW_FEATURES}
+        row["subscores"] = row["subscores"] or []
+        if _has_fields(row):
+            row["parse_status"] = row["parse_status"] or PARSE_GIVEN
+        elif row["text"] and row["text"].strip():
+            parsed = parse_review(row["text"], scales_for(row["venue"], row["year"]))
+            row.update(parsed.sections)
+            row["rating"] = parsed.rating
+            if parsed.confidence is not None:
+                row["confidence"] = parsed.confidence
+            if parsed.subscores:
+                row["subscores"] = [{"name": k, "value": v} for k, v in parsed.subscores.items()]
+            row["recommendation"] = parsed.recommendation or row["recommendation"]
+            row["parse_status"], row["parse_reason"] = parsed.status, parsed.reason
+        else:
+            row["parse_status"], row["parse_reason"] = PARSE_FAILED, "no text"
+        rows.append(row)
+    return records_to_dataset(rows, "review")

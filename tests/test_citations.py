@@ -1,0 +1,121 @@
+"""Formatted citations: each style with exact fields, negatives, and the verification seam."""
+
+import dataclasses
+
+import pytest
+
+from praib.citations import Citation, CitationVerifier, find_citations, verified_share
+
+
+def only(text):
+    found = find_citations(text)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_apa_with_initials():
+    text = "Laine, S., & Aila, T. (2022). Visual counterfactual explanations. In CVPR."
+    c = only(text)
+    assert c == Citation("APA", ("Laine, S.", "Aila, T."), "Visual counterfactual explanations", 2022, text)
+    assert c.surnames == ("Laine", "Aila")
+
+
+def test_apa_et_al_at_line_start():
+    c = only("Vaswani et al. (2017). Attention is all you need.")
+    assert (c.style, c.authors, c.title, c.year) == ("APA", ("Vaswani",), "Attention is all you need", 2017)
+
+
+def test_apa_inside_prose_and_lists():
+    text = ("Missing related work:\n"
+            "- Devlin, J., Chang, M.-W., Lee, K., & Toutanova, K. (2019). BERT: Pre-training of deep "
+            "bidirectional transformers for language understanding. In NAACL.\n"
+            "- He and Sun (2016). Deep residual learning for image recognition.\n"
+            "See also Müller, K. and van der Berg, J. (2020a). Why does it work? NeurIPS.")
+    cs = find_citations(text)
+    assert [c.style for c in cs] == ["APA", "APA", "APA"]
+    assert cs[0].authors == ("Devlin, J.", "Chang, M.-W.", "Lee, K.", "Toutanova, K.")
+    assert cs[0].title == ("BERT: Pre-training of deep bidirectional transformers for language understanding")
+    assert cs[0].year == 2019
+    assert (cs[1].authors, cs[1].year) == (("He", "Sun"), 2016)
+    assert cs[2].authors == ("Müller, K.", "van der Berg, J.")
+    assert cs[2].surnames == ("Müller", "van der Berg")
+    assert (cs[2].title, cs[2].year) == ("Why does it work?", 2020)
+
+
+def test_mla():
+    text = ('Vaswani, Ashish, et al. "Attention Is All You Need." Advances in Neural Information '
+            'Processing Systems, vol. 30, 2017.')
+    c = only(text)
+    assert c == Citation("MLA", ("Vaswani, Ashish",), "Attention Is All You Need", 2017, text)
+
+
+def test_mla_several_authors_curly_quotes_and_pages():
+    text = ('[2] Tomioka, Ryota, Taiji Suzuki, and Masashi Sugiyama. “Super-linear convergence of dual '
+            'augmented Lagrangian algorithm.” JMLR, vol. 12, no. 2, 2011, pp. 1537-1586. Then prose.')
+    c = only(text)
+    assert c.style == "MLA"
+    assert c.authors == ("Tomioka, Ryota", "Taiji Suzuki", "Masashi Sugiyama")
+    assert c.surnames == ("Tomioka", "Suzuki", "Sugiyama")
+    assert c.title == "Super-linear convergence of dual augmented Lagrangian algorithm"
+    assert c.year == 2011
+    assert c.text.endswith("2011, pp. 1537-1586.")
+
+
+def test_ieee():
+    text = ('[3] A. Vaswani, N. Shazeer, and N. Parmar, "Attention is all you need," in Proc. NeurIPS, '
+            '2017, pp. 5998–6008.')
+    c = only(text)
+    assert c == Citation("IEEE", ("A. Vaswani", "N. Shazeer", "N. Parmar"), "Attention is all you need", 2017, text)
+    assert c.surnames == ("Vaswani", "Shazeer", "Parmar")
+
+
+def test_ieee_without_number_with_particles_and_arxiv():
+    c = only('As in L. van der Maaten and G. Hinton, "Visualizing data using t-SNE," J. Mach. Learn. Res., '
+             'vol. 9, pp. 2579–2605, 2008.')
+    assert (c.style, c.authors, c.year) == ("IEEE", ("L. van der Maaten", "G. Hinton"), 2008)
+    assert c.surnames == ("van der Maaten", "Hinton")
+    c = only('A. Dosovitskiy et al., "An image is worth 16x16 words," arXiv:2010.11929, 2020.')
+    assert (c.authors, c.title, c.year) == (("A. Dosovitskiy",), "An image is worth 16x16 words", 2020)
+
+
+@pytest.mark.parametrize("text", [
+    "Smith et al. (2020) did this.",
+    "This was shown in Smith et al. (2020). However, the authors ignore it.",
+    "(Kingma & Ba, 2015)",
+    "Smith, J. (2020) showed it without a full stop after the year.",
+    'The authors say "this is robust." In 2020 we saw it.',
+    'Vaswani, Ashish, et al. "Attention Is All You Need." Advances in Neural Information Processing Systems.',
+    "", "No citations at all.",
+])
+def test_not_a_formatted_citation(text):
+    assert find_citations(text) == []
+
+
+def test_order_and_mixed_styles():
+    text = ('[1] A. Vaswani and N. Shazeer, "Attention is all you need," in NeurIPS, 2017.\n'
+            'Kingma, D. P., & Ba, J. (2015). Adam: A method for stochastic optimization. In ICLR.\n'
+            'Smith, John, and Jane Doe. "A Study of Things." Journal of Stuff, 2019.')
+    assert [(c.style, c.year) for c in find_citations(text)] == [("IEEE", 2017), ("APA", 2015), ("MLA", 2019)]
+
+
+def test_citation_is_frozen():
+    c = only("Vaswani et al. (2017). Attention is all you need.")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        c.year = 2018
+
+
+class FakeVerifier:
+    def __init__(self, answers):
+        self.answers = answers
+
+    def verify(self, citation):
+        return self.answers[citation.title]
+
+
+def test_verified_share_skips_unknown():
+    cs = [Citation("APA", ("A",), t, 2020, t) for t in ("a", "b", "c", "d")]
+    verifier = FakeVerifier({"a": True, "b": False, "c": None, "d": True})
+    assert isinstance(verifier, CitationVerifier)
+    assert verified_share(cs, verifier) == pytest.approx(2 / 3)
+    assert verified_share(cs[2:3], verifier) is None
+    assert verified_share([], verifier) is None
