@@ -3,16 +3,11 @@
 import datasets
 import evaluate
 
+from praib import PRAIB_CITATION
 from praib.citations import find_citations
 from praib.evaluation import summarise
 
-_CITATION = """\
-@misc{praib,
-  title  = {PRAIB: Peer Review AI Benchmark of Behaviour of LLM-Assisted Reviewing},
-  author = {{\\.Z}urawicki, Krzysztof and Farganus, Julia and Gawel, Arkadiusz and Bystro{\\'n}ski, Mateusz and Kajdanowicz, Tomasz Jan},
-  year   = {2026}
-}
-"""
+_CITATION = PRAIB_CITATION
 
 _DESCRIPTION = """\
 Citations (Cit., PRAIB section 4.2 and Appendix C.2): references in a review written in

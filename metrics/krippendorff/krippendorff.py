@@ -3,18 +3,14 @@
 import datasets
 import evaluate
 
+from praib import PRAIB_CITATION
 from praib.agreement import alpha_by_venue, ordinal_alpha, panel_agreement
 
-_CITATION = """\
+_CITATION = PRAIB_CITATION + """\
 @misc{krippendorff2011,
   title  = {Computing Krippendorff's Alpha-Reliability},
   author = {Krippendorff, Klaus},
   year   = {2011}
-}
-@misc{praib,
-  title  = {PRAIB: Peer Review AI Benchmark of Behaviour of LLM-Assisted Reviewing},
-  author = {{\\.Z}urawicki, Krzysztof and Farganus, Julia and Gawel, Arkadiusz and Bystro{\\'n}ski, Mateusz and Kajdanowicz, Tomasz Jan},
-  year   = {2026}
 }
 """
 

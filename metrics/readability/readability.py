@@ -3,15 +3,11 @@
 import datasets
 import evaluate
 
+from praib import PRAIB_CITATION
 from praib.evaluation import READABILITY_KEYS, summarise
 from praib.textstats import score_texts
 
-_CITATION = """\
-@misc{praib,
-  title  = {PRAIB: Peer Review AI Benchmark of Behaviour of LLM-Assisted Reviewing},
-  author = {{\\.Z}urawicki, Krzysztof and Farganus, Julia and Gawel, Arkadiusz and Bystro{\\'n}ski, Mateusz and Kajdanowicz, Tomasz Jan},
-  year   = {2026}
-}
+_CITATION = PRAIB_CITATION + """\
 @article{flesch1948,
   title   = {A new readability yardstick},
   author  = {Flesch, Rudolph},

@@ -3,15 +3,10 @@
 import datasets
 import evaluate
 
+from praib import PRAIB_CITATION
 from praib.distributions import confidence_gap, distribution_difference, normalised_distribution
 
-_CITATION = """\
-@misc{praib,
-  title  = {PRAIB: Peer Review AI Benchmark of Behaviour of LLM-Assisted Reviewing},
-  author = {{\\.Z}urawicki, Krzysztof and Farganus, Julia and Gawel, Arkadiusz and Bystro{\\'n}ski, Mateusz and Kajdanowicz, Tomasz Jan},
-  year   = {2026}
-}
-"""
+_CITATION = PRAIB_CITATION
 
 _DESCRIPTION = """\
 Score distributions (PRAIB Appendix F and G): for each non-human source, the normalised

@@ -3,17 +3,12 @@
 import datasets
 import evaluate
 
+from praib import PRAIB_CITATION
 from praib.evaluation import summarise
 from praib.textstats import score_texts
 from praib.xref import XREF_TYPES
 
-_CITATION = """\
-@misc{praib,
-  title  = {PRAIB: Peer Review AI Benchmark of Behaviour of LLM-Assisted Reviewing},
-  author = {{\\.Z}urawicki, Krzysztof and Farganus, Julia and Gawel, Arkadiusz and Bystro{\\'n}ski, Mateusz and Kajdanowicz, Tomasz Jan},
-  year   = {2026}
-}
-"""
+_CITATION = PRAIB_CITATION
 
 _DESCRIPTION = """\
 Cross-references (Xref., PRAIB section 4.2 and Appendix C.1): mentions of numbered paper
