@@ -33,6 +33,21 @@ PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL, PARSE_FAILED = "given", "ok", "partial", "
 
 _SUBSCORES = List({"name": Value("string"), "value": Value("int32")})
 
+# How a model-written record was produced (None for human records): enough to rerun it.
+GENERATION_FEATURES = {
+    "backend": Value("string"),
+    "model_revision": Value("string"),
+    "template": Value("string"),
+    "temperature": Value("float64"),
+    "top_p": Value("float64"),
+    "max_new_tokens": Value("int32"),
+    "seed": Value("int64"),
+    "knowledge_cutoff": Value("string"),
+    "paper_tokens": Value("int32"),
+    "paper_truncated": Value("bool"),
+    "appendix_removed": Value("bool"),
+}
+
 REVIEW_FEATURES = Features({
     "review_id": Value("string"),
     "paper_id": Value("string"),
@@ -51,6 +66,7 @@ REVIEW_FEATURES = Features({
     "recommendation": Value("string"),
     "parse_status": Value("string"),
     "parse_reason": Value("string"),
+    "generation": GENERATION_FEATURES,
 })
 
 PAPER_FEATURES = Features({
@@ -79,6 +95,7 @@ META_REVIEW_FEATURES = Features({
     "recommendation": Value("string"),
     "parse_status": Value("string"),
     "parse_reason": Value("string"),
+    "generation": GENERATION_FEATURES,
 })
 
 REBUTTAL_FEATURES = Features({
@@ -142,6 +159,46 @@ def _as_str(value: Any, where: str, field: str) -> str | None:
     raise RecordError(where, field, f"expected text, got {type(value).__name__} {value!r:.60}")
 
 
+def _as_bool(value: Any, where: str, field: str) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise RecordError(where, field, f"expected true or false, got {value!r}")
+
+
+def _as_float(value: Any, where: str, field: str) -> float | None:
+    if value is None or isinstance(value, bool):
+        if isinstance(value, bool):
+            raise RecordError(where, field, f"expected a number, got {value!r}")
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise RecordError(where, field, f"expected a number, got {value!r:.60}") from None
+
+
+def _as_value(value: Any, feature: Value, where: str, field: str) -> Any:
+    if feature.dtype in ("int32", "int64"):
+        return _as_int(value, where, field)
+    if feature.dtype.startswith("float"):
+        return _as_float(value, where, field)
+    if feature.dtype == "bool":
+        return _as_bool(value, where, field)
+    return _as_str(value, where, field)
+
+
+def _as_struct(value: Any, fields: dict, where: str, field: str) -> dict | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise RecordError(where, field, f"expected a mapping, got {value!r:.60}")
+    unknown = set(value) - set(fields)
+    if unknown:
+        raise RecordError(where, field, f"unknown keys {', '.join(sorted(unknown))}; allowed: {', '.join(fields)}")
+    return {name: _as_value(value.get(name), sub, where, f"{field}.{name}") for name, sub in fields.items()}
+
+
 def _as_subscores(value: Any, where: str) -> list[dict]:
     if value is None:
         return []
@@ -200,10 +257,10 @@ def coerce_record(raw: Any, kind: str, where: str, warn_unknown: set[str] | None
                 row[name] = [_as_str(v, where, name) for v in value]
             else:
                 raise RecordError(where, name, f"expected a list, got {value!r:.60}")
-        elif feature.dtype == "int32":
-            row[name] = _as_int(value, where, name)
+        elif isinstance(feature, dict):
+            row[name] = _as_struct(value, feature, where, name)
         else:
-            row[name] = _as_str(value, where, name)
+            row[name] = _as_value(value, feature, where, name)
     for name in required:
         if row[name] is None or row[name] == "":
             raise RecordError(where, name, "is required and missing")

@@ -96,3 +96,23 @@ def test_paper_records_have_their_own_schema(tmp_path):
                                                      "year": 2025}])
     papers = load_records(path, kind="paper")
     assert papers[0]["keywords"] == ["a", "b"] and papers[0]["text"] is None
+
+
+def test_generation_metadata_is_validated_and_round_trips(tmp_path):
+    row = {"paper_id": "p1", "source": "tiny-lm", "text": "**Rating:** 6",
+           "generation": {"backend": "transformers", "temperature": "0.7", "max_new_tokens": 64, "seed": 3,
+                          "paper_truncated": True}}
+    records = load_records(write_jsonl(tmp_path / "r.jsonl", [row]))
+    generation = records[0]["generation"]
+    assert generation["temperature"] == 0.7 and generation["paper_truncated"] is True
+    assert generation["template"] is None
+    again = load_records(save_records(records, tmp_path / "r.parquet"))
+    assert again[0]["generation"] == generation
+    human = load_records(write_jsonl(tmp_path / "h.jsonl", [HUMAN]))
+    assert human[0]["generation"] is None
+
+
+def test_unknown_generation_key_is_rejected(tmp_path):
+    row = {"paper_id": "p1", "source": "m", "generation": {"backend": "x", "colour": "red"}}
+    with pytest.raises(RecordError, match=r"line 1: field 'generation': unknown keys colour"):
+        load_records(write_jsonl(tmp_path / "r.jsonl", [row]))
