@@ -44,6 +44,9 @@ def behaviour_table(results: dict) -> str:
     notes = ["TKC/TTR/FRE/FKG/Cit./Xref.: mean ± std per review. α: Krippendorff's ordinal alpha of ratings, "
              "per venue-year then averaged per venue; reference row = human panel only, other rows = human "
              "panel plus that group's ratings."]
+    if not results["n_reference_reviews"]:
+        notes.append("No human reviews found (no record with source 'human' and no --reference): agreement and "
+                     "comparisons with humans are left out.")
     skipped = sum(g["skipped"]["text_metrics"] for g in results["groups"])
     if skipped:
         notes.append(f"{skipped} review(s) without text were skipped by the text metrics.")

@@ -183,3 +183,14 @@ def test_demo_runs_through_the_installed_entry_point(tmp_path):
     assert sum(g["n_unparsed"] for g in results["groups"]) >= 1
     for group in results["groups"]:
         assert group["tkc"]["mean"] > 0 and group["fre"]["mean"] is not None
+
+
+def test_without_human_reviews_the_report_says_why_comparisons_are_missing(tmp_path):
+    path = tmp_path / "models.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records() if r["source"] != "human"))
+    output = tmp_path / "results.json"
+    result = run(["evaluate", str(path), "-o", str(output), "--no-progress"])
+    assert result.exit_code == 0 and "No human reviews found" in result.output
+    model = groups_by_label(output)["toy-lm/extended"]
+    assert model["krippendorff_alpha"] == {} and model["confidence_gap"] is None
+    assert model["rating_distribution"]["ICLR 2025"]["distribution"]["8"] == 0.75
