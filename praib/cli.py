@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -61,6 +62,197 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         click.echo(f"\nWrote {output}", err=True)
+
+
+def _default_cache_dir() -> Path:
+    return Path(os.environ.get("PRAIB_CACHE") or Path.home() / ".cache" / "praib" / "calls")
+
+
+def _key_values(pairs: tuple[str, ...], option: str) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint=option)
+        out[key.strip()] = value
+    return out
+
+
+def _param_values(pairs: tuple[str, ...]) -> dict[str, str]:
+    """--param KEY=VALUE; VALUE '@file.txt' reads the file (venue guidelines are long)."""
+    params = _key_values(pairs, "--param")
+    for key, value in params.items():
+        if value.startswith("@"):
+            try:
+                params[key] = Path(value[1:]).read_text(encoding="utf-8")
+            except OSError as err:
+                raise click.BadParameter(f"{key}: cannot read {value[1:]}: {err.strerror}", param_hint="--param")
+    return params
+
+
+@main.command()
+@click.option("--backend", "backend_kind", type=click.Choice(["vllm", "openai", "transformers"]), required=True,
+              help="vllm: offline engine (GPU); openai: any OpenAI-compatible server (e.g. `vllm serve`); "
+                   "transformers: CPU, small models.")
+@click.option("--model", required=True, help="Model name (Hub id, server model name) or local directory.")
+@click.option("--prompt", "prompt_name", required=True, metavar="NAME_OR_FILE",
+              help="A prompt of `praib prompts list`, or the path of your own .jinja template.")
+@click.option("--papers", "papers_source", required=True, metavar="PAPERS",
+              help="Directory of .md/.txt papers (file name = paper id), or a papers dataset "
+                   "(JSONL/JSON/Parquet, saved dataset, Hub id).")
+@click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
+              help="Where to write the reviews: .parquet, .jsonl, or a directory (saved dataset).")
+@click.option("--venue", help="Venue whose scales and guidelines the prompt uses (default: each paper's own).")
+@click.option("--year", type=int, help="Venue year (default: each paper's own).")
+@click.option("--max-new-tokens", type=click.IntRange(min=1), default=2048, show_default=True)
+@click.option("--temperature", type=click.FloatRange(min=0), default=0.0, show_default=True)
+@click.option("--top-p", type=click.FloatRange(0, 1, min_open=True), default=1.0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--knowledge-cutoff", metavar="YYYY-MM", help="Knowledge cut-off stated in the system prompt.")
+@click.option("--token-budget", type=click.IntRange(min=1), default=50_000, show_default=True,
+              help="Truncate each paper to this many tokens (the model's tokenizer when the backend has one).")
+@click.option("--remove-appendix", is_flag=True, help="Cut each paper's appendix (after the references) first.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Call cache; a rerun resumes from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the call cache.")
+@click.option("--base-url", default="http://localhost:8000/v1", show_default=True,
+              help="OpenAI-compatible server (--backend openai); the API key is read from $OPENAI_API_KEY.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Parallel requests to the server (--backend openai).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
+              help="Seconds to wait for one server response (--backend openai).")
+@click.option("--max-tries", type=click.IntRange(min=1), default=5, show_default=True,
+              help="Attempts per request, with exponential backoff, before giving up (--backend openai).")
+@click.option("--batch-size", type=click.IntRange(min=1), default=None,
+              help="Requests per backend call, written to disk after each. [default: all at once for vllm, 16 otherwise]")
+@click.option("--tokenizer", help="Tokenizer (local dir or Hub id) to count paper tokens with, when the backend "
+                                  "has none (openai); else words x 1.3 is used.")
+@click.option("--source", help="The records' source field. [default: the model name]")
+@click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
+              help="Extra template parameter (repeatable); VALUE '@file' reads a file.")
+@click.option("--engine-arg", "engine_args", multiple=True, metavar="KEY=VALUE",
+              help="vLLM engine argument (repeatable), e.g. max_model_len=32768; values are read as JSON when possible.")
+@click.option("--limit", type=click.IntRange(min=1), help="Review only the first N papers.")
+@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+def generate(backend_kind, model, prompt_name, papers_source, output, venue, year, max_new_tokens, temperature, top_p,
+             seed, knowledge_cutoff, token_budget, remove_appendix, cache_dir, no_cache, base_url, concurrency,
+             timeout, max_tries, batch_size, tokenizer, source, params, engine_args, limit, no_progress):
+    """Write reviews of PAPERS with a model, as Review records that `praib evaluate` scores.
+
+    Every output is cached on disk as soon as the backend returns it: after an
+    interruption, run the same command again and only the missing reviews are
+    generated; an identical rerun generates nothing.
+    """
+    from praib.generation.backends import BackendError, SamplingConfig, make_backend
+    from praib.generation.cache import CachedBackend, CallCache
+    from praib.generation.papers import PaperError, load_papers
+    from praib.generation.prompts import load_prompt
+    from praib.generation.run import DEFAULT_BATCH_SIZE, run_generation
+    from praib.records import RecordError
+    from praib.scales import UnknownScaleError
+
+    prompt_params = _param_values(params)
+    options = {}
+    if backend_kind == "openai":
+        options = {"base_url": base_url, "concurrency": concurrency, "timeout": timeout, "max_tries": max_tries}
+    elif backend_kind == "vllm":
+        for key, value in _key_values(engine_args, "--engine-arg").items():
+            try:
+                options[key] = json.loads(value)
+            except ValueError:
+                options[key] = value
+    if engine_args and backend_kind != "vllm":
+        raise click.UsageError("--engine-arg is for --backend vllm")
+    try:
+        prompt = load_prompt(prompt_name)
+        papers = load_papers(papers_source, venue=venue, year=year)
+        if limit:
+            papers = papers.select(range(min(limit, len(papers))))
+        count_with = None
+        if tokenizer:
+            from transformers import AutoTokenizer
+            try:
+                count_with = AutoTokenizer.from_pretrained(tokenizer)
+            except (OSError, ValueError) as err:
+                raise BackendError(f"could not load tokenizer {tokenizer!r}: {err}") from err
+        backend = make_backend(backend_kind, model, **options)
+        if not no_cache:
+            backend = CachedBackend(backend, CallCache(cache_dir or _default_cache_dir()))
+        result = run_generation(
+            papers, backend, prompt, venue=venue, year=year, output=output,
+            sampling=SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed),
+            knowledge_cutoff=knowledge_cutoff, token_budget=token_budget, remove_appendix=remove_appendix,
+            batch_size=batch_size or (None if backend_kind == "vllm" else DEFAULT_BATCH_SIZE),
+            progress=not no_progress, source=source, tokenizer=count_with, prompt_params=prompt_params)
+    except KeyboardInterrupt:
+        raise click.ClickException("interrupted; run the same command again to resume from the call cache") from None
+    except (BackendError, PaperError, RecordError, UnknownScaleError, ValueError) as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(str(result.summary), err=True)
+
+
+@main.group()
+def prompts():
+    """The prompt templates `praib generate` can use."""
+
+
+@prompts.command("list")
+def prompts_list():
+    """Name, output, scale and source of every built-in prompt."""
+    from praib.generation.prompts import list_prompts
+
+    specs = list_prompts()
+    header = ("name", "output", "scale", "source")
+    rows = [(s.name, s.output, s.scale, s.source) for s in specs]
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(3)]
+    lines = ["  ".join([*(str(v).ljust(w) for v, w in zip(r[:3], widths)), str(r[3])]).rstrip()
+             for r in [header, tuple("-" * len(h) for h in header), *rows]]
+    click.echo("\n".join(lines))
+    click.echo("\nShow one with `praib prompts show NAME` (add --venue/--year to render it); "
+               "pass a .jinja file of your own to --prompt.", err=True)
+
+
+PLACEHOLDER_PAPER = "# <Paper title>\n\n<The paper's full text in markdown, truncated to the token budget.>"
+
+
+@prompts.command("show")
+@click.argument("name", metavar="NAME_OR_FILE")
+@click.option("--venue", help="Render for this venue (with --year).")
+@click.option("--year", type=int, help="Render for this venue year.")
+@click.option("--render", "force_render", is_flag=True,
+              help="Render even without --venue/--year (prompts on the generic scale).")
+@click.option("--knowledge-cutoff", metavar="YYYY-MM")
+@click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Extra template parameter (repeatable).")
+def prompts_show(name, venue, year, force_render, knowledge_cutoff, params):
+    """The template source of a prompt, or the rendered messages when --venue/--year are given.
+
+    Rendering uses a placeholder paper (and placeholder reviews and rebuttal
+    for meta-review prompts, and <NAME> for missing required parameters).
+    """
+    from praib.generation.prompts import load_prompt
+
+    try:
+        prompt = load_prompt(name)
+        if not (venue or year or force_render or knowledge_cutoff or params):
+            click.echo(f"# {prompt.spec.name}: {prompt.spec.description}\n# source: {prompt.spec.source}\n"
+                       f"# scale: {prompt.spec.scale}; inputs: {', '.join(prompt.spec.inputs)}; "
+                       f"output: {prompt.spec.output}; file: {prompt.spec.path}\n", err=True)
+            click.echo(prompt.source_text, nl=False)
+            return
+        values = _param_values(params)
+        for param, kind in getattr(prompt, "params", {}).items():
+            if kind == "required":
+                values.setdefault(param, f"<{param}>")
+        inputs = prompt.spec.inputs
+        messages = prompt.render(
+            paper_text=PLACEHOLDER_PAPER, venue=venue, year=year, knowledge_cutoff=knowledge_cutoff,
+            reviews=["<Review 1>", "<Review 2>"] if "reviews" in inputs else (),
+            rebuttal="<The authors' rebuttal>" if "rebuttal" in inputs else None, **values)
+    except (ValueError, LookupError) as err:
+        raise click.ClickException(str(err)) from None
+    for message in messages:
+        click.echo(f"===== {message['role']} =====")
+        click.echo(message["content"].rstrip("\n"))
 
 
 if __name__ == "__main__":

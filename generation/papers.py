@@ -1,0 +1,353 @@
+"""Papers as generation input: loading, token counting, truncation, appendix removal.
+
+:func:`load_papers` reads the papers to review, either from a directory of
+``.md``/``.txt`` files (the file name without its suffix is the paper id) or
+from any papers dataset :func:`praib.records.load_records` accepts.
+
+:func:`prepare_paper_text` fits a paper's text to the model's effective
+context: it optionally removes the appendix (as the counterfactual-review
+study does for every reviewer it tests) and then truncates the text at the end
+to a token budget (the PRAIB benchmark uses 50,000 tokens). Both steps are
+reported on the returned :class:`PreparedPaper`, and :mod:`praib.generation.run`
+copies them into each review's ``generation`` record.
+
+Token counts
+------------
+With a tokenizer (:func:`tokenizer_counter`, used whenever the backend exposes
+one, e.g. the transformers and vLLM backends, or when ``--tokenizer`` is given)
+counts and cuts are exact: the text is encoded once and cut at the character
+offset of the first token past the budget. Without one,
+:func:`approximate_tokens` estimates ``ceil(1.3 * whitespace-separated words)``
+(about right for English prose with BPE tokenizers; LaTeX and tables run
+higher) and truncation keeps the first ``floor(budget / 1.3)`` words.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Protocol, Sequence
+
+from datasets import Dataset
+
+from praib.records import coerce_record, load_records, records_to_dataset
+
+PAPER_SUFFIXES = (".md", ".txt")
+DEFAULT_TOKEN_BUDGET = 50_000
+WORDS_TO_TOKENS = 1.3
+
+
+class PaperError(ValueError):
+    """Papers that cannot be used as generation input; the message says which and why."""
+
+
+# --------------------------------------------------------------------------- loading
+
+def _title_of(text: str) -> str | None:
+    for line in text.splitlines()[:50]:
+        match = re.match(r"^#\s+(.+?)\s*#*\s*$", line)
+        if match:
+            return match.group(1).strip()
+    return None
+
+
+def _is_dataset_dir(path: Path) -> bool:
+    return ((path / "dataset_info.json").exists() or (path / "state.json").exists()
+            or any(path.rglob("*.parquet")) or any(path.rglob("*.jsonl")))
+
+
+def load_papers(source: str | Path, *, venue: str | None = None, year: int | None = None,
+                decision: str | None = None, split: str = "train") -> Dataset:
+    """Papers to review, as a Dataset with ``PAPER_FEATURES``.
+
+    ``source`` is a directory of ``.md``/``.txt`` files (paper id = file stem,
+    title = the first ``# `` heading; ``venue``/``year``/``decision`` are None
+    unless given here), or anything :func:`load_records` reads as papers (JSONL,
+    JSON, Parquet, a saved dataset, a Hub id). For datasets, ``venue``, ``year``
+    and ``decision`` only fill records that lack them. Raises :class:`PaperError`
+    when there are no papers, a paper has no text, or ids repeat.
+    """
+    path = Path(source)
+    if path.is_dir() and not _is_dataset_dir(path):
+        files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in PAPER_SUFFIXES)
+        if not files:
+            raise PaperError(f"{path}: no .md or .txt papers (and no .jsonl/.parquet papers dataset) in this directory")
+        rows = []
+        for file in files:
+            text = file.read_text(encoding="utf-8", errors="replace")
+            rows.append(coerce_record({"paper_id": file.stem, "venue": venue, "year": year, "decision": decision,
+                                       "title": _title_of(text), "text": text}, "paper", str(file)))
+        papers = records_to_dataset(rows, "paper")
+    elif path.is_file() and path.suffix.lower() in PAPER_SUFFIXES:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        papers = records_to_dataset([coerce_record({"paper_id": path.stem, "venue": venue, "year": year,
+                                                    "decision": decision, "title": _title_of(text), "text": text},
+                                                   "paper", str(path))], "paper")
+    else:
+        papers = load_records(source, "paper", split=split)
+        if venue is not None or year is not None or decision is not None:
+            fill = {"venue": venue, "year": year, "decision": decision}
+
+            def _fill(row: dict[str, Any]) -> dict[str, Any]:
+                return {k: row[k] if row[k] is not None or v is None else v for k, v in fill.items()}
+
+            papers = papers.map(_fill, features=papers.features)
+    if len(papers) == 0:
+        raise PaperError(f"{source}: no papers")
+    ids = papers["paper_id"]
+    seen: set[str] = set()
+    repeated = sorted({i for i in ids if i in seen or seen.add(i)})
+    if repeated:
+        raise PaperError(f"{source}: paper ids repeat: {', '.join(repeated[:5])}"
+                         + (f" and {len(repeated) - 5} more" if len(repeated) > 5 else ""))
+    empty = [pid for pid, text in zip(ids, papers["text"]) if not text or not text.strip()]
+    if empty:
+        raise PaperError(f"{source}: {len(empty)} of {len(papers)} papers have no text "
+                         f"({', '.join(empty[:5])}{', ...' if len(empty) > 5 else ''}); "
+                         "generation needs each paper's full text in the 'text' field")
+    return papers
+
+
+# --------------------------------------------------------------------------- token counting
+
+class TokenCounter(Protocol):
+    """Counts tokens; an optional ``truncate(text, budget) -> (text, tokens)`` makes cuts exact and fast."""
+
+    def __call__(self, text: str) -> int: ...
+
+
+_WORD = re.compile(r"\S+")
+
+
+def approximate_tokens(text: str) -> int:
+    """``ceil(1.3 * number of whitespace-separated words)``: the tokenizer-free estimate."""
+    return math.ceil(WORDS_TO_TOKENS * sum(1 for _ in _WORD.finditer(text)))
+
+
+def _approximate_truncate(text: str, budget: int) -> tuple[str, int]:
+    keep = int(budget / WORDS_TO_TOKENS)
+    end = 0
+    for count, match in enumerate(_WORD.finditer(text), start=1):
+        if count > keep:
+            return text[:end], approximate_tokens(text[:end])
+        end = match.end()
+    return text, approximate_tokens(text)
+
+
+approximate_tokens.truncate = _approximate_truncate  # type: ignore[attr-defined]
+
+
+class tokenizer_counter:  # noqa: N801 - used like a function
+    """Exact token counts and cuts with a Hugging Face (fast or slow) tokenizer.
+
+    Special tokens are not counted: the budget is for the paper's own text. A cut
+    keeps the text up to the end of the ``budget``-th token. To find it in a long
+    paper only a prefix is encoded (``budget * 8`` characters, doubled until it
+    holds 64 tokens more than the budget): BPE and SentencePiece merges do not
+    reach across that margin, so the first ``budget`` tokens are those of the
+    whole text. :meth:`truncate_many` encodes many papers in one batched call,
+    which fast tokenizers run in parallel.
+    """
+
+    CHARS_PER_TOKEN = 8
+    MARGIN = 64
+
+    def __init__(self, tokenizer: Any):
+        self.tokenizer = tokenizer
+
+    def _encode(self, texts: list[str], offsets: bool) -> dict:
+        kwargs: dict[str, Any] = {"add_special_tokens": False, "verbose": False}
+        if offsets:
+            kwargs["return_offsets_mapping"] = True
+        try:
+            return self.tokenizer(texts, **kwargs)
+        except TypeError:  # a tokenizer-like callable without ``verbose``
+            kwargs.pop("verbose")
+            return self.tokenizer(texts, **kwargs)
+
+    def __call__(self, text: str) -> int:
+        return len(self._encode([text], False)["input_ids"][0])
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        return [len(ids) for ids in self._encode(list(texts), False)["input_ids"]] if texts else []
+
+    def truncate(self, text: str, budget: int) -> tuple[str, int]:
+        return self.truncate_many([text], budget)[0]
+
+    def truncate_many(self, texts: Sequence[str], budget: int) -> list[tuple[str, int]]:
+        """``(text cut to at most budget tokens, its token count)`` for each text."""
+        results: list[tuple[str, int] | None] = [None] * len(texts)
+        cuts: dict[int, str] = {}
+        todo = list(range(len(texts)))
+        length = budget * self.CHARS_PER_TOKEN
+        while todo:
+            prefixes = [texts[i][:length] for i in todo]
+            try:
+                encoded = self._encode(prefixes, True)
+                all_offsets = encoded["offset_mapping"]
+            except (NotImplementedError, KeyError, TypeError, ValueError):  # slow tokenizers have no offsets
+                return [self._truncate_by_decoding(t, budget) for t in texts]
+            retry = []
+            for i, prefix, ids, offsets in zip(todo, prefixes, encoded["input_ids"], all_offsets):
+                whole = len(prefix) == len(texts[i])
+                if whole and len(ids) <= budget:
+                    results[i] = (texts[i], len(ids))
+                elif whole or len(ids) >= budget + self.MARGIN:
+                    cuts[i] = texts[i][:offsets[budget - 1][1]]
+                else:
+                    retry.append(i)
+            todo, length = retry, length * 2
+        if cuts:
+            order = list(cuts)
+            for i, count in zip(order, self.count_many([cuts[i] for i in order])):
+                results[i] = (cuts[i], count)
+        return results  # type: ignore[return-value]
+
+    def _truncate_by_decoding(self, text: str, budget: int) -> tuple[str, int]:
+        ids = self._encode([text], False)["input_ids"][0]
+        if len(ids) <= budget:
+            return text, len(ids)
+        cut = self.tokenizer.decode(ids[:budget], skip_special_tokens=True)
+        return cut, self(cut)
+
+
+def find_tokenizer(backend: Any) -> Any | None:
+    """The tokenizer a backend (or the backend it wraps) exposes, if any; never loads a model."""
+    seen = set()
+    while backend is not None and id(backend) not in seen:
+        seen.add(id(backend))
+        tokenizer = getattr(backend, "tokenizer", None)
+        if tokenizer is not None and callable(tokenizer):
+            return tokenizer
+        engine = getattr(backend, "llm", None)  # vLLM's offline engine, already loaded
+        if engine is not None and callable(getattr(engine, "get_tokenizer", None)):
+            try:
+                return engine.get_tokenizer()
+            except Exception:  # noqa: BLE001 - an engine without a tokenizer: fall back to the estimate
+                return None
+        backend = (getattr(backend, "backend", None) or getattr(backend, "inner", None)
+                   or getattr(backend, "_backend", None))
+    return None
+
+
+# --------------------------------------------------------------------------- appendix removal
+
+_NUMBER = r"(?:[A-Z](?:\.\d+)*\.?|\d+(?:\.\d+)*\.?|[IVX]+\.)"
+_DECOR = r"[#*_\s]*"
+_REFERENCES_HEADING = re.compile(
+    rf"^{_DECOR}(?:{_NUMBER}\s+)?(?:references|bibliography|works\s+cited|literature\s+cited|reference\s+list)"
+    rf"[\s*_:]*$", re.IGNORECASE | re.MULTILINE)
+_APPENDIX_WORDS = (r"(?:appendix|appendices|supplementary(?:\s+materials?|\s+information)?|"
+                   r"supplemental\s+materials?|technical\s+appendix)")
+# A heading that starts the appendix: "# Appendix", "A Appendix", "Appendix A: Proofs",
+# "**Supplementary Material**", "APPENDICES". Short, and no sentence after the words.
+_APPENDIX_HEADING = re.compile(
+    rf"^{_DECOR}(?:{_NUMBER}\s+)?{_APPENDIX_WORDS}\b(?:\s+{_NUMBER})?(?:\s*[:.\-\u2013\u2014]\s*[^\n.]{{0,80}})?"
+    rf"[\s*_]*$", re.IGNORECASE | re.MULTILINE)
+# After the references, a markdown heading numbered with a letter ("# A Proof of Theorem 1",
+# "## B. Additional experiments") also starts the appendix.
+_LETTERED_HEADING = re.compile(r"^#{1,6}\s*\**\s*[A-Z](?:\.\d+)*\.?\s+\S[^\n]{0,120}$", re.MULTILINE)
+
+
+def find_appendix(text: str) -> int | None:
+    """Character offset where the appendix starts, or None.
+
+    The appendix starts at the first heading after the references heading that
+    names an appendix or supplementary material ("Appendix", "A Appendix",
+    "Appendix A: Proofs", "Supplementary Material") or is a markdown heading
+    numbered with a letter ("# A Proofs"). A paper without a references
+    heading loses nothing unless a markdown ``#`` heading named "Appendix" (or
+    "Supplementary Material") stands in the second half of the text. Mentions
+    of the appendix in running text ("see Appendix B") never count.
+    """
+    references = list(_REFERENCES_HEADING.finditer(text))
+    if references:
+        after = references[-1].end()
+        candidates = [m.start() for m in _APPENDIX_HEADING.finditer(text, after)]
+        candidates += [m.start() for m in _LETTERED_HEADING.finditer(text, after)]
+        return min(candidates) if candidates else None
+    for match in _APPENDIX_HEADING.finditer(text):
+        if match.group(0).lstrip().startswith("#") and match.start() >= len(text) / 2:
+            return match.start()
+    return None
+
+
+def remove_appendix(text: str) -> tuple[str, bool]:
+    """``(text without its appendix, whether one was found)``; see :func:`find_appendix`."""
+    start = find_appendix(text)
+    if start is None:
+        return text, False
+    return text[:start].rstrip() + "\n", True
+
+
+_remove_appendix = remove_appendix  # prepare_paper_text's flag shadows the name
+
+
+# --------------------------------------------------------------------------- preparing
+
+@dataclass(frozen=True)
+class PreparedPaper:
+    text: str             # what the prompt receives
+    tokens: int           # tokens of ``text`` (after appendix removal and truncation)
+    truncated: bool       # cut at the end to fit the token budget
+    appendix_removed: bool
+
+
+def prepare_paper_text(text: str, token_budget: int | None = DEFAULT_TOKEN_BUDGET,
+                       count_tokens: Callable[[str], int] | None = None,
+                       remove_appendix: bool = False) -> PreparedPaper:
+    """Remove the appendix (optional), then truncate at the end to ``token_budget`` tokens.
+
+    ``count_tokens`` counts tokens (a :func:`tokenizer_counter`, or any callable;
+    one with a ``truncate(text, budget)`` method cuts exactly in one pass,
+    others are cut by bisection over word boundaries). Without it the
+    approximation :func:`approximate_tokens` is used. ``token_budget=None``
+    never truncates.
+    """
+    if token_budget is not None and token_budget < 1:
+        raise ValueError(f"token_budget must be positive, got {token_budget}")
+    counter = count_tokens or approximate_tokens
+    appendix_removed = False
+    if remove_appendix:
+        text, appendix_removed = _remove_appendix(text)
+    if token_budget is None:
+        return PreparedPaper(text, counter(text), False, appendix_removed)
+    truncate = getattr(counter, "truncate", None)
+    if truncate is not None:
+        cut, tokens = truncate(text, token_budget)
+        return PreparedPaper(cut, tokens, len(cut) < len(text), appendix_removed)
+    tokens = counter(text)
+    if tokens <= token_budget:
+        return PreparedPaper(text, tokens, False, appendix_removed)
+    ends = [m.end() for m in _WORD.finditer(text)]
+    low, high = 0, len(ends)  # the longest word prefix that fits: ends[low - 1]
+    while low < high:
+        mid = (low + high + 1) // 2
+        if counter(text[:ends[mid - 1]]) <= token_budget:
+            low = mid
+        else:
+            high = mid - 1
+    cut = text[:ends[low - 1]] if low else ""
+    return PreparedPaper(cut, counter(cut), True, appendix_removed)
+
+
+def prepare_papers(texts: Sequence[str], token_budget: int | None = DEFAULT_TOKEN_BUDGET,
+                   count_tokens: Callable[[str], int] | None = None,
+                   remove_appendix: bool = False) -> list[PreparedPaper]:
+    """:func:`prepare_paper_text` for many papers; with a :class:`tokenizer_counter` the papers are
+    encoded in batches (in parallel for fast tokenizers) rather than one by one."""
+    counter = count_tokens or approximate_tokens
+    many = getattr(counter, "truncate_many", None)
+    if many is None or token_budget is None:
+        return [prepare_paper_text(t, token_budget, counter, remove_appendix) for t in texts]
+    if token_budget < 1:
+        raise ValueError(f"token_budget must be positive, got {token_budget}")
+    removed = [_remove_appendix(t) if remove_appendix else (t, False) for t in texts]
+    out = []
+    for start in range(0, len(removed), 256):  # bounded memory for the offsets of long papers
+        chunk = removed[start:start + 256]
+        for (text, appendix_removed), (cut, tokens) in zip(chunk, many([t for t, _ in chunk], token_budget)):
+            out.append(PreparedPaper(cut, tokens, len(cut) < len(text), appendix_removed))
+    return out

@@ -1,0 +1,381 @@
+"""Generate reviews of many papers with one backend and one prompt, losing nothing.
+
+:func:`generate_reviews` renders one request per paper, sends the requests to
+the backend in batches, parses every output with :func:`praib.parsing.parse_review`
+on the prompt's scale, and writes Review records (``praib.records.REVIEW_FEATURES``).
+
+Nothing is lost on a crash or Ctrl-C:
+
+* give it a :class:`praib.generation.cache.CachedBackend` (the CLI always does):
+  every output is stored on disk as soon as the backend returns it, so a rerun
+  of the same command sends only the requests the cache lacks, and a repeated
+  run sends none;
+* each finished batch is appended to ``<output>.partial.jsonl`` (flushed and
+  fsynced) before the next batch starts; the final file (.parquet, .jsonl or a
+  saved dataset directory) is written at the end and the partial file removed.
+  A partial file left by an interrupted run is appended to, never overwritten.
+
+Raw outputs are always kept in ``text``; outputs that do not parse keep their
+text with ``parse_status`` ``failed``/``partial`` and are counted in the summary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import datasets
+from datasets import Dataset
+
+from praib.parsing import parse_review
+from praib.records import PARSE_FAILED, PARSE_OK, REVIEW_SECTIONS, coerce_record, records_to_dataset, save_records
+from praib.scales import VenueScales, generic_scales, venue_scales
+
+from .backends import GenerationRequest, SamplingConfig
+from .papers import DEFAULT_TOKEN_BUDGET, approximate_tokens, find_tokenizer, prepare_papers, tokenizer_counter
+
+logger = logging.getLogger(__name__)
+
+#: --batch-size default of the CLI for backends that are not vLLM (vLLM gets every request at once).
+DEFAULT_BATCH_SIZE = 16
+
+
+@dataclass
+class GenerationSummary:
+    """What a run did; ``str()`` gives the one-paragraph report the CLI prints."""
+
+    n_papers: int = 0
+    n_generated: int = 0          # records written
+    n_from_cache: int | None = None  # None when the backend has no cache
+    n_backend_calls: int | None = None
+    n_parsed: int = 0             # parse_status ok
+    n_partial: int = 0
+    n_unparsed: int = 0           # parse_status failed
+    n_truncated: int = 0
+    n_appendix_removed: int = 0
+    output_tokens: int = 0        # of the raw outputs, counted like the paper tokens
+    exact_tokens: bool = False    # counted with the model's tokenizer (else approximated)
+    seconds: float = 0.0
+    backend_seconds: float = 0.0  # inside backend.generate (cache lookups included)
+    output: str | None = None
+    unparsed_ids: list[str] = field(default_factory=list)
+
+    @property
+    def reviews_per_second(self) -> float:
+        return self.n_generated / self.seconds if self.seconds else 0.0
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.output_tokens / self.seconds if self.seconds else 0.0
+
+    def __str__(self) -> str:
+        cache = "" if self.n_from_cache is None else f" ({self.n_from_cache} from cache, {self.n_backend_calls} generated now)"
+        approx = "" if self.exact_tokens else "~"
+        lines = [
+            f"{self.n_generated} reviews of {self.n_papers} papers{cache} in {self.seconds:.1f} s: "
+            f"{self.reviews_per_second:.2f} reviews/s, {approx}{self.tokens_per_second:.0f} output tokens/s",
+            f"parsed: {self.n_parsed} ok, {self.n_partial} partial, {self.n_unparsed} unparsed"
+            + (f" ({', '.join(self.unparsed_ids[:5])}{', ...' if len(self.unparsed_ids) > 5 else ''})"
+               if self.unparsed_ids else ""),
+            f"papers truncated to the token budget: {self.n_truncated}; appendix removed: {self.n_appendix_removed}",
+        ]
+        if self.output:
+            lines.append(f"wrote {self.output}")
+        return "\n".join(lines)
+
+
+@dataclass
+class GenerationResult:
+    records: Dataset
+    summary: GenerationSummary
+
+
+def partial_path(output: Path) -> Path:
+    """Where a run appends finished records before the final file is written."""
+    output = Path(output)
+    return output.with_suffix(".partial.jsonl") if output.suffix else output.with_name(output.name + ".partial.jsonl")
+
+
+def template_id(prompt: Any) -> str:
+    """Prompt name plus a hash of its template source: which template, and which version of it."""
+    digest = hashlib.sha1(prompt.source_text.encode("utf-8")).hexdigest()[:12]
+    return f"{prompt.spec.name}@{digest}"
+
+
+def prompt_scales(prompt: Any, venue: str | None, year: int | None) -> VenueScales:
+    """The scales outputs of ``prompt`` are parsed on: the venue-year's, or the generic ones."""
+    if prompt.spec.scale == "venue":
+        if not venue or year is None:
+            raise ValueError(f"prompt {prompt.spec.name!r} follows the venue's scales of a year: give a venue and "
+                             "year (or papers that have them)")
+        return venue_scales(venue, year)
+    return generic_scales()
+
+
+def _token_counter(backend: Any, tokenizer: Any | None) -> tuple[Callable[[str], int], bool]:
+    tokenizer = tokenizer if tokenizer is not None else find_tokenizer(backend)
+    if tokenizer is not None:
+        return tokenizer_counter(tokenizer), True
+    return approximate_tokens, False
+
+
+def _review_id(paper_id: str, source: str, prompt: str, venue: Any, year: Any, generation: dict) -> str:
+    key = json.dumps([paper_id, source, prompt, venue, year, generation], sort_keys=True, default=str)
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+
+
+def _revisions(backend: Any, batch: Sequence[GenerationRequest]) -> list[str | None]:
+    """The model revision that produced each output: for a cached backend the one stored with the
+    cached call (an OpenAI-compatible server reports its fingerprint only on calls that reach it),
+    else the backend's current one."""
+    current = getattr(backend, "model_revision", None)
+    cache, inner = getattr(backend, "cache", None), getattr(backend, "inner", None)
+    if cache is None or inner is None or not callable(getattr(cache, "metadata", None)):
+        return [current] * len(batch)
+    from .cache import CallCache
+
+    revisions = []
+    for request in batch:
+        meta = cache.metadata(CallCache.key(inner.name, inner.model, request)) or {}
+        revisions.append(meta.get("model_revision") or current)
+    return revisions
+
+
+def _backend_counts(backend: Any) -> tuple[int, int] | None:
+    hits, misses = getattr(backend, "hits", None), getattr(backend, "misses", None)
+    if isinstance(hits, int) and isinstance(misses, int):
+        return hits, misses
+    return None
+
+
+def run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | None, year: int | None,
+                   output: str | Path | None, sampling: SamplingConfig | None = None,
+                   knowledge_cutoff: str | None = None, token_budget: int | None = DEFAULT_TOKEN_BUDGET,
+                   remove_appendix: bool = False, batch_size: int | None = None, progress: bool = True,
+                   source: str | None = None, tokenizer: Any | None = None,
+                   prompt_params: dict[str, Any] | None = None) -> GenerationResult:
+    """:func:`generate_reviews`, returning the records together with a :class:`GenerationSummary`."""
+    started = time.perf_counter()
+    sampling = sampling or SamplingConfig()
+    if prompt.spec.output != "review":
+        raise ValueError(f"prompt {prompt.spec.name!r} writes {prompt.spec.output.replace('_', '-')}s; "
+                         "generate_reviews needs a review prompt (see `praib prompts list`)")
+    missing_inputs = [i for i in prompt.spec.inputs if i != "paper"]
+    if missing_inputs:
+        raise ValueError(f"prompt {prompt.spec.name!r} also needs {' and '.join(missing_inputs)}, "
+                         "which review generation does not provide")
+    if batch_size is not None and batch_size < 1:
+        raise ValueError(f"batch_size must be positive or None, got {batch_size}")
+    scales_of: dict[tuple[Any, Any], VenueScales] = {}
+    count_tokens, exact = _token_counter(backend, tokenizer)
+    source = source or backend.model
+    template = template_id(prompt)
+    summary = GenerationSummary(n_papers=len(papers), exact_tokens=exact,
+                                output=str(output) if output is not None else None)
+
+    # Render every request first: a scale or template error surfaces before any generation.
+    rows = papers.to_list()
+    contexts: list[tuple[Any, Any]] = []  # (venue, year) of each review: the arguments, else the paper's own
+    for paper in rows:
+        context = (venue if venue is not None else paper.get("venue"), year if year is not None else paper.get("year"))
+        if context not in scales_of:
+            try:
+                scales_of[context] = prompt_scales(prompt, *context)
+            except (ValueError, LookupError) as err:  # LookupError: UnknownScaleError
+                raise ValueError(f"paper {paper['paper_id']}: {err}") from None
+        contexts.append(context)
+    prepared_papers = prepare_papers([paper["text"] or "" for paper in rows], token_budget, count_tokens,
+                                     remove_appendix)
+    requests: list[GenerationRequest] = []
+    for prepared, context in zip(prepared_papers, contexts):
+        messages = prompt.render(paper_text=prepared.text, venue=context[0], year=context[1],
+                                 knowledge_cutoff=knowledge_cutoff, **(prompt_params or {}))
+        requests.append(GenerationRequest(messages=tuple((m["role"], m["content"]) for m in messages),
+                                          sampling=sampling, template=prompt.spec.name))
+        summary.n_truncated += prepared.truncated
+        summary.n_appendix_removed += prepared.appendix_removed
+
+    partial = partial_path(output) if output is not None else None
+    handle = None
+    if partial is not None:
+        partial.parent.mkdir(parents=True, exist_ok=True)
+        if partial.exists() and partial.stat().st_size:
+            # An earlier run stopped here; keep its records (they matter most without a cache).
+            logger.warning("%s exists (an earlier run was interrupted); appending to it", partial)
+        handle = partial.open("a", encoding="utf-8")
+    counts_before = _backend_counts(backend)
+    size = batch_size or len(requests) or 1
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=len(requests), unit="review", desc=f"{source} / {prompt.spec.name}", file=sys.stderr,
+                   dynamic_ncols=True)
+    records: list[dict[str, Any]] = []
+    try:
+        for start in range(0, len(requests), size):
+            batch = requests[start:start + size]
+            tick = time.perf_counter()
+            # One batch holding everything (vLLM): let the backend show its own progress.
+            outputs = backend.generate(batch, progress=progress and batch_size is None and len(batch) > 1)
+            summary.backend_seconds += time.perf_counter() - tick
+            if len(outputs) != len(batch):
+                raise RuntimeError(f"backend {backend.name} returned {len(outputs)} outputs for {len(batch)} requests")
+            new = []
+            revisions = _revisions(backend, batch)
+            for offset, raw in enumerate(outputs):
+                index = start + offset
+                paper_venue, paper_year = contexts[index]
+                new.append(_review_record(rows[index], prepared_papers[index], raw, scales_of[contexts[index]],
+                                          backend=backend, source=source, prompt=prompt.spec.name,
+                                          venue=paper_venue, year=paper_year, model_revision=revisions[offset],
+                                          template=template, sampling=sampling, knowledge_cutoff=knowledge_cutoff))
+            count_many = getattr(count_tokens, "count_many", None)
+            summary.output_tokens += (sum(count_many([raw or "" for raw in outputs])) if count_many is not None
+                                      else sum(count_tokens(raw or "") for raw in outputs))
+            if handle is not None:
+                handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in new)
+                handle.flush()
+                os.fsync(handle.fileno())
+            records.extend(new)
+            if bar is not None:
+                bar.update(len(batch))
+                counts = _backend_counts(backend)
+                if counts and counts_before:
+                    bar.set_postfix(cached=counts[0] - counts_before[0], refresh=False)
+    except BaseException:
+        if bar is not None:
+            bar.close()
+        if handle is not None:
+            handle.close()
+        logger.warning("stopped after %d of %d reviews%s; %s", len(records), len(requests),
+                       f" (finished ones are in {partial})" if partial is not None else "",
+                       "rerun the same command to resume: outputs already generated are in the call cache"
+                       if counts_before is not None else "this backend has no call cache, so a rerun starts over")
+        raise
+    if bar is not None:
+        bar.close()
+    if handle is not None:
+        handle.close()
+
+    for record in records:
+        status = record["parse_status"]
+        if status == PARSE_OK:
+            summary.n_parsed += 1
+        elif status == PARSE_FAILED:
+            summary.n_unparsed += 1
+            summary.unparsed_ids.append(record["paper_id"])
+        else:
+            summary.n_partial += 1
+    summary.n_generated = len(records)
+    counts_after = _backend_counts(backend)
+    if counts_before and counts_after:
+        summary.n_from_cache = counts_after[0] - counts_before[0]
+        summary.n_backend_calls = counts_after[1] - counts_before[1]
+    dataset = records_to_dataset(records, "review")
+    if output is not None:
+        quiet = not datasets.utils.logging.is_progress_bar_enabled()
+        datasets.disable_progress_bars()
+        try:
+            save_records(dataset, output)
+        finally:
+            if not quiet:
+                datasets.enable_progress_bars()
+        partial.unlink(missing_ok=True)
+    summary.seconds = time.perf_counter() - started
+    if summary.n_unparsed:
+        logger.warning("%d of %d outputs could not be parsed; their raw text is kept (parse_status 'failed')",
+                       summary.n_unparsed, summary.n_generated)
+    logger.info("%s", summary)
+    return GenerationResult(dataset, summary)
+
+
+def _review_record(paper: dict, prepared: Any, raw: str, scales: VenueScales, *, backend: Any, source: str,
+                   prompt: str, venue: str | None, year: int | None, model_revision: str | None, template: str,
+                   sampling: SamplingConfig, knowledge_cutoff: str | None) -> dict[str, Any]:
+    parsed = parse_review(raw, scales)
+    generation = {
+        "backend": backend.name,
+        "model_revision": model_revision,
+        "template": template,
+        "temperature": sampling.temperature,
+        "top_p": sampling.top_p,
+        "max_new_tokens": sampling.max_new_tokens,
+        "seed": sampling.seed,
+        "knowledge_cutoff": knowledge_cutoff,
+        "paper_tokens": prepared.tokens,
+        "paper_truncated": prepared.truncated,
+        "appendix_removed": prepared.appendix_removed,
+    }
+    row = {
+        "review_id": _review_id(paper["paper_id"], source, prompt, venue, year, generation),
+        "paper_id": paper["paper_id"],
+        "venue": venue,
+        "year": year,
+        "decision": paper.get("decision"),
+        "source": source,
+        "model": backend.model,
+        "prompt": prompt,
+        "reviewer_id": None,
+        **{name: parsed.sections.get(name) for name in REVIEW_SECTIONS},
+        "text": raw,
+        "rating": parsed.rating,
+        "confidence": parsed.confidence,
+        "subscores": [{"name": k, "value": v} for k, v in parsed.subscores.items()],
+        "recommendation": parsed.recommendation,
+        "parse_status": parsed.status,
+        "parse_reason": parsed.reason,
+        "generation": generation,
+    }
+    return coerce_record(row, "review", f"review of paper {paper['paper_id']}")
+
+
+def generate_reviews(papers: Dataset, backend: Any, prompt: Any, *, venue: str | None, year: int | None,
+                     output: str | Path | None, sampling: SamplingConfig | None = None,
+                     knowledge_cutoff: str | None = None, token_budget: int | None = DEFAULT_TOKEN_BUDGET,
+                     remove_appendix: bool = False, batch_size: int | None = None, progress: bool = True,
+                     source: str | None = None, tokenizer: Any | None = None,
+                     prompt_params: dict[str, Any] | None = None) -> Dataset:
+    """Review every paper of ``papers`` with ``backend`` and ``prompt``; return (and write) Review records.
+
+    * ``papers``: a Dataset with ``PAPER_FEATURES`` (see :func:`praib.generation.papers.load_papers`).
+    * ``backend``: any object with ``name``, ``model``, ``model_revision`` and
+      ``generate(requests, progress=False) -> list[str]``; wrap it in a
+      ``CachedBackend`` to resume interrupted runs.
+    * ``venue``/``year``: what the prompt is rendered and parsed for; None takes each
+      paper's own venue / year.
+    * ``prompt``: a loaded prompt (:func:`praib.generation.prompts.load_prompt`); its
+      scale decides how outputs are parsed (``venue``: ``venue_scales(venue, year)``;
+      ``generic``/``none``: the generic 1-10 / 1-5 scales).
+    * ``output``: .parquet, .jsonl, or any other path for a saved dataset directory
+      (None writes nothing). Finished batches go to ``<output>.partial.jsonl`` first.
+    * ``token_budget``/``remove_appendix``: see :func:`praib.generation.papers.prepare_paper_text`;
+      tokens are counted with the backend's tokenizer when it has one (or ``tokenizer``),
+      else approximated.
+    * ``batch_size``: requests per backend call; None sends all at once (what vLLM wants).
+    * ``source``: the records' ``source`` (default: the backend's model name).
+    * ``prompt_params``: extra template parameters (e.g. venue guidelines of Zero-Guide).
+
+    The records are in the order of ``papers``; each keeps the raw output in
+    ``text``, the parsed sections and scores, ``parse_status``/``parse_reason`` and
+    the ``generation`` struct (backend, model revision, template, sampling,
+    knowledge cut-off, paper tokens, truncation, appendix removal). A summary is
+    logged at INFO level and printed to stderr when ``progress`` is on.
+    """
+    result = run_generation(papers, backend, prompt, venue=venue, year=year, output=output, sampling=sampling,
+                            knowledge_cutoff=knowledge_cutoff, token_budget=token_budget,
+                            remove_appendix=remove_appendix, batch_size=batch_size, progress=progress,
+                            source=source, tokenizer=tokenizer, prompt_params=prompt_params)
+    if progress:
+        print(result.summary, file=sys.stderr)
+    return result.records
+
+
+__all__: Sequence[str] = ("DEFAULT_BATCH_SIZE", "GenerationResult", "GenerationSummary", "generate_reviews",
+                          "partial_path", "prompt_scales", "run_generation", "template_id")
