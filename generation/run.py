@@ -126,6 +126,13 @@ def _token_counter(backend: Any, tokenizer: Any | None) -> tuple[Callable[[str],
     return approximate_tokens, False
 
 
+def _default_source(model: str) -> str:
+    """The model's name as a review source: a local model directory is named by its folder,
+    so that the records do not carry a machine-specific path; a Hub id stays as it is."""
+    path = Path(model)
+    return path.name if path.is_dir() and (path / "config.json").exists() else model
+
+
 def _review_id(paper_id: str, source: str, prompt: str, venue: Any, year: Any, generation: dict) -> str:
     key = json.dumps([paper_id, source, prompt, venue, year, generation], sort_keys=True, default=str)
     return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
@@ -175,7 +182,7 @@ def run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | N
         raise ValueError(f"batch_size must be positive or None, got {batch_size}")
     scales_of: dict[tuple[Any, Any], VenueScales] = {}
     count_tokens, exact = _token_counter(backend, tokenizer)
-    source = source or backend.model
+    source = source or _default_source(backend.model)
     template = template_id(prompt)
     summary = GenerationSummary(n_papers=len(papers), exact_tokens=exact,
                                 output=str(output) if output is not None else None)
@@ -359,7 +366,8 @@ def generate_reviews(papers: Dataset, backend: Any, prompt: Any, *, venue: str |
       tokens are counted with the backend's tokenizer when it has one (or ``tokenizer``),
       else approximated.
     * ``batch_size``: requests per backend call; None sends all at once (what vLLM wants).
-    * ``source``: the records' ``source`` (default: the backend's model name).
+    * ``source``: the records' ``source`` (default: the backend's model name; the folder name
+      for a local model directory).
     * ``prompt_params``: extra template parameters (e.g. venue guidelines of Zero-Guide).
 
     The records are in the order of ``papers``; each keeps the raw output in

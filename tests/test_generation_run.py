@@ -432,7 +432,7 @@ def test_transformers_backend_end_to_end(tmp_path, tiny_model_dir, extended):  #
     assert loaded["paper_id"] == ["p1", "p2", "p3"]
     tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
     for row in loaded:
-        assert row["source"] == str(tiny_model_dir) and row["prompt"] == "extended"
+        assert row["source"] == tiny_model_dir.name and row["prompt"] == "extended"
         assert isinstance(row["text"], str) and row["parse_status"] in ("failed", "partial", "ok")
         gen = row["generation"]
         assert gen["backend"] == "transformers" and gen["model_revision"].startswith("local-sha256:")
