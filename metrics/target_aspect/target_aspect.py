@@ -1,0 +1,75 @@
+"""Model-expert agreement on the (target, aspect) labels of strengths and weaknesses."""
+
+import datasets
+import evaluate
+
+from praib import PRAIB_CITATION
+from praib.target_aspect import agreement_report, label_distribution
+
+_CITATION = PRAIB_CITATION + """\
+@misc{target_aspect_agreement,
+  title  = {Automatically Evaluating the Paper Reviewing Capability of Large Language Models},
+  author = {Anonymous},
+  note   = {Anonymous ACL submission}
+}
+"""
+
+_DESCRIPTION = """\
+Agreement between a model's and the experts' review points, compared by their labels: each
+strength or weakness carries one target (Problem, Prior Research, Method, Theory, Experiment,
+Conclusion, Paper) and one aspect (Impact, Novelty, Clarity, Validity, Not-specific). For each
+paper, with M the set of distinct (target, aspect) pairs of the model's items and E the experts':
+precision = |M & E| / |M|, recall = |M & E| / |E|, F1 = 2PR / (P + R). Reported overall (pairs
+tagged with strength/weakness), per kind, per target and per aspect (sets restricted to that
+label), as mean/std over papers (macro) and from pooled counts (micro), with label shares per side.
+Labels are given, not judged: use praib.target_aspect.label_items to produce them.
+"""
+
+_KWARGS_DESCRIPTION = """\
+Args:
+    paper_ids (`list` of `str`): the paper of each labelled item.
+    kinds (`list` of `str`): "strength" or "weakness".
+    sides (`list` of `str`): "model" or "expert".
+    targets (`list` of `str`): the item's target (None: unlabelled, ignored).
+    aspects (`list` of `str`): the item's aspect (None: unlabelled, ignored).
+Returns:
+    target_aspect_f1 (`float`): mean over papers of the overall per-paper F1.
+    overall, by_kind, by_target, by_aspect, by_kind_target, by_kind_aspect: each cell
+        {"macro": {"precision"|"recall"|"f1": {mean, std, n}}, "micro": {precision, recall, f1}, "n_papers"}.
+    distribution: {"model"|"expert": {"targets": shares, "aspects": shares, "n", "unlabelled"}}.
+Examples:
+    >>> ta = evaluate.load("metrics/target_aspect")
+    >>> r = ta.compute(paper_ids=["p", "p", "p"], kinds=["weakness"] * 3, sides=["model", "model", "expert"],
+    ...                targets=["Method", "Experiment", "Method"], aspects=["Validity", "Validity", "Validity"])
+    >>> round(r["target_aspect_f1"], 4)
+    0.6667
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class TargetAspect(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({
+                "paper_ids": datasets.Value("string"),
+                "kinds": datasets.Value("string"),
+                "sides": datasets.Value("string"),
+                "targets": datasets.Value("string"),
+                "aspects": datasets.Value("string"),
+            }),
+        )
+
+    def _compute(self, paper_ids, kinds, sides, targets, aspects):
+        entries, labels = {}, {"model": [], "expert": []}
+        for paper, kind, side, target, aspect in zip(paper_ids, kinds, sides, targets, aspects):
+            if side not in labels:
+                raise ValueError(f"side must be 'model' or 'expert', not {side!r}")
+            entry = entries.setdefault((paper, kind), {"paper_id": paper, "kind": kind, "model": [], "expert": []})
+            entry[side].append((target, aspect))
+            labels[side].append((target, aspect))
+        report = agreement_report(list(entries.values()))
+        report["distribution"] = {side: label_distribution(values) for side, values in labels.items()}
+        return report
