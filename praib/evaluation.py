@@ -12,6 +12,7 @@ confidence distributions with their distance to the human ones.
 from __future__ import annotations
 
 import math
+import warnings
 from collections import defaultdict
 from typing import Iterable, Sequence
 
@@ -150,8 +151,15 @@ def _agreement(columns: dict, rows: np.ndarray, reference_rows: np.ndarray, is_r
     if is_reference:
         return alpha_by_venue(*human_args)
     model = rated(rows)
-    return panel_agreement(*human_args, [columns["paper_id"][i] for i in model],
-                           [columns["rating"][i] for i in model])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        agreement = panel_agreement(*human_args, [columns["paper_id"][i] for i in model],
+                                    [columns["rating"][i] for i in model])
+    # Ratings of papers without a human panel cannot join one; say so in the results, not on stderr.
+    notes = [str(w.message) for w in caught]
+    for detail in agreement.values():
+        detail["notes"] = notes
+    return agreement
 
 
 def evaluate_reviews(
@@ -161,6 +169,8 @@ def evaluate_reviews(
     scale: str = "venue",
     workers: int | None = None,
     progress: bool = False,
+    judge: "Judge | None" = None,
+    prefilter: "EmbeddingPrefilter | None" = None,
 ) -> dict:
     """Score every group of ``reviews`` against the human reference.
 
@@ -168,6 +178,11 @@ def evaluate_reviews(
     is ``"human"`` are the reference. ``scale`` is ``"venue"`` (each review is
     parsed and its scores validated against its venue-year scale) or
     ``"generic"`` (1-10 rating, 1-5 confidence, for prompts that ask for it).
+    With a ``judge`` (:class:`praib.judge.Judge`), the judged metrics of
+    :mod:`praib.judged` are added to every group (math engagement, coverage of
+    the human atomic items, target/aspect agreement, rejection rate), with the
+    judge and its parameters recorded under ``"judge"``; ``prefilter`` skips
+    coverage pairs whose embeddings are far apart.
     Returns a JSON-ready dict with one entry per group.
     """
     unknown = [c for c in group_by if c not in reviews.column_names]
@@ -179,8 +194,8 @@ def evaluate_reviews(
     if reference is not None:
         parsed = concatenate_datasets([parsed, parse_reviews(reference, scale=scale)])
     columns = parsed.select_columns(
-        ["paper_id", "venue", "year", "decision", "source", "text", "rating", "confidence", "parse_status",
-         *group_by]).to_dict()
+        list(dict.fromkeys(["paper_id", "venue", "year", "decision", "source", "text", "rating", "confidence",
+                            "recommendation", "parse_status", *group_by]))).to_dict()
     scores = score_texts(columns["text"], workers=workers, progress=progress)
 
     positions = np.arange(len(parsed))
@@ -195,17 +210,29 @@ def evaluate_reviews(
     for i in input_rows:
         groups[_group_key({c: columns[c][i] for c in group_by}, group_by)].append(int(i))
     reference_set = set(reference_rows.tolist())
-    entries = []
+    entries, positions_of = [], []
     if reference is not None and len(reference_rows):
         entries.append(_group_entry({c: (HUMAN_SOURCE if c == "source" else None) for c in group_by},
                                     reference_rows, columns, scores, reference_rows, True, scale))
+        positions_of.append(reference_rows)
     for key, rows in sorted(groups.items(), key=lambda kv: tuple("" if v is None else str(v) for v in kv[0])):
         rows_array = np.asarray(rows, dtype=int)
         is_reference = reference is None and set(rows) <= reference_set
         entries.append(_group_entry(dict(zip(group_by, key)), rows_array, columns, scores, reference_rows,
                                     is_reference, scale))
+        positions_of.append(rows_array)
+    judged = {}
+    if judge is not None:
+        from .judged import ReviewJudgements, group_judged_metrics
+
+        judgements = ReviewJudgements(columns, judge, progress=progress)
+        for entry, rows_array in zip(entries, positions_of):
+            entry.update(group_judged_metrics(columns, rows_array.tolist(), reference_rows.tolist(),
+                                              entry["is_reference"], judgements, judge, prefilter))
+        judged = {"judge": judge.describe(), "invalid_target_aspect_labels": judgements.invalid_labels}
     entries.sort(key=lambda e: (not e["is_reference"], e["label"]))
     return _json_ready({
+        **judged,
         "praib_version": __version__,
         "group_by": list(group_by),
         "scale": scale,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -56,10 +57,8 @@ class Judge:
         if not path.exists():
             available = sorted(p.stem for p in _builtin_judge_dir().glob("*.jinja"))
             raise ValueError(f"no judge template {template!r}; built-in: {', '.join(available)}")
-        environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(path.parent)),
-                                         undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
         try:
-            return environment.get_template(path.name).render(**variables)
+            return _template(path.resolve()).render(**variables)
         except jinja2.UndefinedError as err:
             raise ValueError(f"judge template {path.name}: {err.message}") from None
 
@@ -82,6 +81,14 @@ class Judge:
         canonical = json.dumps(schema, sort_keys=True, separators=(",", ":"))
         outputs = self.backend.generate(self._requests(template, items, json_schema=canonical), progress=progress)
         return [_loads(output) for output in outputs]
+
+
+@lru_cache(maxsize=None)
+def _template(path: Path) -> jinja2.Template:
+    # Judged runs render thousands of prompts from a handful of files: compile each once.
+    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(path.parent)),
+                                     undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    return environment.get_template(path.name)
 
 
 def _closest_choice(output: str, choices: Sequence[str]) -> str:

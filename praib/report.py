@@ -16,13 +16,26 @@ def _alpha(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _number(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _judged_cells(group: dict) -> list[str]:
+    math = group.get("math_engagement") or {}
+    recall = [(group.get(f"coverage_recall_{side}") or {}).get("mean") for side in ("strengths", "weaknesses")]
+    return [_number(math.get("mean")), _number(math.get("p_pos_given_pos")), _number(math.get("p_pos_given_neg")),
+            *[_number(r) for r in recall], _number(group.get("target_aspect_f1"))]
+
+
 def behaviour_table(results: dict) -> str:
     """One row per group: counts, readability (TKC, TTR, FRE, FKG), specificity
     (citations and cross-references per review) and Krippendorff's alpha per venue
     (human panel for the reference row, panel plus the group's ratings otherwise)."""
     venues = sorted({v for g in results["groups"] for v in g["krippendorff_alpha"]})
+    judged = "judge" in results
     header = ["Source", "n", "unparsed", "TKC", "TTR", "FRE", "FKG", "Cit.", "Xref.",
-              *[f"α {v}" for v in venues]]
+              *[f"α {v}" for v in venues],
+              *(["Math", "P(+|+)", "P(+|-)", "Cov. S", "Cov. W", "T/A F1"] if judged else [])]
     rows = [header]
     for group in results["groups"]:
         rows.append([
@@ -36,6 +49,7 @@ def behaviour_table(results: dict) -> str:
             _mean_std(group["citations"], 2),
             _mean_std(group["xref"], 2),
             *[_alpha(group["krippendorff_alpha"].get(v)) for v in venues],
+            *(_judged_cells(group) if judged else []),
         ])
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths)))
@@ -47,6 +61,12 @@ def behaviour_table(results: dict) -> str:
     if not results["n_reference_reviews"]:
         notes.append("No human reviews found (no record with source 'human' and no --reference): agreement and "
                      "comparisons with humans are left out.")
+    if judged:
+        judge = results["judge"]
+        notes.append(f"Judged by {judge['model']} ({judge['backend']}, temperature {judge['temperature']}): Math = "
+                     "share of reviews engaging with the mathematics, P(+|+)/P(+|-) given the human reviews of the "
+                     "paper did / did not; Cov. S/W = atomic recall of the human strengths/weaknesses; T/A F1 = "
+                     "target/aspect label-set agreement with the human reviews.")
     skipped = sum(g["skipped"]["text_metrics"] for g in results["groups"])
     if skipped:
         notes.append(f"{skipped} review(s) without text were skipped by the text metrics.")

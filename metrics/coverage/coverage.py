@@ -1,0 +1,67 @@
+"""Coverage of human atomic comments by generated ones, from yes/no judgement matrices."""
+
+import datasets
+import evaluate
+import numpy as np
+
+from praib import PRAIB_CITATION
+from praib.coverage import coverage_metrics, summarise_pairs
+
+_CITATION = PRAIB_CITATION
+
+_DESCRIPTION = """\
+Information coverage as in PRAIB (section 8, Appendix J). For one review pair and one side
+(strengths or weaknesses), M is the H x G yes/no matrix of judgements "does generated item j
+contain substantive information from human item i", and E = sum(M):
+recall = human items with a yes / H, precision = generated items with a yes / G,
+density = E / H, compaction = E / G (density and compaction over all items; the conditional
+versions E / covered human items and E / matched generated items are returned as
+density_covered and compaction_matched). Each is summarised over review pairs as mean,
+sample standard deviation and count (undefined values, e.g. recall when H = 0, are skipped).
+This module does not call a judge: produce the matrices with praib.coverage.judge_pairs.
+"""
+
+_KWARGS_DESCRIPTION = """\
+Args:
+    human_items (`list` of `int`): H, the number of human items of each review pair.
+    generated_items (`list` of `int`): G, the number of generated items of each review pair.
+    judgements (`list` of `list` of `int`): the H x G matrix of each review pair flattened row
+        by row (human item i, generated item j at position i * G + j), 1 = yes, 0 = no.
+    return_per_pair (`bool`, default False): also return the metrics of each review pair.
+Returns:
+    recall, precision, density, compaction, density_covered, compaction_matched: each a dict
+    with `mean`, `std` (ddof=1) and `n`.
+Examples:
+    >>> coverage = evaluate.load("metrics/coverage")
+    >>> result = coverage.compute(human_items=[2], generated_items=[3], judgements=[[1, 1, 0, 0, 0, 0]])
+    >>> result["recall"]["mean"], result["precision"]["mean"], result["density"]["mean"]
+    (0.5, 0.6666666666666666, 1.0)
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class Coverage(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({
+                "human_items": datasets.Value("int32"),
+                "generated_items": datasets.Value("int32"),
+                "judgements": datasets.Sequence(datasets.Value("int8")),
+            }),
+        )
+
+    def _compute(self, human_items, generated_items, judgements, return_per_pair=False):
+        rows = []
+        for h, g, flat in zip(human_items, generated_items, judgements):
+            flat = list(flat)
+            if len(flat) != h * g:
+                raise ValueError(f"a review pair with {h} human and {g} generated items needs {h * g} "
+                                 f"judgements, got {len(flat)}")
+            rows.append(coverage_metrics(np.asarray(flat, dtype=bool).reshape(h, g)))
+        result = summarise_pairs(rows)
+        if return_per_pair:
+            result["per_pair"] = rows
+        return result

@@ -1,0 +1,110 @@
+"""`praib evaluate --judge` end to end: judged metrics added to every group, through a stub judge whose
+answers depend on the judge template and the text it is shown, so every number is known by hand."""
+
+import json
+
+import pytest
+
+from praib.evaluation import evaluate_reviews
+from praib.judge import Judge
+from praib.records import coerce_record, records_to_dataset
+
+HUMAN = "HUMAN REVIEW. The loss in Eq. (3) is wrong. Strengths: clear. Weaknesses: small data; no ablation."
+MODEL = ("**Summary:** A method.\n**Strengths:** clear writing.\n**Weaknesses:** small data.\n"
+         "**Rating:** 3\n**Confidence:** 4\nFinal judgement: Reject")
+
+
+class TemplateAwareStub:
+    """Answers like a perfectly predictable judge."""
+
+    name, model, model_revision = "stub", "stub-judge", None
+
+    def __init__(self):
+        self.templates = []
+
+    def generate(self, requests, progress=False):
+        return [self.answer(r.template, r.messages[-1][1]) for r in requests]
+
+    def answer(self, template, prompt):
+        self.templates.append(template)
+        if template == "judge:math_engagement":
+            return json.dumps({"rationale": "r", "verdict": "yes" if "HUMAN REVIEW" in prompt else "no"})
+        if template == "judge:atomic_human":
+            return json.dumps({"strengths": ["hs1 clear"], "weaknesses": ["hw1 small data", "hw2 no ablation"]})
+        if template == "judge:atomic_generated":
+            return json.dumps({"strengths": ["gs1 clear writing"], "weaknesses": ["gw1 small data"]})
+        if template == "judge:coverage":
+            covered = ("hw1" in prompt and "gw1" in prompt) or ("hs1" in prompt and "gs1" in prompt)
+            return "yes" if covered else "no"
+        if template.startswith("judge:target_"):
+            return "Method"
+        if template.startswith("judge:aspect_"):
+            return "Validity"
+        raise AssertionError(f"unexpected judge template {template}")
+
+
+def dataset():
+    rows = [
+        {"paper_id": "p1", "venue": "ICLR", "year": 2025, "decision": "Reject", "source": "human", "text": HUMAN,
+         "rating": 3},
+        {"paper_id": "p1", "venue": "ICLR", "year": 2025, "decision": "Reject", "source": "lm", "model": "lm",
+         "prompt": "guidelines", "text": MODEL},
+    ]
+    return records_to_dataset([coerce_record(r, "review", f"row {i}") for i, r in enumerate(rows)])
+
+
+@pytest.fixture
+def results():
+    stub = TemplateAwareStub()
+    out = evaluate_reviews(dataset(), judge=Judge(stub))
+    out["_templates"] = stub.templates
+    return out
+
+
+def test_judged_metrics_by_hand(results):
+    human, model = results["groups"]
+    assert human["label"] == "human" and model["label"] == "lm/guidelines"
+    assert human["math_engagement"]["mean"] == 1.0
+    # The model never engages; the only paper is human-positive, so P(+|+) = 0/1 and P(+|-) is undefined.
+    assert model["math_engagement"]["mean"] == 0.0
+    assert model["math_engagement"]["p_pos_given_pos"] == 0.0
+    assert model["math_engagement"]["p_pos_given_neg"] is None
+    # Weaknesses: human hw1, hw2; generated gw1 covers hw1 only -> recall 1/2, precision 1/1.
+    assert model["coverage_recall_weaknesses"]["mean"] == 0.5
+    assert model["coverage_precision_weaknesses"]["mean"] == 1.0
+    assert model["coverage_recall_strengths"]["mean"] == 1.0
+    assert model["coverage_precision_strengths"]["mean"] == 1.0
+    # Every item is (Method, Validity) on both sides -> identical label sets -> F1 = 1.
+    assert model["target_aspect_f1"] == 1.0
+    # The model recommends rejection of the rejected paper.
+    assert model["rejection_rate"]["rate"] == 1.0
+
+
+def test_judge_is_recorded_and_every_metric_went_through_it(results):
+    assert results["judge"]["model"] == "stub-judge" and results["judge"]["temperature"] == 0.0
+    assert results["invalid_target_aspect_labels"] == 0
+    assert {"judge:math_engagement", "judge:atomic_human", "judge:atomic_generated", "judge:coverage",
+            "judge:target_strength", "judge:aspect_weakness"} <= set(results["_templates"])
+
+
+def test_judged_run_through_the_cli_with_the_tiny_model(tmp_path, tiny_model_dir):
+    from click.testing import CliRunner
+
+    from praib.cli import main
+
+    path = tmp_path / "reviews.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in dataset().to_list()))
+    output = tmp_path / "results.json"
+    result = CliRunner().invoke(main, ["evaluate", str(path), "--judge", str(tiny_model_dir), "--judge-backend",
+                                       "transformers", "--judge-max-new-tokens", "8", "--cache-dir",
+                                       str(tmp_path / "cache"), "-o", str(output), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    results = json.loads(output.read_text())
+    assert results["judge"]["backend"] == "transformers"
+    model = results["groups"][1]
+    for key in ("math_engagement", "coverage_recall_strengths", "coverage_recall_weaknesses",
+                "coverage_precision_strengths", "coverage_precision_weaknesses", "target_aspect_f1"):
+        assert key in model
+
+
+from tests.tiny_model import tiny_model_dir  # noqa: E402,F401
