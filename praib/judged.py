@@ -11,7 +11,15 @@ label (target-aspect agreement). Per group this gives:
   group's atomic items cover the human items of the same paper (Appendix J);
 * ``target_aspect_f1`` and ``target_aspect``: agreement of the group's
   (target, aspect) label sets with the human reviews' per paper;
-* ``rejection_rate``: share of reject recommendations on rejected papers.
+* ``rejection_rate``: share of reject recommendations on rejected papers;
+* ``math_engagement_rules`` and ``math_methods_agreement``: the offline rule-based
+  detector, labelled as such, and its agreement with the judge;
+* ``atomic``: counts and lengths of atomic items (overall and by decision), the
+  weakness-to-strength ratio, intra-review overlap and extraction fidelity.
+
+:func:`second_judge_agreement` re-runs the judged decisions with another judge on
+the same inputs and reports the two judges' agreement, and :func:`judgement_records`
+gives every review's judgements as a table (``praib score``).
 
 All calls go through one :class:`praib.judge.Judge`, normally behind the on-disk
 call cache, so an interrupted judged run resumes and a re-run costs nothing.
@@ -22,10 +30,16 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Sequence
 
-from .atomic import AtomicItems, extract_atomic
-from .coverage import EmbeddingPrefilter, coverage_for_papers
+import numpy as np
+
+from datasets import Dataset, Features, List, Value
+
+from .atomic import AtomicItems, atomic_statistics, extract_atomic, extraction_fidelity, overlap_summary
+from .coverage import EmbeddingPrefilter, coverage_for_papers, judge_many
+from .evaluation import summarise
 from .judge import Judge
-from .math_engagement import judge_math_engagement, math_engagement_summary
+from .judge_quality import two_judge_agreement
+from .math_engagement import detect_math_rule_based, judge_math_engagement, math_engagement_summary, method_agreement
 from .records import HUMAN_SOURCE
 from .target_aspect import agreement_report, label_items, rejection_rate
 
@@ -38,9 +52,12 @@ class ReviewJudgements:
     def __init__(self, columns: dict, judge: Judge, progress: bool = False):
         texts = columns["text"]
         rows = [i for i, text in enumerate(texts) if text and text.strip()]
-        self.math = [None] * len(texts)
+        self.rows = rows
+        self.math: list[bool | None] = [None] * len(texts)
+        self.math_rationale: list[str | None] = [None] * len(texts)
         for i, judgement in zip(rows, judge_math_engagement([texts[i] for i in rows], judge, progress=progress)):
-            self.math[i] = judgement.engages
+            self.math[i], self.math_rationale[i] = judgement.engages, judgement.rationale
+        self.math_rules = [detect_math_rule_based(text) if i in set(rows) else None for i, text in enumerate(texts)]
         self.atomic: list[AtomicItems | None] = [None] * len(texts)
         for regime, wanted in (("human", True), ("generated", False)):
             chosen = [i for i in rows if (columns["source"][i] == HUMAN_SOURCE) == wanted]
@@ -63,10 +80,11 @@ def group_judged_metrics(columns: dict, rows: Sequence[int], reference_rows: Seq
                          prefilter: EmbeddingPrefilter | None = None) -> dict[str, Any]:
     """The judged metrics of the reviews at ``rows`` against the human reviews at ``reference_rows``."""
     paper = columns["paper_id"]
+    common = _per_review_metrics(columns, rows, judgements)
     if is_reference:
         summary = math_engagement_summary([paper[i] for i in rows], [HUMAN_SOURCE] * len(rows),
                                           [judgements.math[i] for i in rows])
-        return {"math_engagement": summary["share"].get(HUMAN_SOURCE)}
+        return {"math_engagement": summary["share"].get(HUMAN_SOURCE), **common}
 
     group_label = "group"
     both = list(rows) + list(reference_rows)
@@ -102,6 +120,7 @@ def group_judged_metrics(columns: dict, rows: Sequence[int], reference_rows: Seq
 
     return {
         "math_engagement": math,
+        **common,
         **{key: value for key, value in coverage.items() if key.startswith("coverage_")},
         "coverage_judge_calls": coverage.get("judge_calls"),
         "coverage_invalid_answers": coverage.get("invalid_answers"),
@@ -111,3 +130,109 @@ def group_judged_metrics(columns: dict, rows: Sequence[int], reference_rows: Seq
         "rejection_rate": rejection_rate([columns["recommendation"][i] for i in rows],
                                          [columns["decision"][i] for i in rows]),
     }
+
+
+def _per_review_metrics(columns: dict, rows: Sequence[int], judgements: ReviewJudgements) -> dict[str, Any]:
+    """The rule-based math detector beside the judge, and the atomic-item statistics."""
+    items = [judgements.atomic[i] for i in rows if judgements.atomic[i] is not None]
+    fidelity = [score for i in rows if judgements.atomic[i] is not None and judgements.atomic[i].valid
+                for score in extraction_fidelity(judgements.atomic[i], columns["text"][i])]
+    return {
+        "math_engagement_rules": {**summarise(judgements.math_rules[i] for i in rows), "method": "rules"},
+        "math_methods_agreement": method_agreement([judgements.math[i] for i in rows],
+                                                   [judgements.math_rules[i] for i in rows]),
+        "atomic": {
+            "statistics": atomic_statistics(items, [columns["decision"][i] for i in rows
+                                                    if judgements.atomic[i] is not None]),
+            "overlap": overlap_summary(items),
+            "fidelity_rouge_l": summarise(fidelity),
+        },
+    }
+
+
+def _coverage_pairs(columns: dict, judgements: ReviewJudgements, human_rows: Sequence[int],
+                    generated_rows: Sequence[int]) -> list[tuple[list[str], list[str]]]:
+    """Every (human review, generated review, side) item pair of the same paper."""
+    paper = columns["paper_id"]
+    humans: dict[Any, list[AtomicItems]] = defaultdict(list)
+    for i in human_rows:
+        if judgements.atomic[i] is not None and judgements.atomic[i].valid:
+            humans[paper[i]].append(judgements.atomic[i])
+    pairs = []
+    for i in generated_rows:
+        generated = judgements.atomic[i]
+        if generated is None or not generated.valid:
+            continue
+        for human in humans.get(paper[i], []):
+            for side, _ in KINDS:
+                pairs.append((human.side(side), generated.side(side)))
+    return pairs
+
+
+def second_judge_agreement(columns: dict, judgements: ReviewJudgements, first: Judge, second: Judge,
+                           reference_rows: Sequence[int], progress: bool = False) -> dict[str, Any]:
+    """Agreement of two judges on the same decisions: math engagement of every review,
+    the target and the aspect of every atomic item (as extracted by the first judge), and
+    every coverage pair. Cohen's kappa, Krippendorff's alpha and raw agreement for each."""
+    texts = [columns["text"][i] for i in judgements.rows]
+    second_math = [j.engages for j in judge_math_engagement(texts, second, progress=progress)]
+    result: dict[str, Any] = {
+        "judge": second.describe(),
+        "math_engagement": two_judge_agreement([judgements.math[i] for i in judgements.rows], second_math),
+    }
+    for side, kind in KINDS:
+        owners = [(i, item) for i in judgements.rows if judgements.atomic[i] and judgements.atomic[i].valid
+                  for item in judgements.atomic[i].side(side)]
+        # Labels were stored in this same review and item order when the first judge ran.
+        first_labels = [label for i in judgements.rows for label in judgements.labels.get((i, side), [])]
+        second_labels = label_items([item for _, item in owners], kind, second, progress=progress)
+        result[f"target_{kind}"] = two_judge_agreement([t for t, _ in first_labels], [t for t, _ in second_labels])
+        result[f"aspect_{kind}"] = two_judge_agreement([a for _, a in first_labels], [a for _, a in second_labels])
+    reference = set(reference_rows)
+    pairs = _coverage_pairs(columns, judgements, reference_rows, [i for i in judgements.rows if i not in reference])
+    decisions = [np.concatenate([m.yes.ravel() for m in judge_many(pairs, judge)]) if pairs else np.array([])
+                 for judge in (first, second)]
+    result["coverage_pairs"] = two_judge_agreement(decisions[0].tolist(), decisions[1].tolist())
+    return result
+
+
+JUDGEMENT_FEATURES = Features({
+    "review_id": Value("string"),
+    "paper_id": Value("string"),
+    "source": Value("string"),
+    "judge_model": Value("string"),
+    "math_engages": Value("bool"),
+    "math_rationale": Value("string"),
+    "math_rules": Value("bool"),
+    "atomic_valid": Value("bool"),
+    "strengths": List(Value("string")),
+    "weaknesses": List(Value("string")),
+    "strength_targets": List(Value("string")),
+    "strength_aspects": List(Value("string")),
+    "weakness_targets": List(Value("string")),
+    "weakness_aspects": List(Value("string")),
+})
+
+
+def judgement_records(columns: dict, judgements: ReviewJudgements, judge: Judge) -> Dataset:
+    """One row of :data:`JUDGEMENT_FEATURES` per review with text: what the judge decided."""
+    rows = []
+    for i in judgements.rows:
+        atomic = judgements.atomic[i]
+        labels = {side: judgements.labels.get((i, side), []) for side, _ in KINDS}
+        rows.append({
+            "review_id": columns["review_id"][i], "paper_id": columns["paper_id"][i],
+            "source": columns["source"][i], "judge_model": judge.backend.model,
+            "math_engages": judgements.math[i], "math_rationale": judgements.math_rationale[i],
+            "math_rules": judgements.math_rules[i],
+            "atomic_valid": None if atomic is None else atomic.valid,
+            "strengths": [] if atomic is None else atomic.strengths,
+            "weaknesses": [] if atomic is None else atomic.weaknesses,
+            "strength_targets": [t for t, _ in labels["strengths"]],
+            "strength_aspects": [a for _, a in labels["strengths"]],
+            "weakness_targets": [t for t, _ in labels["weaknesses"]],
+            "weakness_aspects": [a for _, a in labels["weaknesses"]],
+        })
+    if not rows:
+        return Dataset.from_dict({name: [] for name in JUDGEMENT_FEATURES}, features=JUDGEMENT_FEATURES)
+    return Dataset.from_list(rows, features=JUDGEMENT_FEATURES)

@@ -108,3 +108,84 @@ def test_judged_run_through_the_cli_with_the_tiny_model(tmp_path, tiny_model_dir
 
 
 from tests.tiny_model import tiny_model_dir  # noqa: E402,F401
+
+
+class SecondStub(TemplateAwareStub):
+    """Like the first judge, except that it finds maths in every review."""
+
+    name, model = "stub2", "second-judge"
+
+    def answer(self, template, prompt):
+        if template == "judge:math_engagement":
+            return json.dumps({"rationale": "r", "verdict": "yes"})
+        return super().answer(template, prompt)
+
+
+def test_second_judge_agreement_by_hand():
+    results = evaluate_reviews(dataset(), judge=Judge(TemplateAwareStub()), second_judge=Judge(SecondStub()))
+    second = results["second_judge"]
+    assert second["judge"]["model"] == "second-judge"
+    # Math: first judge (yes, no), second (yes, yes). Agreement 1/2; p_e = 0.5 * 1 + 0.5 * 0 = 0.5 -> kappa 0.
+    assert second["math_engagement"]["agreement"] == 0.5
+    assert second["math_engagement"]["cohen_kappa"] == pytest.approx(0.0)
+    # Same labels and coverage answers everywhere: full agreement (kappa undefined: one category).
+    assert second["target_weakness"]["agreement"] == 1.0 and second["target_weakness"]["n"] == 3
+    assert second["coverage_pairs"]["agreement"] == 1.0 and second["coverage_pairs"]["n"] == 3
+
+
+def test_rule_based_math_and_atomic_statistics_sit_beside_the_judge(results):
+    human, model = results["groups"]
+    # HUMAN cites "Eq. (3)": the rules fire; the model review has no formal reference.
+    assert human["math_engagement_rules"]["mean"] == 1.0 and human["math_engagement_rules"]["method"] == "rules"
+    assert model["math_engagement_rules"]["mean"] == 0.0
+    assert model["math_methods_agreement"]["agreement"] == 1.0
+    stats = model["atomic"]["statistics"]["all"]
+    assert stats["n_reviews"] == 1
+    human_stats = human["atomic"]["statistics"]["reject"]
+    assert human_stats["n_reviews"] == 1
+
+
+def test_prefilter_savings_and_audit_are_reported():
+    from praib.coverage import EmbeddingPrefilter
+
+    # A threshold no pair reaches: all 3 item pairs (2 weakness + 1 strength) are skipped.
+    results = evaluate_reviews(dataset(), judge=Judge(TemplateAwareStub()),
+                               prefilter=EmbeddingPrefilter(threshold=0.999))
+    prefilter = results["coverage_prefilter"]
+    assert prefilter["pairs_total"] == 3 and prefilter["calls_saved"] == 3 and prefilter["judge_calls"] == 0
+    # The audit judges the skipped pairs: hw1-gw1 and hs1-gs1 would have been "yes".
+    assert prefilter["audit"]["sampled"] == 3 and prefilter["audit"]["changed"] == 2
+    assert results["groups"][1]["coverage_recall_weaknesses"]["mean"] == 0.0
+
+
+def test_score_writes_every_review_judgement(tmp_path, tiny_model_dir):
+    from click.testing import CliRunner
+
+    from praib.cli import main
+    from praib.judged import JUDGEMENT_FEATURES
+    from praib.records import save_records
+
+    path = save_records(dataset(), tmp_path / "reviews.parquet")
+    output = tmp_path / "judgements.parquet"
+    result = CliRunner().invoke(main, ["score", str(path), "--judge", str(tiny_model_dir), "--judge-max-new-tokens",
+                                       "8", "--cache-dir", str(tmp_path / "cache"), "-o", str(output),
+                                       "--no-progress"])
+    assert result.exit_code == 0, result.output
+    import datasets
+
+    table = datasets.Dataset.from_parquet(str(output))
+    assert len(table) == 2 and set(JUDGEMENT_FEATURES) == set(table.column_names)
+    assert table["math_rules"] == [True, False]
+    assert table["judge_model"] == [str(tiny_model_dir)] * 2
+
+
+def test_judgement_records_with_a_stub_judge():
+    from praib.judged import ReviewJudgements, judgement_records
+
+    columns = dataset().to_dict()
+    judge = Judge(TemplateAwareStub())
+    table = judgement_records(columns, ReviewJudgements(columns, judge), judge)
+    human, model = table.to_list()
+    assert (human["math_engages"], model["math_engages"]) == (True, False)
+    assert human["weaknesses"] == ["hw1 small data", "hw2 no ablation"]
+    assert model["weakness_targets"] == ["Method"] and model["strength_aspects"] == ["Validity"]
