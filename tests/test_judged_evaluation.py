@@ -189,3 +189,14 @@ def test_judgement_records_with_a_stub_judge():
     assert (human["math_engages"], model["math_engages"]) == (True, False)
     assert human["weaknesses"] == ["hw1 small data", "hw2 no ablation"]
     assert model["weakness_targets"] == ["Method"] and model["strength_aspects"] == ["Validity"]
+
+
+def test_a_judged_rerun_is_free_through_the_call_cache(tmp_path):
+    from praib.generation.cache import CachedBackend, CallCache
+
+    first_stub, second_stub = TemplateAwareStub(), TemplateAwareStub()
+    first = evaluate_reviews(dataset(), judge=Judge(CachedBackend(first_stub, CallCache(tmp_path))))
+    assert first_stub.templates  # the first run asked the judge
+    again = evaluate_reviews(dataset(), judge=Judge(CachedBackend(second_stub, CallCache(tmp_path))))
+    assert second_stub.templates == []  # every call came from the on-disk cache
+    assert again["groups"] == first["groups"]
