@@ -232,7 +232,13 @@ def evaluate_reviews(
         for entry, rows_array in zip(entries, positions_of):
             entry.update(group_judged_metrics(columns, rows_array.tolist(), reference_rows.tolist(),
                                               entry["is_reference"], judgements, judge, prefilter))
-        judged = {"judge": judge.describe(), "invalid_target_aspect_labels": judgements.invalid_labels}
+        judged = {"judge": judge.describe(), "invalid_judge_answers": {
+            "math_engagement": sum(judgements.math[i] is None for i in judgements.rows),
+            "atomic_extraction": sum(not judgements.atomic[i].valid for i in judgements.rows
+                                     if judgements.atomic[i] is not None),
+            "target_aspect_labels": judgements.invalid_labels,
+            "of_reviews": len(judgements.rows),
+        }}
         if prefilter is not None:
             judged["coverage_prefilter"] = {**prefilter.stats(), "audit": prefilter.audit(sample_size=50, seed=0)}
         if second_judge is not None:

@@ -67,6 +67,11 @@ def behaviour_table(results: dict) -> str:
                      "share of reviews engaging with the mathematics, P(+|+)/P(+|-) given the human reviews of the "
                      "paper did / did not; Cov. S/W = atomic recall of the human strengths/weaknesses; T/A F1 = "
                      "target/aspect label-set agreement with the human reviews.")
+        invalid = results["invalid_judge_answers"]
+        if invalid["math_engagement"] or invalid["atomic_extraction"] or invalid["target_aspect_labels"]:
+            notes.append(f"Unreadable judge answers (left out, never guessed): math {invalid['math_engagement']} "
+                         f"and atomic extraction {invalid['atomic_extraction']} of {invalid['of_reviews']} reviews, "
+                         f"{invalid['target_aspect_labels']} target/aspect labels.")
     skipped = sum(g["skipped"]["text_metrics"] for g in results["groups"])
     if skipped:
         notes.append(f"{skipped} review(s) without text were skipped by the text metrics.")

@@ -82,7 +82,8 @@ def test_judged_metrics_by_hand(results):
 
 def test_judge_is_recorded_and_every_metric_went_through_it(results):
     assert results["judge"]["model"] == "stub-judge" and results["judge"]["temperature"] == 0.0
-    assert results["invalid_target_aspect_labels"] == 0
+    assert results["invalid_judge_answers"] == {"math_engagement": 0, "atomic_extraction": 0,
+                                                "target_aspect_labels": 0, "of_reviews": 2}
     assert {"judge:math_engagement", "judge:atomic_human", "judge:atomic_generated", "judge:coverage",
             "judge:target_strength", "judge:aspect_weakness"} <= set(results["_templates"])
 
@@ -101,6 +102,9 @@ def test_judged_run_through_the_cli_with_the_tiny_model(tmp_path, tiny_model_dir
     assert result.exit_code == 0, result.output
     results = json.loads(output.read_text())
     assert results["judge"]["backend"] == "transformers"
+    # A random-weight judge writes no readable JSON: counted and reported, never guessed.
+    assert results["invalid_judge_answers"]["math_engagement"] == 2
+    assert "Unreadable judge answers" in result.output
     model = results["groups"][1]
     for key in ("math_engagement", "coverage_recall_strengths", "coverage_recall_weaknesses",
                 "coverage_precision_strengths", "coverage_precision_weaknesses", "target_aspect_f1"):
