@@ -41,7 +41,7 @@ from .judge import Judge
 from .judge_quality import two_judge_agreement
 from .math_engagement import detect_math_rule_based, judge_math_engagement, math_engagement_summary, method_agreement
 from .records import HUMAN_SOURCE
-from .target_aspect import agreement_report, label_items, rejection_rate
+from .target_aspect import agreement_report, label_distribution, label_items, rejection_rate
 
 KINDS = (("strengths", "strength"), ("weaknesses", "weakness"))
 
@@ -138,6 +138,9 @@ def _per_review_metrics(columns: dict, rows: Sequence[int], judgements: ReviewJu
     fidelity = [score for i in rows if judgements.atomic[i] is not None and judgements.atomic[i].valid
                 for score in extraction_fidelity(judgements.atomic[i], columns["text"][i])]
     return {
+        "target_aspect_distribution": {side: label_distribution([label for i in rows
+                                                                 for label in judgements.labels.get((i, side), [])])
+                                       for side, _ in KINDS},
         "math_engagement_rules": {**summarise(judgements.math_rules[i] for i in rows), "method": "rules"},
         "math_methods_agreement": method_agreement([judgements.math[i] for i in rows],
                                                    [judgements.math_rules[i] for i in rows]),

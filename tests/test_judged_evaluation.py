@@ -76,6 +76,9 @@ def test_judged_metrics_by_hand(results):
     assert model["coverage_precision_strengths"]["mean"] == 1.0
     # Every item is (Method, Validity) on both sides -> identical label sets -> F1 = 1.
     assert model["target_aspect_f1"] == 1.0
+    distribution = human["target_aspect_distribution"]["weaknesses"]
+    assert distribution["targets"]["Method"] == 1.0 and distribution["aspects"]["Validity"] == 1.0
+    assert distribution["n"] == 2 and distribution["targets"]["Theory"] == 0.0
     # The model recommends rejection of the rejected paper.
     assert model["rejection_rate"]["rate"] == 1.0
 
