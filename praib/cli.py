@@ -70,6 +70,8 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
     INPUT is a JSONL, JSON or Parquet file of review records, a saved dataset
     directory, or a Hub dataset id ('org/name' or 'org/name:config').
     """
+    from praib.generation.backends import BackendError
+
     from .evaluation import evaluate_reviews
     from .records import RecordError, load_records
     from .report import behaviour_table
@@ -95,14 +97,8 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
         results = evaluate_reviews(reviews, reference, group_by=[c.strip() for c in group_by.split(",") if c.strip()],
                                    scale=scale, workers=workers, progress=not no_progress, judge=judge,
                                    prefilter=prefilter, second_judge=second_judge)
-    except (RecordError, ValueError) as err:
+    except (RecordError, ValueError, BackendError) as err:
         raise click.ClickException(str(err)) from None
-    except Exception as err:
-        from praib.generation.backends import BackendError
-
-        if isinstance(err, BackendError):
-            raise click.ClickException(str(err)) from None
-        raise
     results["input"] = "praib demo set (illustrative)" if demo else str(input_path)
     results["reference"] = reference_path
     click.echo(behaviour_table(results))
@@ -327,6 +323,8 @@ def score(input_path, output, split, judge_model, judge_backend, judge_base_url,
     """Judge every review of INPUT once and write what the judge decided: math engagement with its
     rationale (and the rule-based detector), atomic strengths and weaknesses, and their target and
     aspect labels. `praib evaluate --judge` with the same judge and cache reuses these calls."""
+    from praib.generation.backends import BackendError
+
     from .judged import ReviewJudgements, judgement_records
     from .parsing import parse_reviews
     from .records import RecordError, load_records, save_records
@@ -339,14 +337,8 @@ def score(input_path, output, split, judge_model, judge_backend, judge_base_url,
         columns = reviews.select_columns(["review_id", "paper_id", "source", "text"]).to_dict()
         judgements = ReviewJudgements(columns, judge, progress=not no_progress)
         table = judgement_records(columns, judgements, judge)
-    except (RecordError, ValueError) as err:
+    except (RecordError, ValueError, BackendError) as err:
         raise click.ClickException(str(err)) from None
-    except Exception as err:
-        from praib.generation.backends import BackendError
-
-        if isinstance(err, BackendError):
-            raise click.ClickException(str(err)) from None
-        raise
     save_records(table, output)
     click.echo(f"judged {len(table)} reviews with {judge_model}; wrote {output}")
 

@@ -8,17 +8,7 @@ from praib.atomic import (
 )
 from praib.judge import Judge
 from tests.tiny_model import tiny_model_dir  # noqa: F401
-
-
-class StubBackend:
-    name, model, model_revision = "stub", "stub-judge", "rev1"
-
-    def __init__(self, answers):
-        self.answers, self.requests = answers, []
-
-    def generate(self, requests, progress=False):
-        self.requests.extend(requests)
-        return [self.answers[i % len(self.answers)] for i in range(len(requests))]
+from tests.stubs import RecordingBackend
 
 
 HUMAN_REVIEW = ("The idea is original and the writing is clear. However, the experiments use only two small "
@@ -29,7 +19,7 @@ def test_extract_atomic_parses_json_and_counts_invalid_answers():
     good = json.dumps({"strengths": ["The idea is original and the writing is clear."],
                        "weaknesses": ["the experiments use only two small datasets, which makes the claims hard "
                                       "to trust.", "The proof of Theorem 1 is missing a step.", "  "]})
-    backend = StubBackend([good, "I cannot do this", '{"strengths": "x", "weaknesses": []}', '{"strengths": []}'])
+    backend = RecordingBackend([good, "I cannot do this", '{"strengths": "x", "weaknesses": []}', '{"strengths": []}'])
     items = extract_atomic([HUMAN_REVIEW] * 4, Judge(backend), "human")
     assert items[0] == AtomicItems(["The idea is original and the writing is clear."],
                                    ["the experiments use only two small datasets, which makes the claims hard to "
@@ -42,7 +32,7 @@ def test_extract_atomic_parses_json_and_counts_invalid_answers():
 
 
 def test_the_two_regimes_use_different_templates():
-    backend = StubBackend(['{"strengths": [], "weaknesses": []}'])
+    backend = RecordingBackend(['{"strengths": [], "weaknesses": []}'])
     extract_atomic(["## Strengths\n- A\n## Weaknesses\n- B"], Judge(backend), "generated")
     extract_atomic(["free text"], Judge(backend), "human")
     generated, human = (r.messages[0][1] for r in backend.requests)

@@ -1,17 +1,7 @@
 import pytest
 
 from praib.judge import Judge
-
-
-class RecordingBackend:
-    name, model, model_revision = "stub", "stub-judge", "rev1"
-
-    def __init__(self, answers):
-        self.answers, self.requests = answers, []
-
-    def generate(self, requests, progress=False):
-        self.requests.extend(requests)
-        return [self.answers[i % len(self.answers)] for i in range(len(requests))]
+from tests.stubs import RecordingBackend
 
 
 @pytest.fixture

@@ -21,19 +21,9 @@ from praib.math_engagement import (
     rule_based_judgements,
 )
 from tests.tiny_model import tiny_model_dir  # noqa: F401  (fixture)
+from tests.stubs import RecordingBackend
 
 METRIC = Path(__file__).resolve().parents[1] / "metrics" / "math_engagement"
-
-
-class RecordingBackend:
-    name, model, model_revision = "stub", "stub-judge", "rev1"
-
-    def __init__(self, answers):
-        self.answers, self.requests = answers, []
-
-    def generate(self, requests, progress=False):
-        self.requests.extend(requests)
-        return [self.answers[i % len(self.answers)] for i in range(len(requests))]
 
 
 # ---------------------------------------------------------------------------------------------
