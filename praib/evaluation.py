@@ -172,6 +172,7 @@ def evaluate_reviews(
     judge: "Judge | None" = None,
     prefilter: "EmbeddingPrefilter | None" = None,
     second_judge: "Judge | None" = None,
+    meta_reviews: Dataset | None = None,
 ) -> dict:
     """Score every group of ``reviews`` against the human reference.
 
@@ -185,7 +186,9 @@ def evaluate_reviews(
     judge and its parameters recorded under ``"judge"``; ``prefilter`` skips
     coverage pairs whose embeddings are far apart (its savings and an audit of
     the skipped pairs are reported); ``second_judge`` re-judges the same inputs
-    and reports the two judges' agreement under ``"second_judge"``.
+    and reports the two judges' agreement under ``"second_judge"``; with
+    ``meta_reviews`` (MetaReview records) the expert side of the target/aspect
+    agreement is each paper's restructured meta-review instead of its human reviews.
     Returns a JSON-ready dict with one entry per group.
     """
     unknown = [c for c in group_by if c not in reviews.column_names]
@@ -229,10 +232,23 @@ def evaluate_reviews(
         from .judged import ReviewJudgements, group_judged_metrics
 
         judgements = ReviewJudgements(columns, judge, progress=progress)
+        expert_labels = None
+        if meta_reviews is not None:
+            from .judged import meta_review_expert_labels
+
+            human_texts: dict = defaultdict(list)
+            for i in reference_rows:
+                if columns["text"][i]:
+                    human_texts[columns["paper_id"][i]].append(columns["text"][i])
+            expert_labels = meta_review_expert_labels(
+                {row["paper_id"]: row["text"] for row in meta_reviews if row["text"]}, human_texts, judge,
+                progress=progress)
         for entry, rows_array in zip(entries, positions_of):
             entry.update(group_judged_metrics(columns, rows_array.tolist(), reference_rows.tolist(),
-                                              entry["is_reference"], judgements, judge, prefilter))
-        judged = {"judge": judge.describe(), "invalid_judge_answers": {
+                                              entry["is_reference"], judgements, judge, prefilter, expert_labels))
+        judged = {"judge": judge.describe(),
+                  "target_aspect_expert": "meta_reviews" if meta_reviews is not None else "human_reviews",
+                  "invalid_judge_answers": {
             "math_engagement": sum(judgements.math[i] is None for i in judgements.rows),
             "atomic_extraction": sum(not judgements.atomic[i].valid for i in judgements.rows
                                      if judgements.atomic[i] is not None),

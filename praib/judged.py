@@ -41,7 +41,8 @@ from .judge import Judge
 from .judge_quality import two_judge_agreement
 from .math_engagement import detect_math_rule_based, judge_math_engagement, math_engagement_summary, method_agreement
 from .records import HUMAN_SOURCE
-from .target_aspect import agreement_report, label_distribution, label_items, rejection_rate
+from .target_aspect import (agreement_report, label_distribution, label_items, rejection_rate,
+                            restructure_meta_review)
 
 KINDS = (("strengths", "strength"), ("weaknesses", "weakness"))
 
@@ -75,10 +76,31 @@ class ReviewJudgements:
                 self.labels.setdefault((i, side), []).append(label)
 
 
+def meta_review_expert_labels(meta_reviews: dict[Any, str], human_texts: dict[Any, list[str]], judge: Judge,
+                              progress: bool = False) -> dict[tuple[Any, str], list]:
+    """(target, aspect) labels of each paper's meta-review points, per side: the meta-review is
+    turned into strengths and weaknesses by the three-step restructuring chain (using the
+    paper's human reviews to make points self-contained), then labelled like review items."""
+    points: dict[tuple[Any, str], list[str]] = {}
+    for paper_id, text in meta_reviews.items():
+        restructured = restructure_meta_review(text, judge, reviews=human_texts.get(paper_id))
+        for side, _ in KINDS:
+            points[(paper_id, side)] = restructured[side]
+    labels: dict[tuple[Any, str], list] = {}
+    for side, kind in KINDS:
+        owners = [(key, item) for key, items in points.items() if key[1] == side for item in items]
+        for (key, _), label in zip(owners, label_items([item for _, item in owners], kind, judge, progress=progress)):
+            labels.setdefault(key, []).append(label)
+    return labels
+
+
 def group_judged_metrics(columns: dict, rows: Sequence[int], reference_rows: Sequence[int], is_reference: bool,
                          judgements: ReviewJudgements, judge: Judge,
-                         prefilter: EmbeddingPrefilter | None = None) -> dict[str, Any]:
-    """The judged metrics of the reviews at ``rows`` against the human reviews at ``reference_rows``."""
+                         prefilter: EmbeddingPrefilter | None = None,
+                         expert_labels: dict[tuple[Any, str], list] | None = None) -> dict[str, Any]:
+    """The judged metrics of the reviews at ``rows`` against the human reviews at ``reference_rows``.
+    ``expert_labels`` ((paper, side) -> labels, e.g. from meta-reviews) replaces the human reviews'
+    labels as the expert side of the target/aspect agreement."""
     paper = columns["paper_id"]
     common = _per_review_metrics(columns, rows, judgements)
     if is_reference:
@@ -108,14 +130,19 @@ def group_judged_metrics(columns: dict, rows: Sequence[int], reference_rows: Seq
     per_paper = []
     for side, kind in KINDS:
         model_labels: dict[Any, list] = defaultdict(list)
-        expert_labels: dict[Any, list] = defaultdict(list)
+        expert: dict[Any, list] = defaultdict(list)
         for i in rows:
             model_labels[paper[i]].extend(judgements.labels.get((i, side), []))
-        for i in reference_rows:
-            expert_labels[paper[i]].extend(judgements.labels.get((i, side), []))
-        for paper_id in sorted(set(model_labels) & set(expert_labels), key=str):
+        if expert_labels is None:
+            for i in reference_rows:
+                expert[paper[i]].extend(judgements.labels.get((i, side), []))
+        else:
+            for (paper_id, label_side), labels in expert_labels.items():
+                if label_side == side:
+                    expert[paper_id].extend(labels)
+        for paper_id in sorted(set(model_labels) & set(expert), key=str):
             per_paper.append({"paper_id": paper_id, "kind": kind, "model": model_labels[paper_id],
-                              "expert": expert_labels[paper_id]})
+                              "expert": expert[paper_id]})
     target_aspect = agreement_report(per_paper)
 
     return {

@@ -207,3 +207,36 @@ def test_a_judged_rerun_is_free_through_the_call_cache(tmp_path):
     again = evaluate_reviews(dataset(), judge=Judge(CachedBackend(second_stub, CallCache(tmp_path))))
     assert second_stub.templates == []  # every call came from the on-disk cache
     assert again["groups"] == first["groups"]
+
+
+class MetaReviewStub(TemplateAwareStub):
+    """Restructures any meta-review into one strength and one weakness; labels the meta-review's
+    weakness (mw1) with the target Theory, everything else as the first stub does."""
+
+    def answer(self, template, prompt):
+        if template.startswith("judge:meta_review_"):
+            self.templates.append(template)
+            return json.dumps({"summary": "s", "strengths": ["ms1 clear"], "weaknesses": ["mw1 proof gap"],
+                               "judgement": "Reject"})
+        if template.startswith("judge:target_") and "mw1" in prompt:
+            self.templates.append(template)
+            return "Theory"
+        return super().answer(template, prompt)
+
+
+def test_meta_reviews_can_be_the_expert_side_of_target_aspect_agreement():
+    from praib.records import coerce_record, records_to_dataset
+
+    meta = records_to_dataset([coerce_record({"paper_id": "p1", "source": "human", "text": "The AC summary."},
+                                             "meta_review", "meta")], "meta_review")
+    stub = MetaReviewStub()
+    results = evaluate_reviews(dataset(), judge=Judge(stub), meta_reviews=meta)
+    assert results["target_aspect_expert"] == "meta_reviews"
+    assert {"judge:meta_review_restructure", "judge:meta_review_augment",
+            "judge:meta_review_paraphrase"} <= set(stub.templates)
+    model = results["groups"][1]
+    # Model: {(strength, Method, Validity), (weakness, Method, Validity)};
+    # meta-review: {(strength, Method, Validity), (weakness, Theory, Validity)} -> P = R = 1/2, F1 = 1/2.
+    assert model["target_aspect_f1"] == pytest.approx(0.5)
+    assert model["target_aspect"]["by_kind"]["strength"]["macro"]["f1"]["mean"] == 1.0
+    assert model["target_aspect"]["by_kind"]["weakness"]["macro"]["f1"]["mean"] == 0.0
