@@ -44,6 +44,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .distributions import decision_class
+from .stats import summarise
 
 __all__ = [
     "ATOMIC_SCHEMA", "AtomicItems", "extract_atomic", "parse_atomic", "extraction_fidelity",
@@ -166,8 +167,6 @@ def intra_review_overlap(items: Sequence[str], containment_threshold: float = 1.
 def overlap_summary(reviews: Sequence[AtomicItems], containment_threshold: float = 1.0) -> dict:
     """:func:`intra_review_overlap` per review, summarised (mean, std, n) for strengths and
     weaknesses separately over the valid reviews that have at least two items."""
-    from .evaluation import summarise
-
     out = {}
     for kind in ("strengths", "weaknesses"):
         per_review = [intra_review_overlap(r.side(kind), containment_threshold) for r in reviews if r.valid]
@@ -178,8 +177,6 @@ def overlap_summary(reviews: Sequence[AtomicItems], containment_threshold: float
 # --- counts and lengths ----------------------------------------------------------------------
 
 def _stats(reviews: Sequence[AtomicItems]) -> dict:
-    from .evaluation import summarise
-
     s_count = [len(r.strengths) for r in reviews]
     w_count = [len(r.weaknesses) for r in reviews]
     s_chars = [sum(len(u) for u in r.strengths) for r in reviews]

@@ -42,6 +42,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .atomic import AtomicItems
+from .stats import summarise
 
 __all__ = ["CoverageMatrix", "coverage_metrics", "judge_pairs", "judge_many", "coverage_for_papers",
            "EmbeddingPrefilter", "SIDES", "METRICS"]
@@ -219,10 +220,33 @@ def judge_pairs(human_items: Sequence[str], generated_items: Sequence[str], judg
 
 def summarise_pairs(rows: Sequence[Mapping[str, Any]]) -> dict:
     """Mean / std / n of each metric over per-review-pair metric dicts."""
-    from .evaluation import summarise
-
     keys = METRICS + ("density_covered", "compaction_matched")
     return {key: summarise(r[key] for r in rows) for key in keys}
+
+
+def review_pairs(human: Mapping[Any, Sequence[AtomicItems]], generated: Mapping[Any, Sequence[AtomicItems]],
+                 pool_human: bool = False) -> tuple[list[dict], list[tuple[list[str], list[str]]]]:
+    """Every (human items, generated items) pair to judge: each valid generated review of a paper
+    with each valid human review of it (or, with ``pool_human``, with all of its human items
+    pooled), for strengths and weaknesses separately. Returns where each pair comes from
+    (paper, generated_review, human_review, side) and the pairs themselves."""
+    meta, pairs = [], []
+    for paper in generated:
+        if paper not in human:
+            continue
+        humans = [h for h in human[paper] if h.valid]
+        gens = [g for g in generated[paper] if g.valid]
+        if not humans or not gens:
+            continue
+        references = ([AtomicItems([s for h in humans for s in h.strengths], [w for h in humans for w in h.weaknesses])]
+                      if pool_human else humans)
+        for gi, g in enumerate(gens):
+            for hi, h in enumerate(references):
+                for side in SIDES:
+                    meta.append({"paper": paper, "generated_review": gi, "human_review": None if pool_human else hi,
+                                 "side": side})
+                    pairs.append((h.side(side), g.side(side)))
+    return meta, pairs
 
 
 def coverage_for_papers(human: Mapping[Any, Sequence[AtomicItems]], generated: Mapping[Any, Sequence[AtomicItems]],
@@ -241,22 +265,7 @@ def coverage_for_papers(human: Mapping[Any, Sequence[AtomicItems]], generated: M
     the conditional density/compaction, per side), ``per_pair`` rows, ``n_review_pairs``,
     ``judge_calls``, ``invalid_answers`` and, with a pre-filter, ``prefilter`` bookkeeping.
     """
-    meta, pairs = [], []
-    for paper in generated:
-        if paper not in human:
-            continue
-        humans = [h for h in human[paper] if h.valid]
-        gens = [g for g in generated[paper] if g.valid]
-        if not humans or not gens:
-            continue
-        references = ([AtomicItems([s for h in humans for s in h.strengths], [w for h in humans for w in h.weaknesses])]
-                      if pool_human else humans)
-        for gi, g in enumerate(gens):
-            for hi, h in enumerate(references):
-                for side in SIDES:
-                    meta.append({"paper": paper, "generated_review": gi, "human_review": None if pool_human else hi,
-                                 "side": side})
-                    pairs.append((h.side(side), g.side(side)))
+    meta, pairs = review_pairs(human, generated, pool_human)
     calls_before = prefilter.judge_calls if prefilter is not None else 0
     matrices = judge_many(pairs, judge, prefilter, template, progress=progress)
     rows = [{**m, **matrix.metrics(), "invalid": matrix.invalid} for m, matrix in zip(meta, matrices)]

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .stats import summarise
+
 DECISION_CLASSES = ("accept", "reject")
 
 # Checked in this order, so that "Reject" is never read as an acceptance and an ICLR
@@ -161,9 +163,7 @@ def confidence_gap(
             gaps.append(confidence - medians[paper])
             papers.add(paper)
     return {
-        "mean": float(np.mean(gaps)) if gaps else None,
-        "std": float(np.std(gaps, ddof=1)) if len(gaps) > 1 else None,
-        "n": len(gaps),
+        **summarise(gaps),
         "n_papers": len(papers),
         "n_skipped": len(model_paper_ids) - len(gaps),
     }

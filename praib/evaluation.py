@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections import defaultdict
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 from datasets import Dataset, concatenate_datasets
@@ -25,24 +25,16 @@ from .distributions import confidence_gap, decision_class, distribution_differen
 from .parsing import parse_reviews
 from .records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from .scales import UnknownScaleError, generic_scales, venue_scales
+from .stats import summarise
 from .textstats import score_texts
 from .xref import XREF_TYPES
 
+if TYPE_CHECKING:
+    from .coverage import EmbeddingPrefilter
+    from .judge import Judge
+
 DEFAULT_GROUP_BY = ("source", "model", "prompt")
 READABILITY_KEYS = ("tkc", "ttr", "fre", "fkg")
-
-
-def summarise(values: Iterable[float]) -> dict:
-    """Mean, sample standard deviation (ddof=1, as pandas reports it) and count of
-    the finite values; mean and std are None when there is nothing to summarise."""
-    array = np.asarray([v for v in values if v is not None], dtype=float)
-    array = array[np.isfinite(array)]
-    n = int(array.size)
-    return {
-        "mean": float(array.mean()) if n else None,
-        "std": float(array.std(ddof=1)) if n > 1 else None,
-        "n": n,
-    }
 
 
 def text_metric_summary(scores: dict[str, np.ndarray], rows: np.ndarray) -> dict:

@@ -35,8 +35,8 @@ import numpy as np
 from datasets import Dataset, Features, List, Value
 
 from .atomic import AtomicItems, atomic_statistics, extract_atomic, extraction_fidelity, overlap_summary
-from .coverage import EmbeddingPrefilter, coverage_for_papers, judge_many
-from .evaluation import summarise
+from .coverage import EmbeddingPrefilter, coverage_for_papers, judge_many, review_pairs
+from .stats import summarise
 from .judge import Judge
 from .judge_quality import two_judge_agreement
 from .math_engagement import detect_math_rule_based, judge_math_engagement, math_engagement_summary, method_agreement
@@ -58,7 +58,9 @@ class ReviewJudgements:
         self.math_rationale: list[str | None] = [None] * len(texts)
         for i, judgement in zip(rows, judge_math_engagement([texts[i] for i in rows], judge, progress=progress)):
             self.math[i], self.math_rationale[i] = judgement.engages, judgement.rationale
-        self.math_rules = [detect_math_rule_based(text) if i in set(rows) else None for i, text in enumerate(texts)]
+        self.math_rules: list[bool | None] = [None] * len(texts)
+        for i in rows:
+            self.math_rules[i] = detect_math_rule_based(texts[i])
         self.atomic: list[AtomicItems | None] = [None] * len(texts)
         for regime, wanted in (("human", True), ("generated", False)):
             chosen = [i for i in rows if (columns["source"][i] == HUMAN_SOURCE) == wanted]
@@ -116,15 +118,8 @@ def group_judged_metrics(columns: dict, rows: Sequence[int], reference_rows: Seq
     math = {**summary["share"][group_label], **summary["conditional"].get(group_label, {}),
             "papers": summary["papers"], "skipped": summary["skipped_by_source"][group_label]}
 
-    human_items: dict[Any, list[AtomicItems]] = defaultdict(list)
-    for i in reference_rows:
-        if judgements.atomic[i] is not None:
-            human_items[paper[i]].append(judgements.atomic[i])
-    generated_items: dict[Any, list[AtomicItems]] = defaultdict(list)
-    for i in rows:
-        if judgements.atomic[i] is not None:
-            generated_items[paper[i]].append(judgements.atomic[i])
-    coverage = coverage_for_papers(human_items, generated_items, judge, prefilter=prefilter)
+    coverage = coverage_for_papers(_items_by_paper(paper, judgements, reference_rows),
+                                   _items_by_paper(paper, judgements, rows), judge, prefilter=prefilter)
     coverage.pop("per_pair", None)
 
     per_paper = []
@@ -180,23 +175,14 @@ def _per_review_metrics(columns: dict, rows: Sequence[int], judgements: ReviewJu
     }
 
 
-def _coverage_pairs(columns: dict, judgements: ReviewJudgements, human_rows: Sequence[int],
-                    generated_rows: Sequence[int]) -> list[tuple[list[str], list[str]]]:
-    """Every (human review, generated review, side) item pair of the same paper."""
-    paper = columns["paper_id"]
-    humans: dict[Any, list[AtomicItems]] = defaultdict(list)
-    for i in human_rows:
-        if judgements.atomic[i] is not None and judgements.atomic[i].valid:
-            humans[paper[i]].append(judgements.atomic[i])
-    pairs = []
-    for i in generated_rows:
-        generated = judgements.atomic[i]
-        if generated is None or not generated.valid:
-            continue
-        for human in humans.get(paper[i], []):
-            for side, _ in KINDS:
-                pairs.append((human.side(side), generated.side(side)))
-    return pairs
+def _items_by_paper(paper_ids: Sequence[Any], judgements: ReviewJudgements,
+                    rows: Sequence[int]) -> dict[Any, list[AtomicItems]]:
+    """The extracted atomic items of the reviews at ``rows``, grouped by paper."""
+    items: dict[Any, list[AtomicItems]] = defaultdict(list)
+    for i in rows:
+        if judgements.atomic[i] is not None:
+            items[paper_ids[i]].append(judgements.atomic[i])
+    return items
 
 
 def second_judge_agreement(columns: dict, judgements: ReviewJudgements, first: Judge, second: Judge,
@@ -219,7 +205,9 @@ def second_judge_agreement(columns: dict, judgements: ReviewJudgements, first: J
         result[f"target_{kind}"] = two_judge_agreement([t for t, _ in first_labels], [t for t, _ in second_labels])
         result[f"aspect_{kind}"] = two_judge_agreement([a for _, a in first_labels], [a for _, a in second_labels])
     reference = set(reference_rows)
-    pairs = _coverage_pairs(columns, judgements, reference_rows, [i for i in judgements.rows if i not in reference])
+    _, pairs = review_pairs(_items_by_paper(columns["paper_id"], judgements, reference_rows),
+                            _items_by_paper(columns["paper_id"], judgements,
+                                            [i for i in judgements.rows if i not in reference]))
     decisions = [np.concatenate([m.yes.ravel() for m in judge_many(pairs, judge)]) if pairs else np.array([])
                  for judge in (first, second)]
     result["coverage_pairs"] = two_judge_agreement(decisions[0].tolist(), decisions[1].tolist())

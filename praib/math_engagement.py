@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from .evaluation import summarise
+from .stats import summarise
 from .judge import Judge
 from .judge_quality import two_judge_agreement
 

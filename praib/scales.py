@@ -182,6 +182,12 @@ def generic_scales() -> VenueScales:
     return venue_scales(GENERIC_VENUE, None)
 
 
-def subscore_names() -> set[str]:
+def subscore_names() -> frozenset[str]:
     """Every sub-score name used by any known venue."""
-    return {name for v in _venues(tuple(_scale_dirs())).values() for e in v.editions for name in e.subscores}
+    return _subscore_names(tuple(_scale_dirs()))
+
+
+@lru_cache(maxsize=None)
+def _subscore_names(dirs: tuple[Path, ...]) -> frozenset[str]:
+    # The record reader asks for every record it validates: derive it once per set of scale files.
+    return frozenset(name for v in _venues(dirs).values() for e in v.editions for name in e.subscores)

@@ -41,6 +41,7 @@ from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
 from .distributions import decision_class
+from .stats import summarise
 
 TARGETS = ("Problem", "Prior Research", "Method", "Theory", "Experiment", "Conclusion", "Paper")
 ASPECTS = ("Impact", "Novelty", "Clarity", "Validity", "Not-specific")
@@ -110,8 +111,6 @@ def label_set_agreement(model_labels: Iterable[Sequence], expert_labels: Iterabl
 
 
 def _summaries(values: dict[str, list], counts: dict[str, list[int]]) -> dict:
-    from .evaluation import summarise
-
     tp, n_model, n_expert = (sum(c[i] for c in counts) for i in range(3)) if counts else (0, 0, 0)
     return {"macro": {key: summarise(values[key]) for key in ("precision", "recall", "f1")},
             "micro": _prf(tp, n_model, n_expert), "n_papers": len(counts)}

@@ -5,7 +5,7 @@ import evaluate
 
 from praib import PRAIB_CITATION
 from praib.citations import find_citations
-from praib.evaluation import summarise
+from praib.stats import summarise
 
 _CITATION = PRAIB_CITATION
 

@@ -4,7 +4,8 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.evaluation import READABILITY_KEYS, summarise
+from praib.evaluation import READABILITY_KEYS
+from praib.stats import summarise
 from praib.textstats import score_texts
 
 _CITATION = PRAIB_CITATION + """\

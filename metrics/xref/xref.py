@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.evaluation import summarise
+from praib.stats import summarise
 from praib.textstats import score_texts
 from praib.xref import XREF_TYPES
 
