@@ -7,7 +7,6 @@ from praib.atomic import (
     overlap_summary,
 )
 from praib.judge import Judge
-from tests.tiny_model import tiny_model_dir  # noqa: F401
 from tests.stubs import RecordingBackend
 
 
@@ -107,4 +106,3 @@ def test_extraction_through_the_tiny_transformers_model(tiny_model_dir):
     assert len(items) == 1 and isinstance(items[0], AtomicItems)  # the answer is gibberish: usually invalid
     stats = atomic_statistics(items)
     assert stats["invalid"] + stats["all"]["n_reviews"] == 1
-

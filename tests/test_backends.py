@@ -15,10 +15,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from praib.generation.backends import (
-    BackendError, GenerationRequest, OpenAIBackend, SamplingConfig, TransformersBackend, VLLMBackend,
+    BackendError, GenerationRequest, OpenAIBackend, SamplingConfig, VLLMBackend,
     build_vllm_requests, make_backend,
 )
-from tests.tiny_model import tiny_model_dir  # noqa: F401  (fixture)
 
 SCHEMA = json.dumps({"type": "object", "properties": {"rating": {"type": "integer"}}, "required": ["rating"]},
                     sort_keys=True, separators=(",", ":"))

@@ -13,7 +13,6 @@ import pytest
 
 from praib.generation.backends import GenerationRequest, SamplingConfig
 from praib.generation.cache import CachedBackend, CallCache
-from tests.tiny_model import tiny_model_dir  # noqa: F401  (fixture)
 
 BASE = GenerationRequest(
     messages=(("system", "You are a reviewer."), ("user", "Review this paper.")),
@@ -195,4 +194,3 @@ def test_cached_backend_with_transformers(tmp_path, tiny_model_dir):  # noqa: F8
     assert a == b and len(CallCache(tmp_path)) == 1
     row = json.loads(json.dumps(CallCache(tmp_path).metadata(CallCache.key("transformers", str(tiny_model_dir), r))))
     assert row["backend"] == "transformers" and row["model_revision"] == inner.model_revision
-

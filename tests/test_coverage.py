@@ -9,7 +9,6 @@ from praib.coverage import (
     CoverageMatrix, EmbeddingPrefilter, coverage_for_papers, coverage_metrics, judge_pairs,
 )
 from praib.judge import Judge
-from tests.tiny_model import tiny_model_dir  # noqa: F401
 
 METRICS = Path(__file__).resolve().parent.parent / "metrics"
 _PAIR = re.compile(r"Base text: '(.*)'\nTarget text: '(.*)'\n")

@@ -16,7 +16,6 @@ from click.testing import CliRunner
 
 from praib.cli import main
 from praib.records import load_records
-from tests.tiny_model import tiny_model_dir  # noqa: F401  (session fixture)
 
 ICLR25_REVIEW = """## Review Summary
 The paper {pid} studies sparse message passing with effective resistances.

@@ -21,7 +21,6 @@ from praib.generation.papers import (PaperError, PreparedPaper, approximate_toke
 from praib.generation.prompts import load_prompt
 from praib.generation.run import generate_reviews, partial_path, run_generation
 from praib.records import coerce_record, load_records, records_to_dataset
-from tests.tiny_model import tiny_model_dir  # noqa: F401  (session fixture)
 
 ICLR25_REVIEW = """## Review Summary
 The paper {pid} proposes an edge sampler based on effective resistance.

@@ -114,9 +114,6 @@ def test_judged_run_through_the_cli_with_the_tiny_model(tmp_path, tiny_model_dir
         assert key in model
 
 
-from tests.tiny_model import tiny_model_dir  # noqa: E402,F401
-
-
 class SecondStub(TemplateAwareStub):
     """Like the first judge, except that it finds maths in every review."""
 

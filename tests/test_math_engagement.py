@@ -20,7 +20,6 @@ from praib.math_engagement import (
     method_agreement,
     rule_based_judgements,
 )
-from tests.tiny_model import tiny_model_dir  # noqa: F401  (fixture)
 from tests.stubs import RecordingBackend
 
 METRIC = Path(__file__).resolve().parents[1] / "metrics" / "math_engagement"

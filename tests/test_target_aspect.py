@@ -14,7 +14,6 @@ from praib.judge import Judge
 from praib.target_aspect import (
     ASPECTS, TARGETS, agreement_report, label_distribution, label_items, label_set_agreement, rejection_rate,
     restructure_meta_review)
-from tests.tiny_model import tiny_model_dir  # noqa: F401  (fixture)
 
 METRIC = Path(__file__).resolve().parents[1] / "metrics" / "target_aspect"
 
