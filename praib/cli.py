@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
 from importlib import resources
 from pathlib import Path
 
 import click
+
+from .cli_common import default_cache_dir, judge_options, key_values, make_judge, param_values
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
 
@@ -19,24 +20,6 @@ DEMO_REVIEWS = "data/demo/reviews.jsonl"
 def main() -> None:
     """Measure how LLMs behave as scientific peer reviewers, against human reviewers."""
     logging.basicConfig(level=logging.WARNING, format="praib: %(message)s")
-
-
-def judge_options(command):
-    """The options that choose and run a judge model, shared by `evaluate` and `score`."""
-    options = [
-        click.option("--judge", "judge_model", metavar="MODEL",
-                     help="Judge model for the judged metrics (math engagement, coverage, target/aspect)."),
-        click.option("--judge-backend", type=click.Choice(["vllm", "openai", "transformers"]),
-                     default="transformers", show_default=True, help="Backend that runs the judge model."),
-        click.option("--judge-base-url", default="http://localhost:8000/v1", show_default=True,
-                     help="OpenAI-compatible server of the judge (--judge-backend openai)."),
-        click.option("--judge-max-new-tokens", type=click.IntRange(min=1), default=1024, show_default=True),
-        click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-                     help="Judge call cache; a rerun resumes from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]"),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
 
 
 @main.command()
@@ -87,13 +70,13 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
         reference = load_records(reference_path, "review", split=split) if reference_path else None
         judge = prefilter = second_judge = None
         if judge_model:
-            judge = _make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
+            judge = make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
             if coverage_prefilter is not None:
                 from .coverage import EmbeddingPrefilter
 
                 prefilter = EmbeddingPrefilter(threshold=coverage_prefilter)
             if second_judge_model:
-                second_judge = _make_judge(second_judge_backend, second_judge_model, second_judge_base_url,
+                second_judge = make_judge(second_judge_backend, second_judge_model, second_judge_base_url,
                                            judge_max_new_tokens, cache_dir)
         elif coverage_prefilter is not None or second_judge_model or meta_reviews_path:
             raise click.UsageError("--coverage-prefilter, --meta-reviews and --second-judge need --judge")
@@ -110,44 +93,6 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         click.echo(f"\nWrote {output}", err=True)
-
-
-def _make_judge(kind: str, model: str, base_url: str, max_new_tokens: int, cache_dir: Path | None):
-    """A judge at temperature 0 behind the on-disk call cache."""
-    from praib.generation.backends import SamplingConfig, make_backend
-    from praib.generation.cache import CachedBackend, CallCache
-
-    from .judge import Judge
-
-    options = {"base_url": base_url} if kind == "openai" else {}
-    backend = CachedBackend(make_backend(kind, model, **options), CallCache(cache_dir or _default_cache_dir()))
-    return Judge(backend, SamplingConfig(max_new_tokens=max_new_tokens, temperature=0.0))
-
-
-def _default_cache_dir() -> Path:
-    return Path(os.environ.get("PRAIB_CACHE") or Path.home() / ".cache" / "praib" / "calls")
-
-
-def _key_values(pairs: tuple[str, ...], option: str) -> dict[str, str]:
-    out = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint=option)
-        out[key.strip()] = value
-    return out
-
-
-def _param_values(pairs: tuple[str, ...]) -> dict[str, str]:
-    """--param KEY=VALUE; VALUE '@file.txt' reads the file (venue guidelines are long)."""
-    params = _key_values(pairs, "--param")
-    for key, value in params.items():
-        if value.startswith("@"):
-            try:
-                params[key] = Path(value[1:]).read_text(encoding="utf-8")
-            except OSError as err:
-                raise click.BadParameter(f"{key}: cannot read {value[1:]}: {err.strerror}", param_hint="--param")
-    return params
 
 
 @main.command()
@@ -211,12 +156,12 @@ def generate(backend_kind, model, prompt_name, papers_source, output, venue, yea
     from praib.records import RecordError
     from praib.scales import UnknownScaleError
 
-    prompt_params = _param_values(params)
+    prompt_params = param_values(params)
     options = {}
     if backend_kind == "openai":
         options = {"base_url": base_url, "concurrency": concurrency, "timeout": timeout, "max_tries": max_tries}
     elif backend_kind == "vllm":
-        for key, value in _key_values(engine_args, "--engine-arg").items():
+        for key, value in key_values(engine_args, "--engine-arg").items():
             try:
                 options[key] = json.loads(value)
             except ValueError:
@@ -237,7 +182,7 @@ def generate(backend_kind, model, prompt_name, papers_source, output, venue, yea
                 raise BackendError(f"could not load tokenizer {tokenizer!r}: {err}") from err
         backend = make_backend(backend_kind, model, **options)
         if not no_cache:
-            backend = CachedBackend(backend, CallCache(cache_dir or _default_cache_dir()))
+            backend = CachedBackend(backend, CallCache(cache_dir or default_cache_dir()))
         result = run_generation(
             papers, backend, prompt, venue=venue, year=year, output=output,
             sampling=SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed),
@@ -299,7 +244,7 @@ def prompts_show(name, venue, year, force_render, knowledge_cutoff, params):
                        f"output: {prompt.spec.output}; file: {prompt.spec.path}\n", err=True)
             click.echo(prompt.source_text, nl=False)
             return
-        values = _param_values(params)
+        values = param_values(params)
         for param, kind in getattr(prompt, "params", {}).items():
             if kind == "required":
                 values.setdefault(param, f"<{param}>")
@@ -337,7 +282,7 @@ def score(input_path, output, split, judge_model, judge_backend, judge_base_url,
         raise click.UsageError("--judge MODEL is required")
     try:
         reviews = parse_reviews(load_records(input_path, "review", split=split))
-        judge = _make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
+        judge = make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
         columns = reviews.select_columns(["review_id", "paper_id", "source", "text"]).to_dict()
         judgements = ReviewJudgements(columns, judge, progress=not no_progress)
         table = judgement_records(columns, judgements, judge)
@@ -346,6 +291,11 @@ def score(input_path, output, split, judge_model, judge_backend, judge_base_url,
     save_records(table, output)
     click.echo(f"judged {len(table)} reviews with {judge_model}; wrote {output}")
 
+
+# Command groups defined in their own modules (each module imports its heavy dependencies lazily).
+from .cli_data import data  # noqa: E402
+
+main.add_command(data)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,66 @@
+"""Options and helpers shared by the commands of the ``praib`` command line.
+
+Command modules import from here, never from ``praib.cli``, which imports them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+
+def judge_options(command):
+    """The options that choose and run a judge model, shared by `evaluate` and `score`."""
+    options = [
+        click.option("--judge", "judge_model", metavar="MODEL",
+                     help="Judge model for the judged metrics (math engagement, coverage, target/aspect)."),
+        click.option("--judge-backend", type=click.Choice(["vllm", "openai", "transformers"]),
+                     default="transformers", show_default=True, help="Backend that runs the judge model."),
+        click.option("--judge-base-url", default="http://localhost:8000/v1", show_default=True,
+                     help="OpenAI-compatible server of the judge (--judge-backend openai)."),
+        click.option("--judge-max-new-tokens", type=click.IntRange(min=1), default=1024, show_default=True),
+        click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                     help="Judge call cache; a rerun resumes from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]"),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def make_judge(kind: str, model: str, base_url: str, max_new_tokens: int, cache_dir: Path | None):
+    """A judge at temperature 0 behind the on-disk call cache."""
+    from praib.generation.backends import SamplingConfig, make_backend
+    from praib.generation.cache import CachedBackend, CallCache
+    from praib.judge import Judge
+
+    options = {"base_url": base_url} if kind == "openai" else {}
+    backend = CachedBackend(make_backend(kind, model, **options), CallCache(cache_dir or default_cache_dir()))
+    return Judge(backend, SamplingConfig(max_new_tokens=max_new_tokens, temperature=0.0))
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("PRAIB_CACHE") or Path.home() / ".cache" / "praib" / "calls")
+
+
+def key_values(pairs: tuple[str, ...], option: str) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint=option)
+        out[key.strip()] = value
+    return out
+
+
+def param_values(pairs: tuple[str, ...]) -> dict[str, str]:
+    """--param KEY=VALUE; VALUE '@file.txt' reads the file (venue guidelines are long)."""
+    params = key_values(pairs, "--param")
+    for key, value in params.items():
+        if value.startswith("@"):
+            try:
+                params[key] = Path(value[1:]).read_text(encoding="utf-8")
+            except OSError as err:
+                raise click.BadParameter(f"{key}: cannot read {value[1:]}: {err.strerror}", param_hint="--param")
+    return params
