@@ -97,8 +97,11 @@ def load_papers(source: str | Path, *, venue: str | None = None, year: int | Non
     if len(papers) == 0:
         raise PaperError(f"{source}: no papers")
     ids = papers["paper_id"]
-    seen: set[str] = set()
-    repeated = sorted({i for i in ids if i in seen or seen.add(i)})
+    # Variants of one paper (perturbed, counterfactual) share its id and differ by their edit.
+    variants = [(pid, (edit or {}).get("kind")) for pid, edit in zip(ids, papers["perturbation"])]
+    seen: set[tuple] = set()
+    repeated = sorted({pid + (f" ({kind})" if kind else "") for pid, kind in variants
+                       if (pid, kind) in seen or seen.add((pid, kind))})
     if repeated:
         raise PaperError(f"{source}: paper ids repeat: {', '.join(repeated[:5])}"
                          + (f" and {len(repeated) - 5} more" if len(repeated) > 5 else ""))

@@ -133,8 +133,10 @@ def _default_source(model: str) -> str:
     return path.name if path.is_dir() and (path / "config.json").exists() else model
 
 
-def _review_id(paper_id: str, source: str, prompt: str, venue: Any, year: Any, generation: dict) -> str:
-    key = json.dumps([paper_id, source, prompt, venue, year, generation], sort_keys=True, default=str)
+def _review_id(paper_id: str, source: str, prompt: str, venue: Any, year: Any, generation: dict,
+               perturbation: dict | None) -> str:
+    key = json.dumps([paper_id, source, prompt, venue, year, generation]
+                     + ([perturbation] if perturbation else []), sort_keys=True, default=str)
     return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
 
 
@@ -321,7 +323,7 @@ def _review_record(paper: dict, prepared: Any, raw: str, scales: VenueScales, *,
         "appendix_removed": prepared.appendix_removed,
     }
     row = {
-        "review_id": _review_id(paper["paper_id"], source, prompt, venue, year, generation),
+        "review_id": _review_id(paper["paper_id"], source, prompt, venue, year, generation, paper.get("perturbation")),
         "paper_id": paper["paper_id"],
         "venue": venue,
         "year": year,
@@ -339,6 +341,7 @@ def _review_record(paper: dict, prepared: Any, raw: str, scales: VenueScales, *,
         "parse_status": parsed.status,
         "parse_reason": parsed.reason,
         "generation": generation,
+        "perturbation": paper.get("perturbation"),
     }
     return coerce_record(row, "review", f"review of paper {paper['paper_id']}")
 

@@ -48,6 +48,17 @@ GENERATION_FEATURES = {
     "appendix_removed": Value("bool"),
 }
 
+# What was changed in a perturbed or counterfactual record (None for an original). A perturbed
+# record keeps the paper_id of its original, so originals and variants pair by paper; a review
+# written of a perturbed paper (or a meta-review given a perturbed input) carries the same value.
+PERTURBATION_FEATURES = {
+    "kind": Value("string"),         # the edit's name, as `praib perturb --list` gives it
+    "category": Value("string"),     # e.g. soundness-critical, soundness-neutral, presentation, injection
+    "component": Value("string"),    # the record kind that was edited: paper, review, rebuttal
+    "description": Value("string"),  # what the edit did, in words
+    "seed": Value("int64"),
+}
+
 REVIEW_FEATURES = Features({
     "review_id": Value("string"),
     "paper_id": Value("string"),
@@ -67,6 +78,7 @@ REVIEW_FEATURES = Features({
     "parse_status": Value("string"),
     "parse_reason": Value("string"),
     "generation": GENERATION_FEATURES,
+    "perturbation": PERTURBATION_FEATURES,
 })
 
 PAPER_FEATURES = Features({
@@ -78,6 +90,7 @@ PAPER_FEATURES = Features({
     "keywords": List(Value("string")),
     "decision": Value("string"),
     "text": Value("string"),
+    "perturbation": PERTURBATION_FEATURES,
 })
 
 META_REVIEW_FEATURES = Features({
@@ -96,6 +109,7 @@ META_REVIEW_FEATURES = Features({
     "parse_status": Value("string"),
     "parse_reason": Value("string"),
     "generation": GENERATION_FEATURES,
+    "perturbation": PERTURBATION_FEATURES,
 })
 
 REBUTTAL_FEATURES = Features({
@@ -106,6 +120,7 @@ REBUTTAL_FEATURES = Features({
     "year": Value("int32"),
     "source": Value("string"),
     "text": Value("string"),
+    "perturbation": PERTURBATION_FEATURES,
 })
 
 SCHEMAS: dict[str, tuple[Features, tuple[str, ...], str]] = {
@@ -219,9 +234,14 @@ def _as_subscores(value: Any, where: str) -> list[dict]:
     return out
 
 
+def perturbation_kind(row: dict) -> str | None:
+    """The kind of edit a record carries, None for an original."""
+    return (row.get("perturbation") or {}).get("kind")
+
+
 def _review_id(row: dict) -> str:
     key = json.dumps([row.get(k) for k in ("paper_id", "source", "model", "prompt", "reviewer_id", "text",
-                                            *REVIEW_SECTIONS)], sort_keys=True)
+                                            *REVIEW_SECTIONS)] + [perturbation_kind(row)], sort_keys=True)
     return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
 
 

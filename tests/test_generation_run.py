@@ -155,6 +155,23 @@ def test_records_fields_generation_struct_and_unparsable_kept(tmp_path, extended
     assert "8: accept, good paper" in request.messages[-1][1]  # ICLR 2025's own rating labels
 
 
+def test_variants_of_one_paper_share_its_id_and_their_reviews_carry_the_edit(tmp_path, extended):
+    edit = {"kind": "spelling", "category": "soundness-neutral", "component": "paper",
+            "description": "American to British spelling", "seed": 0}
+    original = {"paper_id": "p1", "venue": "ICLR", "year": 2025, "text": paper_text("p1")}
+    papers = paper_set([original, {**original, "text": paper_text("p1") + "\ncolour", "perturbation": edit}])
+    result = run(papers, StubBackend(), extended, tmp_path / "reviews.jsonl")
+
+    assert result.records["paper_id"] == ["p1", "p1"]
+    assert result.records["perturbation"] == [None, edit]
+    assert len(set(result.records["review_id"])) == 2
+    repeated = tmp_path / "papers.jsonl"
+    repeated.write_text("\n".join(json.dumps(row) for row in (original, {**original, "perturbation": edit},
+                                                                 {**original, "perturbation": edit})))
+    with pytest.raises(PaperError, match=r"paper ids repeat: p1 \(spelling\)"):
+        load_papers(str(repeated))
+
+
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet", ""])
 def test_output_formats_load_back(tmp_path, extended, suffix):
     out = tmp_path / f"reviews{suffix}"
