@@ -1,0 +1,257 @@
+"""ATEs of counterfactual edits: an oracle reviewer that reacts to broken research logic must
+come out significant after Benjamini-Hochberg, a reviewer that does not must not."""
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.formula.api as smf
+from click.testing import CliRunner
+from rouge_score import rouge_scorer
+
+from praib.generation.backends import SamplingConfig
+from praib.judge import Judge
+from praib.records import coerce_record, records_to_dataset
+from praib.robustness import PairingError
+from praib.treatment import (
+    aligned_pairs,
+    assertion_features,
+    assertion_jaccard,
+    counterfactual_effects,
+    format_effects_table,
+)
+
+CRITICAL_KINDS = ("finding", "conclusion", "result")
+NEUTRAL_KINDS = ("active-passive", "american-british", "language-errors", "layout")
+PRAISE = ["The writing is clear and easy to follow.", "The problem is important for the community.",
+          "The results support the main claim.", "Related work is covered well.",
+          "The method is simple and elegant.", "The ablations are thorough in the experiments."]
+SURFACE = ["The paper is well organised.", "The figures are readable.", "The experiments are described in detail.",
+           "It is not clear why the appendix is so long."]
+FLAWS = ["However, the conclusions do not follow from the reported results.",
+         "The claimed gains are not supported by the experiments."]
+
+
+class ReadingJudge:
+    """A judge backend that reads its prompt: each sentence of a review is an assertion,
+    negative if it says 'however' or 'not', about soundness if it names results, conclusions,
+    claims or experiments; two assertions align when their texts are identical."""
+
+    name, model, model_revision = "stub", "reading-judge", "rev1"
+
+    def __init__(self):
+        self.templates = []
+
+    def generate(self, requests, progress=False):
+        self.templates.extend(r.template for r in requests)
+        return [self._answer(r) for r in requests]
+
+    def _answer(self, request):
+        prompt = request.messages[0][1]
+        if request.template == "judge:ate_assertions":
+            review = prompt.split("<review>\n")[1].split("\n</review>")[0]
+            assertions = [{"text": s, "sentiment": "negative" if re.search(r"\b(however|not)\b", s.lower())
+                           else "positive",
+                           "soundness": bool(re.search(r"result|conclusion|claim|experiment", s.lower()))}
+                          for s in split_sentences(review)]
+            return json.dumps({"assertions": assertions})
+        a = re.findall(r"^A(\d+): (.*)$", prompt, re.M)
+        b = re.findall(r"^B(\d+): (.*)$", prompt, re.M)
+        return json.dumps({"pairs": [[int(i), int(j)] for i, x in a for j, y in b if x == y]})
+
+
+def split_sentences(text):
+    return [s if s.endswith(".") else s + "." for s in text.rstrip(".").split(". ") if s]
+
+
+def build_study(papers=16, seed=7):
+    """Original reviews and reviews of 3 critical and 4 neutral versions per paper, for an
+    'oracle' reviewer (critical versions: a flaw is named and the score drops by 1-3) and a
+    'null' reviewer (every version: paraphrase noise and a score change of -1, 0 or +1)."""
+    rng = np.random.default_rng(seed)
+    original, variants, truth = [], [], []
+
+    def paraphrase(sentences):
+        out = list(sentences) + ([str(rng.choice(SURFACE))] if rng.random() < 0.5 else [])
+        return [out[i] for i in rng.permutation(len(out))]
+
+    for reviewer in ("oracle", "null"):
+        for p in range(papers):
+            sentences = [PRAISE[i] for i in rng.choice(len(PRAISE), 3, replace=False)]
+            rating = int(rng.integers(4, 8))
+            base = {"paper_id": f"paper-{p}", "source": reviewer, "prompt": "zero_generic"}
+            original.append({**base, "text": " ".join(sentences), "rating": rating})
+            for kind in CRITICAL_KINDS + NEUTRAL_KINDS:
+                critical = kind in CRITICAL_KINDS
+                text = paraphrase(sentences)
+                if reviewer == "oracle" and critical:
+                    text += FLAWS[: int(rng.integers(1, 3))]
+                    new_rating = rating - int(rng.integers(1, 4))
+                elif reviewer == "oracle":
+                    new_rating = rating
+                else:
+                    new_rating = rating + int(rng.choice([-1, 0, 0, 1]))
+                category = "soundness-critical" if critical else "soundness-neutral"
+                variants.append({**base, "text": " ".join(text), "rating": new_rating,
+                                 "perturbation": {"kind": kind, "category": category, "component": "paper"}})
+                truth.append({"reviewer": reviewer, "paper": base["paper_id"], "critical": int(critical),
+                              "score": new_rating - rating, "original": sentences, "variant": text})
+    return original, variants, pd.DataFrame(truth)
+
+
+def dataset(rows):
+    return records_to_dataset([coerce_record(row, "review", f"row {i}") for i, row in enumerate(rows)])
+
+
+@pytest.fixture(scope="module")
+def study():
+    original, variants, truth = build_study()
+    result = counterfactual_effects(dataset(original), dataset(variants), Judge(ReadingJudge()))
+    return result, truth
+
+
+def test_oracle_is_significant_after_bh_and_null_is_not(study):
+    result, _ = study
+    oracle, null = result["reviewers"]["oracle/zero_generic"], result["reviewers"]["null/zero_generic"]
+    for name in ("aspect", "sentiment", "score"):
+        assert oracle["differences"][name]["significant"], name
+        assert oracle["differences"][name]["p_corrected"] < 0.05
+        assert not null["differences"][name]["significant"], name
+    assert oracle["differences"]["score"]["ate_critical"] == pytest.approx(-2.0, abs=0.4)
+    assert oracle["differences"]["score"]["ate_neutral"] == pytest.approx(0.0, abs=1e-9)
+    assert oracle["differences"]["aspect"]["ate_critical"] > oracle["differences"]["aspect"]["ate_neutral"]
+    assert oracle["differences"]["sentiment"]["ate_critical"] < oracle["differences"]["sentiment"]["ate_neutral"]
+    assert oracle["ranking_score"] > 1 > abs(null["ranking_score"])
+    assert (oracle["n_critical"], oracle["n_neutral"]) == (48, 64)
+    json.dumps(result)
+
+
+@pytest.mark.filterwarnings("ignore::statsmodels.tools.sm_exceptions.ConvergenceWarning")
+def test_score_effect_matches_statsmodels_and_bh_matches_a_hand_computation(study):
+    result, truth = study
+    p_values = {}
+    for reviewer in ("oracle", "null"):
+        frame = truth[truth["reviewer"] == reviewer].rename(columns={"score": "difference"})
+        fit = smf.mixedlm("difference ~ critical", frame, groups=frame["paper"]).fit()
+        effect = result["reviewers"][f"{reviewer}/zero_generic"]["differences"]["score"]
+        assert effect["effect"] == pytest.approx(fit.params["critical"], rel=1e-6)
+        assert effect["p_value"] == pytest.approx(fit.pvalues["critical"], rel=1e-6)
+        p_values[reviewer] = fit.pvalues["critical"]
+    # BH with two tests: the smaller p doubles unless the larger is smaller than that.
+    low, high = sorted(p_values.values())
+    corrected = {r: result["reviewers"][f"{r}/zero_generic"]["differences"]["score"]["p_corrected"]
+                 for r in p_values}
+    assert sorted(corrected.values()) == pytest.approx([min(2 * low, high), high])
+
+
+def test_ranking_score_by_hand(study):
+    result, truth = study
+    oracle = truth[truth["reviewer"] == "oracle"]
+    effect = result["reviewers"]["oracle/zero_generic"]["differences"]["aspect"]
+    neutral_sd = oracle.loc[oracle["critical"] == 0].apply(
+        lambda r: sum(bool(re.search("result|conclusion|claim|experiment", s.lower())) for s in r["variant"])
+        - sum(bool(re.search("result|conclusion|claim|experiment", s.lower())) for s in r["original"]),
+        axis=1).std(ddof=1)
+    assert effect["std_neutral"] == pytest.approx(neutral_sd)
+    assert effect["z"] == pytest.approx((effect["ate_critical"] - effect["ate_neutral"]) / neutral_sd)
+    entry = result["reviewers"]["oracle/zero_generic"]
+    defined = [e["z"] for e in entry["differences"].values() if e["z"] is not None]
+    # The oracle never changes the score of a neutral version: that z is undefined and left out.
+    assert entry["differences"]["score"]["z"] is None and len(defined) == 2
+    assert entry["ranking_score"] == pytest.approx(sum(defined) / 2)
+    sentiment = entry["differences"]["sentiment"]
+    assert sentiment["z"] == pytest.approx(-(sentiment["ate_critical"] - sentiment["ate_neutral"])
+                                           / sentiment["std_neutral"])
+
+
+def test_sensitivity_against_rouge_score_and_set_jaccard(study):
+    result, truth = study
+    scorer = rouge_scorer.RougeScorer(["rouge2"], use_stemmer=True)
+    for reviewer in ("oracle", "null"):
+        neutral = truth[(truth["reviewer"] == reviewer) & (truth["critical"] == 0)]
+        rouge = [scorer.score(" ".join(r.original), " ".join(r.variant))["rouge2"].fmeasure
+                 for r in neutral.itertuples()]
+        jaccard = [len(set(r.original) & set(r.variant)) / len(set(r.original) | set(r.variant))
+                   for r in neutral.itertuples()]
+        sensitivity = result["reviewers"][f"{reviewer}/zero_generic"]["sensitivity"]
+        assert sensitivity["rouge2"]["mean"] == pytest.approx(np.mean(rouge))
+        assert sensitivity["assertion_jaccard"]["mean"] == pytest.approx(np.mean(jaccard))
+        assert sensitivity["assertion_jaccard"]["n"] == 64
+
+
+def test_table_ranks_the_oracle_first(study):
+    result, _ = study
+    lines = format_effects_table(result).splitlines()
+    assert lines[0].split()[:4] == ["Reviewer", "n", "crit", "n"]
+    assert lines[2].startswith("oracle/zero_generic") and lines[3].startswith("null/zero_generic")
+    assert lines[2].count("*") == 3 and "*" not in lines[3]
+
+
+def test_assertion_helpers():
+    assert assertion_features(None) == {"aspect": None, "sentiment": None}
+    assert assertion_features([]) == {"aspect": 0.0, "sentiment": None}
+    items = [{"text": "a", "sentiment": "positive", "soundness": True},
+             {"text": "b", "sentiment": "negative", "soundness": True},
+             {"text": "c", "sentiment": "neutral", "soundness": False},
+             {"text": "d", "sentiment": "positive", "soundness": False}]
+    assert assertion_features(items) == {"aspect": 2.0, "sentiment": 0.5}
+    # Out-of-range and reused indices do not count: one-to-one alignment.
+    assert aligned_pairs({"pairs": [[0, 0], [0, 1], [1, 0], [2, 5], [1, 1]]}, 3, 2) == 2
+    assert aligned_pairs("not json", 3, 2) is None
+    assert assertion_jaccard(3, 2, 2) == pytest.approx(2 / 3)
+    assert assertion_jaccard(0, 0, 0) is None
+
+
+def test_invalid_judge_answers_are_counted_not_guessed():
+    original, variants, _ = build_study(papers=3)
+
+    class Broken(ReadingJudge):
+        def _answer(self, request):
+            return "I cannot do that." if request.template == "judge:ate_assertions" else super()._answer(request)
+
+    result = counterfactual_effects(dataset(original), dataset(variants), Judge(Broken()))
+    assert result["n_unjudged_reviews"] == len(original) + len(variants)
+    effect = result["reviewers"]["oracle/zero_generic"]["differences"]["aspect"]
+    assert effect["n_missing"] == 21 and effect["p_value"] is None
+    assert result["reviewers"]["oracle/zero_generic"]["sensitivity"]["assertion_jaccard"]["n"] == 0
+
+
+def test_variants_need_a_soundness_category():
+    original, variants, _ = build_study(papers=2)
+    variants[0]["perturbation"]["category"] = "presentation"
+    with pytest.raises(PairingError, match="presentation"):
+        counterfactual_effects(dataset(original), dataset(variants), Judge(ReadingJudge()))
+
+
+def test_effects_command_with_a_stub_judge(tmp_path, monkeypatch):
+    from praib import cli_robustness
+
+    original, variants, _ = build_study(papers=10)
+    (tmp_path / "o.jsonl").write_text("".join(json.dumps(r) + "\n" for r in original))
+    (tmp_path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in variants))
+    backend = ReadingJudge()
+    made = {}
+
+    def make_judge(kind, model, base_url, max_new_tokens, cache_dir):
+        made.update(kind=kind, model=model, max_new_tokens=max_new_tokens)
+        return Judge(backend, SamplingConfig(max_new_tokens=max_new_tokens, temperature=0.0))
+
+    monkeypatch.setattr(cli_robustness, "make_judge", make_judge)
+    out = tmp_path / "effects.json"
+    result = CliRunner().invoke(cli_robustness.effects, [
+        "--original", str(tmp_path / "o.jsonl"), "--variants", str(tmp_path / "v.jsonl"),
+        "--judge", "stub-model", "--judge-backend", "openai", "--judge-max-new-tokens", "256",
+        "--output", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert made == {"kind": "openai", "model": "stub-model", "max_new_tokens": 256}
+    assert result.output.splitlines()[2].startswith("oracle/zero_generic")
+    written = json.loads(out.read_text())
+    assert written["reviewers"]["oracle/zero_generic"]["differences"]["score"]["significant"]
+    assert written["judge"]["model"] == "reading-judge"
+    assert set(backend.templates) == {"judge:ate_assertions", "judge:ate_alignment"}
+
+    missing = CliRunner().invoke(cli_robustness.effects, [
+        "--original", str(tmp_path / "o.jsonl"), "--variants", str(tmp_path / "v.jsonl"), "--output", str(out)])
+    assert missing.exit_code != 0 and "--judge" in missing.output
