@@ -1,0 +1,134 @@
+"""``praib perturb``: apply one perturbation to paper, review or rebuttal records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from praib.cli_common import judge_options, key_values, make_judge
+
+
+def _option_values(pairs: tuple[str, ...]) -> dict:
+    # Values are JSON where they parse (0.5, 3, [2, 3]), text otherwise.
+    values = {}
+    for key, raw in key_values(pairs, "--option").items():
+        try:
+            values[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            values[key] = raw
+        if isinstance(values[key], list):
+            values[key] = tuple(values[key])
+    return values
+
+
+@click.command()
+@click.option("--list", "list_kinds", is_flag=True, help="List every perturbation and exit.")
+@click.option("--kind", metavar="KIND", help="The perturbation (see --list).")
+@click.option("--input", "input_path", metavar="FILE", help="Records to perturb (JSONL, JSON, Parquet, dataset dir, Hub id).")
+@click.option("--output", type=click.Path(dir_okay=True, path_type=Path), metavar="FILE",
+              help="Where to write the perturbed records (.jsonl, .parquet, or a dataset directory).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random choices.")
+@click.option("--record-kind", type=click.Choice(["paper", "review", "rebuttal"]), default=None,
+              help="What INPUT holds. [default: the record kind the perturbation edits]")
+@click.option("--split", default="train", show_default=True, help="Split of a Hub dataset or DatasetDict.")
+@click.option("--claims", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="false-claims: buckets of false claims, JSONL {paper_id, claims: [...]} or JSON {paper_id: [...]}.")
+@click.option("--papers", metavar="FILE", default=None,
+              help="false-claims without --claims: papers the judge writes claim buckets for "
+                   "(saved to OUTPUT's name + .claims.jsonl).")
+@click.option("--template", "template_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="A .jinja prompt of your own for an LLM or injection perturbation.")
+@click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
+              help="An option of the perturbation, e.g. fraction=0.5 or widths=[2,4] (see the README).")
+@click.option("--no-progress", is_flag=True, help="No progress bars.")
+@judge_options
+def perturb(list_kinds, kind, input_path, output, seed, record_kind, split, claims, papers, template_file,
+            option_pairs, no_progress, judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir):
+    """Apply the perturbation KIND to every record of INPUT and write them to OUTPUT, each with a
+    `perturbation` struct saying what changed. Originals and perturbed records pair by paper_id."""
+    from praib.generation.backends import BackendError
+    from praib.records import RecordError, load_records, save_records
+
+    from .registry import apply_perturbation, get_perturbation, list_perturbations
+    from .reviews import generate_claim_buckets, load_claim_buckets, save_claim_buckets
+
+    if no_progress:
+        import datasets
+
+        datasets.disable_progress_bars()
+    if list_kinds:
+        rows = [(p.name, p.component, p.category, "yes" if p.needs_llm else "no", p.summary)
+                for p in list_perturbations()]
+        widths = [max(len(r[i]) for r in rows + [("kind", "component", "category", "LLM", "")]) for i in range(4)]
+        click.echo("  ".join(h.ljust(w) for h, w in zip(("kind", "component", "category", "LLM"), widths)) + "  what")
+        for row in rows:
+            click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[4])
+        return
+    for name, value in (("--kind", kind), ("--input", input_path), ("--output", output)):
+        if not value:
+            raise click.UsageError(f"{name} is required (or --list)")
+    try:
+        perturbation = get_perturbation(kind)
+        if record_kind and record_kind != perturbation.component:
+            raise click.UsageError(f"`{kind}` edits {perturbation.component} records, not {record_kind} records")
+        options = _option_values(option_pairs)
+        if template_file:
+            options["template_file"] = template_file
+        judge = None
+        if judge_model:
+            judge = make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
+        elif perturbation.needs_llm or (kind == "false-claims" and not claims):
+            raise click.UsageError(f"`{kind}` needs an LLM: give --judge MODEL"
+                                   + (" (or --claims FILE)" if kind == "false-claims" else ""))
+        if kind == "false-claims":
+            if claims:
+                options["claims"] = load_claim_buckets(claims)
+            elif not papers:
+                raise click.UsageError("false-claims needs --claims FILE, or --papers FILE to generate the claims")
+            else:
+                options["claims"] = generate_claim_buckets(load_records(papers, "paper", split), judge,
+                                                           progress=not no_progress)
+                claims_path = output.with_name(output.name + ".claims.jsonl")
+                save_claim_buckets(options["claims"], claims_path)
+                click.echo(f"wrote the generated false-claim buckets to {claims_path}")
+        held = _held_kind(Path(input_path))
+        if held and held != perturbation.component:
+            raise click.UsageError(f"{input_path} holds {held} records; `{kind}` edits {perturbation.component} records")
+        records = load_records(input_path, perturbation.component, split)
+        perturbed = apply_perturbation(kind, records, seed=seed, judge=judge, progress=not no_progress, **options)
+    except (RecordError, ValueError, BackendError) as err:
+        raise click.ClickException(str(err)) from None
+    save_records(perturbed, output)
+    unchanged = sum(_same(a, b) for a, b in zip(records.to_list(), perturbed.to_list()))
+    click.echo(f"{kind}: {len(perturbed) - unchanged} of {len(perturbed)} {perturbation.component} records changed"
+               f"{f' ({unchanged} left unchanged, see their perturbation.description)' if unchanged else ''}; "
+               f"wrote {output}")
+
+
+# Fields only one record kind has, to catch a file of the wrong kind before its fields are dropped.
+_TELLTALE = (("rebuttal", {"rebuttal_id"}), ("meta_review", {"meta_review_id"}),
+             ("review", {"strengths", "weaknesses", "rating", "reviewer_id", "summary"}),
+             ("paper", {"title", "abstract", "keywords"}))
+
+
+def _held_kind(path: Path) -> str | None:
+    """The record kind the first record of a .jsonl/.json/.parquet file looks like, None when unsure."""
+    fields: set[str] = set()
+    try:
+        if path.suffix == ".jsonl":
+            with path.open(encoding="utf-8") as handle:
+                first = next((line for line in handle if line.strip()), "{}")
+            fields = set(json.loads(first))
+        elif path.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            fields = set(pq.read_schema(path).names)
+    except (OSError, ValueError):
+        return None  # load_records reports the problem with its file and line
+    return next((kind for kind, telltale in _TELLTALE if fields & telltale), None)
+
+
+def _same(original: dict, perturbed: dict) -> bool:
+    return all(original[key] == perturbed[key] for key in original if key != "perturbation")

@@ -1,0 +1,220 @@
+"""The structure of a paper's markdown text that perturbations work on: blocks, sections, protected spans.
+
+A paper text is cut into blocks: headings, prose paragraphs, display maths, code, tables, figures
+(``![...](...)``) and figure/table captions. Sections run from one heading to the next and get a
+canonical type from the section-name taxonomy in ``data/section_types.yaml`` (method, experiments,
+background, ...), so aspect-targeted edits touch only the sections of their aspect. Word-level edits
+skip protected spans: inline maths, code, URLs, link targets and citation keys.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
+
+import yaml
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+
+# Blocks that may hold blank lines, so they are cut out before the text is split into paragraphs.
+_FENCED = re.compile(r"^```.*?^```[^\n]*$|\$\$.*?\$\$|\\begin\{(\w+\*?)\}.*?\\end\{\1\}", re.S | re.M)
+_BLANK_LINES = re.compile(r"\n[ \t]*\n\s*")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_CAPTION = re.compile(r"^(?:\*\*|__)?(?:figure|fig\.|table)\s*[A-Z]?\d+(?:\.\d+)?\s*[.:|]", re.I)
+_PROTECTED = re.compile(
+    r"\$[^$\n]+\$"                                  # inline maths
+    r"|\\\(.*?\\\)"                                 # \( maths \)
+    r"|`[^`\n]+`"                                   # inline code
+    r"|<[^<>\n]+>"                                  # HTML tags and autolinks
+    r"|https?://\S+|www\.\S+"                       # URLs
+    r"|\]\([^)\s]*\)"                               # markdown link targets
+    r"|\\[a-zA-Z]+\*?(?:\[[^\]]*\])?\{[^}]*\}"      # LaTeX commands with a key: \cite{...}, \ref{...}
+    r"|\[@[^\]]*\]|@[A-Za-z][\w:-]*\d\w*"           # pandoc citation keys
+)
+_WORD = re.compile(r"(?<![\w'’])[A-Za-z]+(?:['’][a-z]+)?(?![\w'’])")
+_NUMBERING = re.compile(r"^(?:(?:\d+|[ivxlc]+)(?:\.\d+)*\.?|[A-H](?:\.\d+)+\.?)\s+", re.I)
+_LETTER_NUMBERED = re.compile(r"^[A-H](?:\.\d+)*[.:]?\s+\S")
+
+
+@dataclass(frozen=True)
+class Block:
+    start: int
+    end: int
+    kind: str  # heading, prose, math, code, table, figure, caption
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str | None  # the heading's words, None for the text before the first heading
+    type: str | None     # canonical section type, None when the taxonomy does not know the heading
+    start: int           # where the section body starts (after its heading line)
+    end: int
+
+
+def blocks(text: str) -> list[Block]:
+    """The blocks of ``text`` in reading order; ``text[b.start:b.end]`` is the block without its line break."""
+    out: list[Block] = []
+    position = 0
+    for match in _FENCED.finditer(text):
+        out += _loose_blocks(text, position, match.start())
+        out.append(Block(match.start(), match.end(), "code" if match.group().startswith("```") else "math"))
+        position = match.end()
+    return out + _loose_blocks(text, position, len(text))
+
+
+def _loose_blocks(text: str, start: int, end: int) -> list[Block]:
+    out = []
+    chunk_start = start
+    for gap in [*_BLANK_LINES.finditer(text, start, end), None]:
+        chunk_end = gap.start() if gap else end
+        out += _chunk_blocks(text, chunk_start, chunk_end)
+        if gap:
+            chunk_start = gap.end()
+    return out
+
+
+def _chunk_blocks(text: str, start: int, end: int) -> list[Block]:
+    # A heading line directly followed by its first paragraph is common in converted papers.
+    out, body_start = [], None
+    position = start
+    for line in text[start:end].split("\n"):
+        line_end = position + len(line)
+        if _HEADING.match(line):
+            if body_start is not None:
+                out.append(_classify(text, body_start, position - 1))
+                body_start = None
+            out.append(Block(position, line_end, "heading"))
+        elif body_start is None and line.strip():
+            body_start = position
+        position = line_end + 1
+    if body_start is not None:
+        out.append(_classify(text, body_start, end))
+    return out
+
+
+def _classify(text: str, start: int, end: int) -> Block:
+    while end > start and text[end - 1] in " \t\n":
+        end -= 1
+    chunk = text[start:end]
+    lines = [line.strip() for line in chunk.split("\n")]
+    if all(line.startswith("|") for line in lines):
+        kind = "table"
+    elif chunk.startswith("!["):
+        kind = "figure"
+    elif _CAPTION.match(chunk):
+        kind = "caption"
+    else:
+        kind = "prose"
+    return Block(start, end, kind)
+
+
+def prose_blocks(text: str) -> list[Block]:
+    return [b for b in blocks(text) if b.kind == "prose"]
+
+
+@lru_cache(maxsize=None)
+def section_taxonomy() -> tuple[tuple[tuple[str, tuple[re.Pattern, ...]], ...], dict[str, tuple[str, ...]]]:
+    """(section type, heading patterns) in matching order, and the section types of each aspect."""
+    raw = yaml.safe_load((DATA_DIR / "section_types.yaml").read_text(encoding="utf-8"))
+    types = tuple((name, tuple(re.compile(p) for p in patterns)) for name, patterns in raw["types"].items())
+    aspects = {name: tuple(kinds) for name, kinds in raw["aspects"].items()}
+    return types, aspects
+
+
+def heading_type(heading: str) -> str | None:
+    """The canonical type of a section heading ("3.2 Training details" -> "method"), None if unknown."""
+    words = _NUMBERING.sub("", heading.strip().strip("*_").strip()).lower()
+    for name, patterns in section_taxonomy()[0]:
+        if any(p.search(words) for p in patterns):
+            return name
+    return None
+
+
+def sections(text: str) -> list[Section]:
+    """The sections of ``text``, each typed by its heading; unmatched subsections inherit their parent's type."""
+    headings = [(b, _HEADING.match(text[b.start:b.end])) for b in blocks(text) if b.kind == "heading"]
+    out: list[Section] = []
+    if not headings or text[:headings[0][0].start].strip():
+        out.append(Section(None, None, 0, headings[0][0].start if headings else len(text)))
+    parents: list[tuple[int, str | None]] = []
+    after_references = False
+    for index, (block, match) in enumerate(headings):
+        level, words = len(match.group(1)), match.group(2)
+        kind = heading_type(words)
+        # "A Proofs" names an appendix only once the references are behind us (a title may start with "A ").
+        if after_references and kind is None and _LETTER_NUMBERED.match(words.strip("*_ ")):
+            kind = "appendix"
+        while parents and parents[-1][0] >= level:
+            parents.pop()
+        if kind is None and parents:
+            kind = parents[-1][1]
+        parents.append((level, kind))
+        after_references = after_references or kind == "references"
+        end = headings[index + 1][0].start if index + 1 < len(headings) else len(text)
+        out.append(Section(words.strip("*_ "), kind, min(block.end + 1, end), end))
+    return out
+
+
+def aspect_section_types(aspect: str) -> tuple[str, ...]:
+    return section_taxonomy()[1][aspect]
+
+
+def edit_words(text: str, edit: Callable[[re.Match], str | None]) -> tuple[str, int]:
+    """Apply ``edit`` to every word of ``text`` outside protected spans; a None answer keeps the word.
+    Returns the new text and the number of words changed."""
+    pieces, changed, position = [], 0, 0
+    for protected in [*_PROTECTED.finditer(text), None]:
+        stop = protected.start() if protected else len(text)
+        segment_pieces, cursor = [], position
+        for word in _WORD.finditer(text, position, stop):
+            replacement = edit(word)
+            if replacement is not None and replacement != word.group():
+                segment_pieces += [text[cursor:word.start()], replacement]
+                cursor = word.end()
+                changed += 1
+        pieces += segment_pieces + [text[cursor:stop]]
+        if protected:
+            pieces.append(protected.group())
+            position = protected.end()
+    return "".join(pieces), changed
+
+
+def protected_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the spans of ``text`` that edits leave alone: maths, code, URLs, citation keys."""
+    return [(m.start(), m.end()) for m in _PROTECTED.finditer(text)]
+
+
+def editable_words(text: str) -> list[re.Match]:
+    """The words of ``text`` outside protected spans, in order."""
+    words, position = [], 0
+    for protected in [*_PROTECTED.finditer(text), None]:
+        stop = protected.start() if protected else len(text)
+        words += list(_WORD.finditer(text, position, stop))
+        if protected:
+            position = protected.end()
+    return words
+
+
+def match_case(template: str, word: str) -> str:
+    """``word`` in the case pattern of ``template`` (COLOR -> COLOUR, Color -> Colour)."""
+    if template.isupper() and len(template) > 1:
+        return word.upper()
+    if template[:1].isupper():
+        return word[:1].upper() + word[1:]
+    return word
+
+
+def read_pairs(name: str) -> dict[str, str]:
+    """A two-column tab-separated data file (``#`` lines are comments) as a mapping."""
+    pairs = {}
+    for number, line in enumerate((DATA_DIR / name).read_text(encoding="utf-8").split("\n"), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        source, sep, target = line.partition("\t")
+        if not sep:
+            raise ValueError(f"{DATA_DIR / name}: line {number}: expected WORD<TAB>REPLACEMENT")
+        pairs[source.strip()] = target.strip()
+    return pairs
