@@ -1,0 +1,280 @@
+"""Research-logic extraction: a paper's goal, findings, conclusions and results, with support links.
+
+The paper is split into numbered paragraphs (:func:`split_paragraphs`); the LLM reads them and
+answers in JSON (``logic_extract.jinja``), then checks and corrects its own answer once
+(``logic_refine.jinja``, the self-refinement step). The answer is validated (every paragraph id
+exists, every link points to an existing item, ids are unique); an invalid answer is sent back
+with the list of problems (``max_retries`` times) before :class:`LogicError` names the paper and
+the problems. Every call goes through a :class:`praib.judge.Judge` (its backend is usually behind
+the call cache, so a rerun is free).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+BUILTIN_TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+_BLOCK = {"summary": {"type": "string"}, "paragraphs": {"type": "array", "items": {"type": "string"}}}
+
+#: The JSON the extraction and refinement prompts must answer with.
+LOGIC_JSON_SCHEMA = {
+    "type": "object",
+    "required": ["goal", "findings", "conclusions", "results"],
+    "properties": {
+        "goal": {"type": "object", "required": ["summary", "paragraphs"], "properties": _BLOCK},
+        "findings": {"type": "array", "items": {
+            "type": "object", "required": ["id", "summary", "paragraphs", "conclusions"],
+            "properties": {"id": {"type": "string"}, **_BLOCK,
+                           "conclusions": {"type": "array", "items": {"type": "string"}}}}},
+        "conclusions": {"type": "array", "items": {
+            "type": "object", "required": ["id", "summary", "paragraphs", "results"],
+            "properties": {"id": {"type": "string"}, **_BLOCK,
+                           "results": {"type": "array", "items": {"type": "string"}}}}},
+        "results": {"type": "array", "items": {
+            "type": "object", "required": ["id", "summary", "paragraphs"],
+            "properties": {"id": {"type": "string"}, **_BLOCK}}},
+    },
+}
+
+
+def logic_features():
+    """The schema of extracted research logic as saved records (one row per paper).
+
+    Findings are stored in rank order (most relevant to the goal first, ``rank`` 1);
+    ``findings[].conclusions`` and ``conclusions[].results`` are the support links.
+    """
+    from datasets import Features, List, Value
+
+    spans = List(Value("string"))
+    return Features({
+        "paper_id": Value("string"),
+        "goal": {"summary": Value("string"), "paragraphs": spans},
+        "findings": List({"id": Value("string"), "rank": Value("int32"), "summary": Value("string"),
+                          "paragraphs": spans, "conclusions": List(Value("string"))}),
+        "conclusions": List({"id": Value("string"), "summary": Value("string"), "paragraphs": spans,
+                             "results": List(Value("string"))}),
+        "results": List({"id": Value("string"), "summary": Value("string"), "paragraphs": spans}),
+        "model": Value("string"),
+        "attempts": Value("int32"),
+    })
+
+
+class LogicError(ValueError):
+    """Extracted logic that does not fit the paper (unknown paragraph ids, dangling links, ...)."""
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    id: str      # "p1", "p2", ... in reading order
+    start: int   # character offsets of the paragraph in the paper text
+    end: int
+
+    def text_of(self, paper_text: str) -> str:
+        return paper_text[self.start:self.end]
+
+
+_BLANK_LINES = re.compile(r"\n[ \t]*\n\s*")
+
+
+def split_paragraphs(text: str) -> list[Paragraph]:
+    """Paragraphs are the runs of text between blank lines, numbered p1, p2, ... in order.
+
+    Offsets point into ``text`` itself, so an edit of one paragraph leaves every other byte as it was.
+    """
+    paragraphs, position = [], 0
+    for gap in [*_BLANK_LINES.finditer(text), None]:
+        end = gap.start() if gap else len(text)
+        chunk = text[position:end]
+        if chunk.strip():
+            lead = len(chunk) - len(chunk.lstrip())
+            trail = len(chunk.rstrip())
+            paragraphs.append(Paragraph(f"p{len(paragraphs) + 1}", position + lead, position + trail))
+        if gap:
+            position = gap.end()
+    return paragraphs
+
+
+def numbered_paragraphs(text: str) -> list[dict[str, str]]:
+    """``[{"id": "p1", "text": ...}, ...]``: what the prompts show the model."""
+    return [{"id": p.id, "text": p.text_of(text)} for p in split_paragraphs(text)]
+
+
+def template_path(name: str, templates: str | Path | None = None) -> Path:
+    """``<templates>/<name>.jinja`` when a user directory has it, else the built-in one."""
+    if templates is not None:
+        candidate = Path(templates) / f"{name}.jinja"
+        if candidate.is_file():
+            return candidate
+    return BUILTIN_TEMPLATES / f"{name}.jinja"
+
+
+def validate_logic(logic: Any, paragraph_ids: Sequence[str]) -> list[str]:
+    """The problems of one extracted logic (empty when it is usable)."""
+    if not isinstance(logic, dict):
+        return ["the answer is not a JSON object"]
+    problems: list[str] = []
+    known_paragraphs = set(paragraph_ids)
+    ids: dict[str, set[str]] = {}
+    for kind in ("findings", "conclusions", "results"):
+        items = logic.get(kind)
+        if not isinstance(items, list):
+            problems.append(f"'{kind}' must be a list")
+            ids[kind] = set()
+            continue
+        seen: set[str] = set()
+        for index, item in enumerate(items):
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+                problems.append(f"{kind}[{index}] needs a string 'id'")
+                continue
+            if item["id"] in seen:
+                problems.append(f"{kind}: id {item['id']} is used twice")
+            seen.add(item["id"])
+        ids[kind] = seen
+    if not ids["findings"] and "'findings' must be a list" not in problems:
+        problems.append("no findings were extracted")
+    goal = logic.get("goal")
+    if not isinstance(goal, dict) or not isinstance(goal.get("summary"), str):
+        problems.append("'goal' needs a 'summary'")
+    links = {"findings": ("conclusions", "conclusions"), "conclusions": ("results", "results")}
+    for kind, items in [("goal", [goal] if isinstance(goal, dict) else []),
+                        *((k, logic.get(k) if isinstance(logic.get(k), list) else [])
+                          for k in ("findings", "conclusions", "results"))]:
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            label = kind if kind == "goal" else f"{kind[:-1]} {item.get('id')}"
+            spans = item.get("paragraphs")
+            if not isinstance(spans, list) or not spans:
+                problems.append(f"{label} cites no paragraphs")
+            else:
+                unknown = [p for p in spans if p not in known_paragraphs]
+                if unknown:
+                    problems.append(f"{label} cites paragraphs that do not exist: {', '.join(map(str, unknown))}")
+            if kind in links:
+                field, target = links[kind]
+                linked = item.get(field)
+                if not isinstance(linked, list):
+                    problems.append(f"{label} needs a list '{field}'")
+                    continue
+                dangling = [x for x in linked if x not in ids[target]]
+                if dangling:
+                    problems.append(f"{label} links to {target} that do not exist: {', '.join(map(str, dangling))}")
+    return problems
+
+
+def _as_record(paper_id: str, logic: dict, model: str, attempts: int) -> dict:
+    def spans(item: dict) -> list[str]:
+        return [str(p) for p in item.get("paragraphs") or []]
+
+    return {
+        "paper_id": paper_id,
+        "goal": {"summary": logic["goal"]["summary"], "paragraphs": spans(logic["goal"])},
+        # The model lists findings most relevant first; the rank makes that order explicit.
+        "findings": [{"id": f["id"], "rank": rank, "summary": f.get("summary") or "", "paragraphs": spans(f),
+                      "conclusions": list(f["conclusions"])}
+                     for rank, f in enumerate(logic["findings"], start=1)],
+        "conclusions": [{"id": c["id"], "summary": c.get("summary") or "", "paragraphs": spans(c),
+                         "results": list(c["results"])} for c in logic["conclusions"]],
+        "results": [{"id": r["id"], "summary": r.get("summary") or "", "paragraphs": spans(r)}
+                    for r in logic["results"]],
+        "model": model,
+        "attempts": attempts,
+    }
+
+
+def extract_logic(papers: Any, judge: Any, *, max_retries: int = 1, templates: str | Path | None = None,
+                  progress: bool = True) -> Any:
+    """Research logic of every paper (a PAPER_FEATURES Dataset) as a Dataset of :func:`logic_features`.
+
+    One extraction call and one self-refinement call per paper; an answer that fails
+    :func:`validate_logic` is sent back with its problems up to ``max_retries`` times.
+    Raises :class:`LogicError` (paper id and problems) when it still fails.
+    """
+    rows = papers.to_list()
+    paragraphs = [numbered_paragraphs(row["text"] or "") for row in rows]
+    for row, paras in zip(rows, paragraphs):
+        if not paras:
+            raise LogicError(f"paper {row['paper_id']}: has no text to extract research logic from")
+    items = [{"title": row.get("title") or "", "paragraphs": paras} for row, paras in zip(rows, paragraphs)]
+    drafts = _ask(judge, template_path("logic_extract", templates), items, progress, "extracting research logic")
+    refine = template_path("logic_refine", templates)
+    answers = _ask(judge, refine, [{**item, "draft": _dump(draft), "problems": []}
+                                   for item, draft in zip(items, drafts)], progress, "refining research logic")
+    attempts = [1] * len(rows)
+    problems = [validate_logic(a, [p["id"] for p in paras]) for a, paras in zip(answers, paragraphs)]
+    for _ in range(max_retries):
+        failing = [i for i, found in enumerate(problems) if found]
+        if not failing:
+            break
+        retried = _ask(judge, refine, [{**items[i], "draft": _dump(answers[i]), "problems": problems[i]}
+                                       for i in failing], progress, "correcting research logic")
+        for i, answer in zip(failing, retried):
+            answers[i], attempts[i] = answer, attempts[i] + 1
+            problems[i] = validate_logic(answer, [p["id"] for p in paragraphs[i]])
+    failed = [(rows[i]["paper_id"], found) for i, found in enumerate(problems) if found]
+    if failed:
+        paper_id, found = failed[0]
+        more = f" ({len(failed) - 1} more papers failed too)" if len(failed) > 1 else ""
+        raise LogicError(f"paper {paper_id}: the extracted research logic is invalid after {attempts[0]} "
+                         f"attempt(s): {'; '.join(found)}{more}")
+    records = [_as_record(row["paper_id"], answer, judge.backend.model, n)
+               for row, answer, n in zip(rows, answers, attempts)]
+    return table(records, logic_features())
+
+
+def table(rows: list[dict], features: Any) -> Any:
+    """A Dataset of ``rows`` with ``features``, empty or not."""
+    from datasets import Dataset
+
+    if not rows:
+        return Dataset.from_dict({name: [] for name in features}, features=features)
+    return Dataset.from_list(rows, features=features)
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, indent=1, ensure_ascii=False) if value is not None else "(no JSON answer)"
+
+
+def _ask(judge: Any, template: Path, items: list[dict], progress: bool, what: str) -> list[Any]:
+    if progress and items:
+        print(f"{what}: {len(items)} paper(s)", file=sys.stderr)
+    return judge.json(template, items, LOGIC_JSON_SCHEMA, progress=progress) if items else []
+
+
+def logic_by_paper(logic: Any) -> dict[str, dict]:
+    """Logic records keyed by paper id."""
+    return {row["paper_id"]: row for row in logic.to_list()}
+
+
+def load_logic(source: str | Path) -> Any:
+    """Logic records saved by :func:`extract_logic` (.jsonl, .parquet or a saved dataset directory)."""
+    path = Path(source)
+    if path.suffix == ".jsonl":
+        with path.open(encoding="utf-8") as handle:
+            rows = []
+            for number, line in enumerate(handle, start=1):
+                if line.strip():
+                    try:
+                        rows.append(json.loads(line))
+                    except json.JSONDecodeError as err:
+                        raise LogicError(f"{path}: line {number}: not valid JSON ({err.msg})") from None
+    elif path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+        rows = pq.read_table(path).to_pylist()
+    elif path.is_dir():
+        import datasets
+        rows = datasets.load_from_disk(str(path)).to_list()
+    else:
+        raise LogicError(f"{path}: not a .jsonl or .parquet file or a saved dataset directory")
+    features = logic_features()
+    for index, row in enumerate(rows):
+        missing = [name for name in features if name not in row]
+        if missing:
+            raise LogicError(f"{path}: record {index}: missing field(s) {', '.join(missing)}")
+    return table(rows, features)

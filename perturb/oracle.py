@@ -1,0 +1,119 @@
+"""The oracle reviewer: the review an ideal reviewer would give each counterfactual paper.
+
+It validates the counterfactual pipeline (counterfactual-review-logic, "Oracle Ablation"): the
+oracle takes the reviews of the original papers and, for each variant of a paper,
+
+* restates each review: a paraphrase through the LLM, or - without a judge - the original wording
+  unchanged (the sections always keep the original wording);
+* for a soundness-critical variant, adds a comment on the planted issue (``oracle_comment.jinja``,
+  rendered from the variant's ``perturbation``) to the text and the weaknesses, and lowers the
+  rating by one or two steps of the venue-year's rating scale (drawn from ``seed``, the paper, the
+  review and the edit, so reruns agree; a rating at the bottom of the scale stays there);
+* for a soundness-neutral variant, keeps the rating.
+
+The oracle's review of an original paper is the original review itself, so that each variant's
+oracle review pairs with an oracle review of its original (same ``paper_id``, source ``oracle``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from .counterfactual import CRITICAL
+from .logic import template_path
+
+ORACLE_SOURCE = "oracle"
+MAX_STEPS_DOWN = 2
+
+
+def lower_rating(rating: int | None, scale_values: tuple[int, ...], steps: int) -> int | None:
+    """``rating`` moved ``steps`` values down ``scale_values`` (the lowest value is a floor).
+    A rating between two scale values moves from the highest value below it."""
+    if rating is None:
+        return None
+    values = sorted(scale_values)
+    below = [i for i, v in enumerate(values) if v <= rating]
+    if not below:
+        return rating
+    return values[max(below[-1] - steps, 0)]
+
+
+def steps_down(seed: int, paper_id: str, review_id: str, kind: str, max_steps: int = MAX_STEPS_DOWN) -> int:
+    """How many scale steps the oracle lowers one review: 1..max_steps, fixed by its inputs."""
+    digest = hashlib.sha256(f"{seed}\x1f{paper_id}\x1f{review_id}\x1f{kind}".encode()).digest()
+    return 1 + int.from_bytes(digest[:8], "big") % max_steps
+
+
+def _review_id(original_id: str, perturbation: dict | None) -> str:
+    key = f"{original_id}\x1f{(perturbation or {}).get('kind')}\x1f{(perturbation or {}).get('description')}"
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+
+
+def oracle_reviews(reviews: Any, variants: Any, *, judge: Any = None, seed: int = 0,
+                   max_steps: int = MAX_STEPS_DOWN, templates: str | Path | None = None,
+                   progress: bool = True) -> Any:
+    """Oracle Review records (REVIEW_FEATURES, source ``oracle``) for the originals and every variant.
+
+    ``reviews``: reviews of the original papers (records with a ``perturbation`` are ignored);
+    ``variants``: counterfactual papers (PAPER_FEATURES with ``perturbation``). A variant whose paper
+    has no review is skipped with a note on stderr.
+    """
+    from praib.generation.backends import GenerationRequest
+    from praib.records import coerce_record, records_to_dataset
+    from praib.scales import venue_scales
+
+    originals = [r for r in reviews.to_list() if r.get("perturbation") is None]
+    by_paper: dict[str, list[dict]] = {}
+    for review in originals:
+        by_paper.setdefault(review["paper_id"], []).append(review)
+    variant_rows = [v for v in variants.to_list() if v.get("perturbation") is not None]
+    missing = sorted({v["paper_id"] for v in variant_rows} - set(by_paper))
+    if missing:
+        print(f"oracle: no reviews of {len(missing)} variant paper(s), skipped: {', '.join(missing[:5])}",
+              file=sys.stderr)
+    reviewed = [r for r in originals if any(v["paper_id"] == r["paper_id"] for v in variant_rows)]
+
+    paraphrases: dict[str, str] = {}
+    if judge is not None and reviewed:
+        template = template_path("oracle_paraphrase", templates)
+        requests = [GenerationRequest(messages=(("user", judge.render(template, review=r["text"] or "")),),
+                                      sampling=judge.sampling, template="oracle:paraphrase") for r in reviewed]
+        outputs = judge.backend.generate(requests, progress=progress)
+        paraphrases = {r["review_id"]: out.strip() for r, out in zip(reviewed, outputs)}
+
+    comment_template = template_path("oracle_comment", templates)
+    from praib.judge import Judge  # rendering only: the comment is deterministic text
+    renderer = judge if judge is not None else Judge(backend=None)
+    rows = []
+    for review in reviewed:
+        rows.append({**review, "source": ORACLE_SOURCE, "model": ORACLE_SOURCE, "prompt": None,
+                     "review_id": _review_id(review["review_id"], None), "generation": None})
+    scales_of: dict[tuple, Any] = {}
+    for variant in variant_rows:
+        perturbation = variant["perturbation"]
+        for review in by_paper.get(variant["paper_id"], []):
+            text = paraphrases.get(review["review_id"], review["text"])
+            rating, weaknesses = review["rating"], review["weaknesses"]
+            if perturbation["category"] == CRITICAL:
+                comment = renderer.render(comment_template, perturbation=perturbation).strip()
+                text = f"{text.rstrip()}\n\n{comment}" if text and text.strip() else comment
+                weaknesses = f"{weaknesses.rstrip()}\n- {comment}" if weaknesses else f"- {comment}"
+                if rating is not None:
+                    context = (review["venue"], review["year"])
+                    if context not in scales_of:
+                        try:
+                            scales_of[context] = venue_scales(*context).rating.values
+                        except (LookupError, ValueError) as err:
+                            raise ValueError(f"review {review['review_id']} of paper {review['paper_id']}: "
+                                             f"cannot lower its rating: {err}") from None
+                    rating = lower_rating(rating, scales_of[context], steps_down(
+                        seed, review["paper_id"], review["review_id"], perturbation["kind"], max_steps))
+            rows.append({**review, "source": ORACLE_SOURCE, "model": ORACLE_SOURCE, "prompt": None,
+                         "review_id": _review_id(review["review_id"], perturbation), "text": text,
+                         "weaknesses": weaknesses, "rating": rating, "generation": None,
+                         "perturbation": perturbation})
+    return records_to_dataset([coerce_record(r, "review", f"oracle review {r['review_id']}") for r in rows],
+                              "review")

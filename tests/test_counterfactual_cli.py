@@ -1,0 +1,113 @@
+"""`praib counterfactual extract/build/oracle` end to end on the demo papers and reviews, with a scripted model."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from praib.cli import main
+from praib.perturb.logic import split_paragraphs
+from praib.records import load_records
+
+DEMO = "praib/data/demo"
+_SHOWN = re.compile(r"^\[(p\d+)\] (.*)$", re.MULTILINE)
+
+
+class DemoModel:
+    """Answers every prompt of the pipeline from what the prompt shows (paragraph ids and texts)."""
+
+    name, model, model_revision = "scripted", "scripted-model", "rev1"
+
+    def __init__(self):
+        self.prompts = []
+
+    def generate(self, requests, progress=False):
+        self.prompts += [r.messages[-1][1] for r in requests]
+        return [self._answer(r.messages[-1][1]) for r in requests]
+
+    @staticmethod
+    def _answer(prompt):
+        shown = _SHOWN.findall(prompt)
+        if "reconstruction of a paper" in prompt or "reconstructs how their claims" in prompt:
+            ids = [pid for pid, _ in shown]
+            return json.dumps({
+                "goal": {"summary": "goal", "paragraphs": ids[:1]},
+                "findings": [{"id": "F1", "summary": "Sparsity correlates with accuracy.", "paragraphs": [ids[3]],
+                              "conclusions": ["C1"]}],
+                "conclusions": [{"id": "C1", "summary": "c", "paragraphs": [ids[4]], "results": ["R1"]}],
+                "results": [{"id": "R1", "summary": "r", "paragraphs": [ids[5]]}]})
+        if "rewrite one finding" in prompt:
+            return json.dumps({"claim_type": "correlational", "edited_finding": "Sparsity causes accuracy."})
+        if "change one result of a paper" in prompt:
+            return json.dumps({"result_id": "R1", "change": "negated", "edited_result": "no gain"})
+        if "fewest possible words" in prompt:
+            pid, first_line = shown[0]
+            return json.dumps({"reasoning": "r", "edits": [
+                {"paragraph": pid, "original": first_line[:40], "replacement": first_line[:40] + " [edited]"}]})
+        if "meets three requirements" in prompt:
+            return json.dumps({"relevant": True, "minimal": True, "plausible": True, "explanation": "ok"})
+        if "paraphrase the review" in prompt:
+            return "Paraphrased."
+        raise AssertionError(prompt[:300])
+
+
+@pytest.fixture
+def model(monkeypatch):
+    stub = DemoModel()
+    monkeypatch.setattr("praib.generation.backends.make_backend", lambda kind, name, **options: stub)
+    return stub
+
+
+def _run(args):
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_extract_build_and_oracle_on_the_demo_set(tmp_path, model):
+    judge = ["--judge", "stub-model", "--cache-dir", str(tmp_path / "cache"), "--no-progress"]
+    out = _run(["counterfactual", "extract", f"{DEMO}/papers.jsonl", "-o", str(tmp_path / "logic.jsonl"), *judge])
+    assert "extracted the research logic of 8 papers" in out
+    build = ["counterfactual", "build", f"{DEMO}/papers.jsonl", "-o", str(tmp_path / "variants.jsonl"),
+             "--kinds", "finding,result", "--logic", str(tmp_path / "logic.jsonl"), "--seed", "5", *judge]
+    out = _run(build)
+    assert "16 soundness-critical and 0 soundness-neutral variants; attempts: 16 accepted" in out
+    calls = len(model.prompts)
+    assert "16 soundness-critical" in _run(build) and len(model.prompts) == calls  # all from the cache
+
+    variants = load_records(tmp_path / "variants.jsonl", "paper")
+    originals = {p["paper_id"]: p for p in load_records(f"{DEMO}/papers.jsonl", "paper").to_list()}
+    for variant in variants.to_list():
+        original = originals[variant["paper_id"]]["text"]
+        before, after = split_paragraphs(original), split_paragraphs(variant["text"])
+        changed = [b.id for b, a in zip(before, after) if b.text_of(original) != a.text_of(variant["text"])]
+        assert len(changed) == 1 and changed[0] in variant["perturbation"]["description"]
+        assert variant["text"].replace(" [edited]", "", 1) == original  # nothing else moved
+        assert variant["perturbation"]["kind"] in ("finding-causal", "result-negated")
+    attempts = [json.loads(line) for line in (tmp_path / "variants.attempts.jsonl").read_text().splitlines()]
+    assert len(attempts) == 16 and all(a["relevant"] and a["minimal"] and a["plausible"] for a in attempts)
+
+    out = _run(["counterfactual", "oracle", "--reviews", f"{DEMO}/reviews.jsonl", "--variants",
+                str(tmp_path / "variants.jsonl"), "-o", str(tmp_path / "oracle.jsonl"), "--no-progress"])
+    assert "174 oracle reviews (58 of originals, 116 of variants)" in out
+    oracle = load_records(tmp_path / "oracle.jsonl", "review")
+    assert set(oracle["source"]) == {"oracle"}
+
+
+def test_build_needs_a_judge_for_soundness_critical_edits(tmp_path):
+    result = CliRunner().invoke(main, ["counterfactual", "build", f"{DEMO}/papers.jsonl", "-o",
+                                       str(tmp_path / "v.jsonl"), "--kinds", "finding"])
+    assert result.exit_code != 0 and "soundness-critical edits need --judge MODEL" in result.output
+
+
+def test_build_writes_rule_based_neutral_variants_without_a_judge(tmp_path):
+    out = _run(["counterfactual", "build", f"{DEMO}/papers.jsonl", "-o", str(tmp_path / "neutral.parquet"),
+                "--kinds", "language-errors,spelling", "--seed", "2", "--no-progress"])
+    variants = load_records(tmp_path / "neutral.parquet", "paper")
+    # The demo papers use no American spellings the list knows, so only the language errors give variants.
+    assert {(p["kind"], p["category"]) for p in variants["perturbation"]} == {("language-errors", "soundness-neutral")}
+    assert f"0 soundness-critical and {len(variants)} soundness-neutral variants; attempts: no attempts" in out
+    assert len(variants) == 8
