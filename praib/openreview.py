@@ -1,0 +1,563 @@
+"""Collect papers, reviews, meta-reviews and rebuttals from OpenReview (API v1 and v2),
+or import them from a dump researchers already share, as praib records.
+
+Where a venue keeps its notes is data: ``praib/data/openreview/*.yaml`` gives, per
+venue-year, the API version, the submission invitations, the invitations of the
+replies in each paper's forum, and how the review forms' fields map to record
+fields. Collection pages through each submission invitation with the forum's
+replies attached (``details=replies``), so one request fetches up to ``page_size``
+papers with their whole discussion. Every response is stored on disk, one file per
+request (``CACHE/VENUE/YEAR/INVITATION/offset-N-limit-M.json``), before it is used: an
+interrupted run resumes, and a re-run (or ``offline=True``) rebuilds the records
+from the cache without the network.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+import re
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+import yaml
+from datasets import Dataset
+
+from .records import REVIEW_SECTIONS, RecordError, coerce_record, records_to_dataset, save_records
+from .scales import Scale, UnknownScaleError, VenueScales, venue_scales
+
+logger = logging.getLogger(__name__)
+
+EDITIONS_DIR = Path(__file__).parent / "data" / "openreview"
+API_BASEURLS = {1: "https://api.openreview.net", 2: "https://api2.openreview.net"}
+RECORD_FILES = {"paper": "papers.jsonl", "review": "reviews.jsonl", "meta_review": "meta_reviews.jsonl",
+                "rebuttal": "rebuttals.jsonl"}
+HUMAN = "human"
+
+_FORM_TARGETS = {*REVIEW_SECTIONS, "body", "rating", "confidence", "recommendation"}
+
+
+class CollectionError(RuntimeError):
+    """A request that kept failing, or a page that --offline needs and the cache lacks."""
+
+
+@dataclass(frozen=True)
+class Edition:
+    """Where one venue-year keeps its notes on OpenReview (see the YAML files)."""
+
+    venue: str
+    year: int
+    api: int
+    venue_id: str
+    submissions: tuple[tuple[str, str | None], ...]  # (invitation, status of its papers)
+    venueid_status: dict[str, str]
+    review: tuple[str, ...]
+    review_form: dict[str, str]
+    decision_invitation: str | None
+    decision_field: str | None
+    meta_review: tuple[str, ...]
+    meta_review_form: dict[str, str]
+    rebuttal: tuple[str, ...]
+    author_signature: str | None
+
+
+def _check_form(form: dict, where: str) -> dict[str, str]:
+    for field, target in form.items():
+        if target not in _FORM_TARGETS and not str(target).startswith("subscores."):
+            raise ValueError(f"{where}: form field {field!r} maps to unknown target {target!r}")
+    return {str(k): str(v) for k, v in form.items()}
+
+
+@lru_cache(maxsize=None)
+def _editions() -> dict[tuple[str, int], Edition]:
+    editions = {}
+    for path in sorted(EDITIONS_DIR.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        venue = data["venue"]
+        for raw in data["editions"]:
+            for year in raw["years"]:
+                def fill(text, year=year):
+                    return text.replace("{year}", str(year)) if isinstance(text, str) else text
+                where = f"{path} ({venue} {year})"
+                decision = raw.get("decision") or {}
+                editions[(venue.lower(), year)] = Edition(
+                    venue=venue, year=year, api=int(raw["api"]), venue_id=fill(raw["venue_id"]),
+                    submissions=tuple((fill(s["invitation"]), s.get("status")) for s in raw["submissions"]),
+                    venueid_status={fill(k): v for k, v in (raw.get("venueid_status") or {}).items()},
+                    review=tuple(fill(i) for i in raw.get("review") or ()),
+                    review_form=_check_form(raw.get("review_form") or {}, where),
+                    decision_invitation=fill(decision.get("invitation")),
+                    decision_field=decision.get("field"),
+                    meta_review=tuple(fill(i) for i in raw.get("meta_review") or ()),
+                    meta_review_form=_check_form(raw.get("meta_review_form") or {}, where),
+                    rebuttal=tuple(fill(i) for i in raw.get("rebuttal") or ()),
+                    author_signature=fill(raw.get("author_signature")),
+                )
+    return editions
+
+
+def load_edition(venue: str, year: int) -> Edition:
+    """The OpenReview layout of ``venue`` in ``year`` (case-insensitive venue name)."""
+    edition = _editions().get((venue.lower(), int(year)))
+    if edition is None:
+        known = sorted({f"{e.venue} {e.year}" for e in _editions().values()})
+        raise ValueError(f"no OpenReview layout for {venue} {year}; known: {', '.join(known)}")
+    return edition
+
+
+# --------------------------------------------------------------------------- fetching
+
+
+class NoteFetcher:
+    """Pages through ``GET /notes`` with pacing, retries and an on-disk response cache.
+
+    Failures that a later attempt can cure are retried: 429 (waiting the Retry-After
+    the server asks for), 5xx, timeouts, dropped connections and bodies that are not
+    the JSON the API sends. Other 4xx answers fail at once with the server's message.
+    """
+
+    def __init__(self, cache_dir: str | Path, *, baseurl: str | None = None, offline: bool = False,
+                 token: str | None = None, page_size: int = 1000, pace: float = 1.0, retries: int = 6,
+                 backoff: float = 2.0, timeout: float = 60.0, sleep: Callable[[float], None] = time.sleep):
+        self.cache_dir = Path(cache_dir)
+        self.baseurl = baseurl.rstrip("/") if baseurl else None
+        self.offline = offline
+        self.token = token
+        self.page_size = page_size
+        self.pace, self.retries, self.backoff, self.timeout = pace, retries, backoff, timeout
+        self.sleep = sleep
+        self.requests_made = 0
+        self.pages_from_cache = 0
+        self._session = None
+        self._last_request = 0.0
+
+    def cache_path(self, edition: Edition, invitation: str, offset: int) -> Path:
+        slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", invitation)
+        # The page size is part of the key: pages of another size start at other offsets.
+        return (self.cache_dir / edition.venue / str(edition.year) / slug
+                / f"offset-{offset:07d}-limit-{self.page_size}.json")
+
+    def notes(self, edition: Edition, invitation: str) -> Iterator[dict]:
+        """Every note of ``invitation``, each with its forum's replies in ``details``."""
+        offset = 0
+        while True:
+            page = self._page(edition, invitation, offset)
+            yield from page
+            if len(page) < self.page_size:
+                return
+            offset += self.page_size
+
+    def _page(self, edition: Edition, invitation: str, offset: int) -> list[dict]:
+        path = self.cache_path(edition, invitation, offset)
+        if path.exists():
+            self.pages_from_cache += 1
+            return json.loads(path.read_text(encoding="utf-8"))["notes"]
+        if self.offline:
+            raise CollectionError(f"{edition.venue} {edition.year}: {invitation} offset {offset} is not in the cache "
+                                  f"({path}); run without --offline to fetch it")
+        url = f"{self.baseurl or API_BASEURLS[edition.api]}/notes"
+        params = {"invitation": invitation, "details": "replies", "offset": offset, "limit": self.page_size,
+                  "sort": "number:asc"}
+        body = self._get(url, params)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".part")
+        partial.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+        partial.replace(path)  # a page is either wholly cached or absent
+        return body["notes"]
+
+    def _get(self, url: str, params: dict) -> dict:
+        import requests
+
+        if self._session is None:
+            self._session = requests.Session()
+        headers = {"Accept": "application/json", **({"Authorization": f"Bearer {self.token}"} if self.token else {})}
+        problem, wait = "", 0.0
+        for attempt in range(self.retries + 1):
+            if attempt:
+                logger.warning("OpenReview %s %s: %s; retry %d of %d in %.1f s", url, params.get("invitation"),
+                               problem, attempt, self.retries, wait)
+                self.sleep(wait)
+            since_last = time.monotonic() - self._last_request
+            if since_last < self.pace:
+                self.sleep(self.pace - since_last)
+            self._last_request = time.monotonic()
+            self.requests_made += 1
+            wait = min(self.backoff * 2 ** attempt, 120.0)
+            try:
+                response = self._session.get(url, params=params, headers=headers, timeout=self.timeout)
+            except (requests.Timeout, requests.ConnectionError) as err:
+                problem = type(err).__name__
+                continue
+            if response.status_code == 429:
+                problem, wait = "429 Too Many Requests", _retry_after(response.headers.get("Retry-After"), wait)
+                continue
+            if response.status_code >= 500:
+                problem = f"{response.status_code} {response.reason}"
+                continue
+            if response.status_code >= 400:
+                raise CollectionError(f"{url} ({params.get('invitation')}): {response.status_code} "
+                                      f"{response.reason}: {response.text[:300]}")
+            try:
+                body = response.json()
+            except ValueError:
+                body = None
+            if isinstance(body, dict) and isinstance(body.get("notes"), list):
+                return body
+            problem = f"malformed body ({response.text[:80]!r})"
+        raise CollectionError(f"{url} ({params.get('invitation')} offset {params.get('offset')}): gave up after "
+                              f"{self.retries + 1} attempts, last: {problem}. Pages fetched so far are cached; "
+                              f"run again to resume.")
+
+
+def _retry_after(header: str | None, default: float) -> float:
+    try:
+        return max(float(header), 0.0) if header is not None else default
+    except ValueError:  # an HTTP date; rare enough to fall back to the back-off
+        return default
+
+
+def login_token(baseurl: str | None, username: str, password: str) -> str:
+    """Log in with openreview-py and return the session token. OpenReview issues one token
+    for both APIs (openreview-py's v1 client logs in through API v2 as well)."""
+    import openreview
+
+    return openreview.api.OpenReviewClient(baseurl=baseurl or API_BASEURLS[2], username=username,
+                                           password=password).token
+
+
+# --------------------------------------------------------------------------- normalisation
+
+
+def _flat(content: dict | None) -> dict:
+    """A note's content with API v2's ``{"value": ...}`` wrappers removed (v1 is already flat)."""
+    out = {}
+    for key, value in (content or {}).items():
+        out[key] = value.get("value") if isinstance(value, dict) and "value" in value else value
+    return out
+
+
+def _invitations(note: dict) -> list[str]:
+    return list(note.get("invitations") or ([note["invitation"]] if note.get("invitation") else []))
+
+
+def _replies(note: dict) -> list[dict]:
+    details = note.get("details") or {}
+    return list(details.get("replies") or details.get("directReplies") or note.get("replies") or [])
+
+
+def _scored(value: Any, scale: Scale | None, where: str, field: str) -> Any:
+    """OpenReview scores are "6: label" strings or bare numbers; a bare label ("good") is
+    looked up on the venue-year's scale."""
+    if isinstance(value, str) and scale is not None and not re.match(r"\s*[+-]?\d", value):
+        found = scale.value_for_label(value)
+        if found is None:
+            raise RecordError(where, field, f"{value!r} is no label of the {scale.name} scale")
+        return found
+    return value
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, list):
+        value = "\n".join(str(v) for v in value)
+    value = str(value).strip()
+    return value or None
+
+
+def _apply_form(content: dict, form: dict[str, str], scales: VenueScales | None, where: str) -> dict:
+    """Record fields from a note's content through a venue-year form map."""
+    row: dict[str, Any] = {"subscores": {}}
+    parts = []
+    for field, target in form.items():
+        value = content.get(field)
+        if value is None:
+            continue
+        if target.startswith("subscores."):
+            name = target.split(".", 1)[1]
+            scale = scales.subscores.get(name) if scales else None
+            row["subscores"][name] = _scored(value, scale, where, field)
+        elif target in ("rating", "confidence"):
+            scale = getattr(scales, target) if scales else None
+            row[target] = _scored(value, scale, where, field)
+        elif target == "recommendation":
+            row["recommendation"] = _text(value)
+        else:
+            text = _text(value)
+            if text:
+                parts.append(text)
+                if target != "body":
+                    row[target] = (row[target] + "\n\n" + text) if row.get(target) else text
+    row["text"] = "\n\n".join(parts) or None
+    return row
+
+
+def _scales(edition: Edition) -> VenueScales | None:
+    try:
+        return venue_scales(edition.venue, edition.year)
+    except UnknownScaleError:
+        return None
+
+
+def _signer(note: dict) -> str | None:
+    signatures = note.get("signatures") or []
+    return signatures[0].rsplit("/", 1)[-1] if signatures else None
+
+
+@lru_cache(maxsize=None)
+def _pattern(templates: tuple[str, ...]) -> re.Pattern:
+    """One regular expression for invitation or group templates; {number} is any paper number.
+    Matching by pattern, not by the submission's own number, also serves dumps that omit it."""
+    escaped = (re.escape(t).replace(re.escape("{number}"), r"\d+") for t in templates)
+    return re.compile("|".join(f"(?:{e})" for e in escaped) or r"(?!)")
+
+
+def _matches(names: Iterable[str], templates: tuple[str, ...]) -> bool:
+    pattern = _pattern(templates)
+    return any(pattern.fullmatch(name) for name in names)
+
+
+def normalise_forum(submission: dict, edition: Edition, status: str | None = None) -> dict[str, list[dict]]:
+    """The paper, review, meta-review and rebuttal records of one submission note and its
+    forum's replies (v1 or v2 shape). ``status`` ('Withdrawn', 'Desk rejected') comes from
+    the invitation the submission was listed under; it overrides any decision note."""
+    scales = _scales(edition)
+    paper_id = submission.get("forum") or submission["id"]
+    content = _flat(submission.get("content"))
+    base = {"paper_id": paper_id, "venue": edition.venue, "year": edition.year}
+    replies = [r for r in _replies(submission) if r.get("id") != submission.get("id") and not r.get("ddate")]
+
+    # A withdrawn paper is flagged by the invitation it is listed under (v1) or by its venue id (v2).
+    listed_as = dict(edition.submissions)
+    status = status or next((listed_as[i] for i in _invitations(submission) if listed_as.get(i)), None)
+    decision = status or edition.venueid_status.get(content.get("venueid") or "")
+    if decision is None and edition.decision_invitation:
+        for reply in replies:
+            if _matches(_invitations(reply), (edition.decision_invitation,)):
+                decision = _text(_flat(reply.get("content")).get(edition.decision_field))
+    keywords = content.get("keywords") or []
+    if isinstance(keywords, str):
+        keywords = [k.strip() for k in re.split(r"[,;]", keywords) if k.strip()]
+    out: dict[str, list[dict]] = {kind: [] for kind in RECORD_FILES}
+    out["paper"].append(coerce_record({**base, "title": _text(content.get("title")),
+                                       "abstract": _text(content.get("abstract")), "keywords": keywords,
+                                       "decision": decision}, "paper", f"{edition.venue} {edition.year} {paper_id}"))
+
+    review_ids = {r["id"] for r in replies if _matches(_invitations(r), edition.review)}
+    authors = (edition.author_signature,) if edition.author_signature else ()
+    for reply in sorted(replies, key=lambda r: (r.get("cdate") or r.get("tcdate") or 0, r.get("id") or "")):
+        where = f"{edition.venue} {edition.year} forum {paper_id} note {reply.get('id')}"
+        reply_content = _flat(reply.get("content"))
+        if reply["id"] in review_ids:
+            fields = _apply_form(reply_content, edition.review_form, scales, where)
+            out["review"].append(coerce_record({**base, **fields, "review_id": reply["id"], "decision": decision,
+                                                "source": HUMAN, "reviewer_id": _signer(reply),
+                                                "parse_status": "given"}, "review", where))
+        if _matches(_invitations(reply), edition.meta_review):
+            fields = _apply_form(reply_content, edition.meta_review_form, scales, where)
+            if fields["text"]:
+                out["meta_review"].append(coerce_record({**base, **fields, "meta_review_id": reply["id"],
+                                                         "source": HUMAN, "parse_status": "given"},
+                                                        "meta_review", where))
+        if _matches(_invitations(reply), edition.rebuttal) and _matches(reply.get("signatures") or [], authors):
+            text = _text(reply_content.get("rebuttal") or reply_content.get("comment"))
+            if text:
+                # An author reply to a review answers that review; one to the paper answers them all.
+                answered = reply.get("replyto") if reply.get("replyto") in review_ids else None
+                out["rebuttal"].append(coerce_record({**base, "rebuttal_id": reply["id"], "review_id": answered,
+                                                      "source": HUMAN, "text": text}, "rebuttal", where))
+    return out
+
+
+def records_from_submissions(submissions: Iterable[tuple[dict, str | None]], edition: Edition,
+                             ) -> dict[str, Dataset]:
+    """Datasets of papers, reviews, meta-reviews and rebuttals from (submission note, status)
+    pairs, normalised one forum at a time. A paper listed twice is kept as first listed."""
+    seen: set[str] = set()
+    rows: dict[str, list[dict]] = {kind: [] for kind in RECORD_FILES}
+    for note, status in submissions:
+        key = note.get("forum") or note["id"]
+        if key in seen:
+            continue
+        seen.add(key)
+        for kind, records in normalise_forum(note, edition, status).items():
+            rows[kind].extend(records)
+    return {kind: records_to_dataset(items, kind) for kind, items in rows.items()}
+
+
+def _listed_notes(edition: Edition, fetcher: NoteFetcher, progress: bool) -> Iterator[tuple[dict, str | None]]:
+    from tqdm.auto import tqdm
+
+    # Listings that flag their papers (withdrawn, desk-rejected) come first, so that a paper
+    # also listed as a plain submission keeps its flag.
+    for invitation, status in sorted(edition.submissions, key=lambda listing: listing[1] is None):
+        label = f"{edition.venue} {edition.year} {invitation.rsplit('/', 1)[-1]}"
+        for note in tqdm(fetcher.notes(edition, invitation), desc=label, unit=" papers", disable=not progress):
+            yield note, status
+
+
+def collect(venue: str, years: Iterable[int], fetcher: NoteFetcher, progress: bool = True) -> dict[str, Dataset]:
+    """Fetch (or read from the cache) every listed submission of ``venue`` in ``years``
+    with its forum, and return the records of all years together."""
+    from datasets import concatenate_datasets
+
+    parts: dict[str, list[Dataset]] = {kind: [] for kind in RECORD_FILES}
+    for year in years:
+        edition = load_edition(venue, year)
+        for kind, table in records_from_submissions(_listed_notes(edition, fetcher, progress), edition).items():
+            parts[kind].append(table)
+    return {kind: concatenate_datasets(tables) if len(tables) > 1 else tables[0] for kind, tables in parts.items()}
+
+
+def write_records(records: dict[str, Dataset], output: str | Path) -> dict[str, int]:
+    """Write each kind to its JSONL file in ``output``; returns the counts."""
+    output = Path(output)
+    output.mkdir(parents=True, exist_ok=True)
+    for kind, table in records.items():
+        save_records(table, output / RECORD_FILES[kind])
+    return {kind: len(table) for kind, table in records.items()}
+
+
+# --------------------------------------------------------------------------- dumps
+
+
+def _dump_notes(path: Path) -> list[dict]:
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() == ".jsonl":
+        data = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    data.append(json.loads(line))
+                except json.JSONDecodeError as err:
+                    raise RecordError(f"{path}: line {number}", None, f"not valid JSON ({err.msg})") from None
+    else:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise RecordError(f"{path}: line {err.lineno}", None, f"not valid JSON ({err.msg})") from None
+    if isinstance(data, dict):
+        data = data.get("notes", data.get("submissions"))
+    if not isinstance(data, list):
+        raise RecordError(str(path), None, "expected a list of submission notes (or {'notes': [...]})")
+    for index, note in enumerate(data):
+        if not isinstance(note, dict) or "id" not in note or not isinstance(note.get("content"), dict):
+            raise RecordError(f"{path}: submission {index}", None, "a submission note needs 'id' and 'content'")
+    return data
+
+
+def _csv_forums(path: Path, edition: Edition) -> list[tuple[dict, str | None]]:
+    """Group a one-review-per-row CSV into submission notes with their review replies."""
+    forums: dict[str, dict] = {}
+    number_of = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if not reader.fieldnames or not {"paper_id", "forum"} & set(reader.fieldnames):
+            raise RecordError(str(path), "paper_id", "the CSV needs a 'paper_id' (or 'forum') column")
+        for line, row in enumerate(reader, start=2):
+            paper_id = (row.get("paper_id") or row.get("forum") or "").strip()
+            if not paper_id:
+                raise RecordError(f"{path}: line {line}", "paper_id", "is required and missing")
+            number = number_of.setdefault(paper_id, len(number_of) + 1)
+            note = forums.setdefault(paper_id, {
+                "id": paper_id, "forum": paper_id, "number": number,
+                "content": {k: row.get(k) or None for k in ("title", "abstract", "keywords")},
+                "details": {"replies": []}, "decision": (row.get("decision") or "").strip() or None,
+            })
+            review = {field: row[field] for field in edition.review_form if (row.get(field) or "").strip()}
+            if review:
+                note["details"]["replies"].append({
+                    "id": (row.get("review_id") or "").strip() or f"{paper_id}-review-{line}",
+                    "forum": paper_id, "replyto": paper_id,
+                    "invitations": [edition.review[0].replace("{number}", str(number))],
+                    "signatures": [row["reviewer"]] if row.get("reviewer") else [], "content": review})
+    return [(note, note.pop("decision")) for note in forums.values()]
+
+
+def import_dump(path: str | Path, fmt: str, venue: str, year: int) -> dict[str, Dataset]:
+    """Records from a dump of one venue-year that researchers share.
+
+    ``json``: a list (a .json file, or .jsonl with one note a line) of submission notes as openreview-py
+    writes them (``note.to_json()``, v1 or v2), each with its forum's notes in
+    ``details.replies`` or ``details.directReplies`` (as fetched with ``details='replies'``).
+    ``csv``: one review a row, with a ``paper_id`` (or ``forum``) column, optional
+    ``title``, ``abstract``, ``keywords`` (separated by ``;`` or ``,``), ``decision``,
+    ``review_id`` and ``reviewer`` columns, and the venue-year's review form fields as
+    columns (``rating``, ``confidence``, ``summary``, ...). A row with no form field is a
+    paper without reviews.
+    ``peersum``: PeerSum's raw ``peersum_all.json`` (one paper a line, with its meta-review,
+    decision and every note of its discussion); the papers of ``venue`` in ``year`` are taken.
+    """
+    path = Path(path)
+    edition = load_edition(venue, year)
+    if not path.is_file():
+        raise RecordError(str(path), None, "no such file")
+    if fmt == "json":
+        return records_from_submissions(((note, None) for note in _dump_notes(path)), edition)
+    if fmt == "csv":
+        return records_from_submissions(_csv_forums(path, edition), edition)
+    if fmt == "peersum":
+        return _peersum_records(path, edition)
+    raise ValueError(f"unknown dump format {fmt!r}; use json, csv or peersum")
+
+
+def _peersum_id(paper_id: Any) -> tuple[str | None, int | None, str | None]:
+    """Venue (by the scale files' names and aliases: PeerSum writes 'nips'), year and forum id."""
+    match = re.fullmatch(r"([A-Za-z]+)_(\d{4})_(.+)", str(paper_id))
+    if not match:
+        return None, None, None
+    try:
+        venue = venue_scales(match[1], int(match[2])).venue
+    except UnknownScaleError:
+        venue = None
+    return venue, int(match[2]), match[3]
+
+
+def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
+    """Records of the edition's venue-year from PeerSum's raw dump, whose samples are JSON
+    lines with ``paper_id`` ``{venue}_{year}_{forum}`` and every note of the discussion in
+    ``reviews`` (``review_id``, ``writer``, ``comment``, ``rating``, ``confidence``, ``reply_to``)."""
+    rows: dict[str, list[dict]] = {kind: [] for kind in RECORD_FILES}
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}: line {number}"
+            try:
+                sample = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise RecordError(where, None, f"not valid JSON ({err.msg})") from None
+            venue, year, forum = _peersum_id(sample.get("paper_id"))
+            if (venue, year) != (edition.venue, edition.year):
+                continue
+            base = {"paper_id": forum, "venue": edition.venue, "year": edition.year}
+            decision = _text(sample.get("paper_acceptance"))
+            rows["paper"].append(coerce_record({**base, "title": sample.get("paper_title"),
+                                                "abstract": sample.get("paper_abstract"), "decision": decision},
+                                               "paper", where))
+            if _text(sample.get("meta_review")):
+                rows["meta_review"].append(coerce_record({**base, "meta_review_id": f"{forum}-meta", "source": HUMAN,
+                                                          "text": _text(sample["meta_review"]),
+                                                          "parse_status": "given"}, "meta_review", where))
+            notes = sample.get("reviews") or []
+            # A review is an official reviewer's note on the paper itself; their later notes are discussion.
+            review_ids = {n["review_id"] for n in notes
+                          if n.get("writer") == "official_reviewer" and n.get("reply_to") == forum}
+            for note in notes:
+                text = _text(note.get("comment"))
+                if note["review_id"] in review_ids:
+                    # PeerSum writes -1 where a note has no score.
+                    scores = {k: note[k] if (note.get(k) or 0) > 0 else None for k in ("rating", "confidence")}
+                    rows["review"].append(coerce_record({**base, **scores, "review_id": note["review_id"],
+                                                         "decision": decision, "source": HUMAN, "text": text,
+                                                         "parse_status": "given"}, "review", where))
+                elif note.get("writer") == "author" and text:
+                    answered = note.get("reply_to") if note.get("reply_to") in review_ids else None
+                    rows["rebuttal"].append(coerce_record({**base, "rebuttal_id": note["review_id"],
+                                                           "review_id": answered, "source": HUMAN, "text": text},
+                                                          "rebuttal", where))
+    return {kind: records_to_dataset(items, kind) for kind, items in rows.items()}

@@ -1,0 +1,91 @@
+"""Balanced accept/reject samples of papers per venue-year, as the PRAIB benchmark draws them.
+
+For every venue-year, half of the papers asked for are accepted and half rejected
+(100 per venue-year by default: 50 and 50; with an odd number the accepted side
+gets the extra paper). Withdrawn and desk-rejected papers are left out unless
+``include_withdrawn`` is set, in which case they count as rejected. Papers whose
+decision is neither an acceptance nor a rejection are never drawn.
+
+The draw is reproducible and independent of the order of the input: each
+candidate's rank is the SHA-256 of ``"{seed}/{venue}/{year}/{paper_id}"``, and the
+papers with the lowest ranks in each class are taken. The same seed therefore
+gives the same papers from the same pool, however the records were sorted or
+sharded, and adding papers to a pool only displaces the papers they outrank.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+
+from datasets import Dataset
+
+from .distributions import decision_class
+from .records import perturbation_kind
+
+_NOT_REVIEWED_WORDS = ("withdraw", "desk")
+
+
+class SamplingError(ValueError):
+    """A venue-year has too few papers of a class for the sample asked for."""
+
+
+def is_withdrawn(decision: str | None) -> bool:
+    """True for withdrawn and desk-rejected papers ("Withdrawn", "Desk rejected", ...)."""
+    return isinstance(decision, str) and any(word in decision.lower() for word in _NOT_REVIEWED_WORDS)
+
+
+def _rank(seed: int, venue: str, year: int, paper_id: str) -> str:
+    return hashlib.sha256(f"{seed}/{venue}/{year}/{paper_id}".encode("utf-8")).hexdigest()
+
+
+def sample_paper_ids(papers: Dataset, per_venue_year: int = 100, seed: int = 0,
+                     include_withdrawn: bool = False) -> list[str]:
+    """The ids of a balanced sample of ``papers`` (Paper records), in venue, year, class and rank order.
+
+    Raises :class:`SamplingError` naming every venue-year and class that has fewer
+    papers than its share of ``per_venue_year``.
+    """
+    if per_venue_year < 2:
+        raise ValueError("per_venue_year must be at least 2 (one accepted and one rejected paper)")
+    wanted = {"accept": per_venue_year - per_venue_year // 2, "reject": per_venue_year // 2}
+    pools: dict[tuple[str, int], dict[str, set[str]]] = defaultdict(lambda: {"accept": set(), "reject": set()})
+    for row in papers:
+        if perturbation_kind(row) is not None:
+            continue  # variants share their original's paper_id; the original stands for them
+        decision = row["decision"]
+        if is_withdrawn(decision) and not include_withdrawn:
+            continue
+        label = decision_class(decision)
+        if label is not None:
+            pools[(row["venue"], row["year"])][label].add(row["paper_id"])
+    if not pools:
+        raise SamplingError("no paper has an accept or reject decision to sample from")
+    shortages = [f"{venue} {year}: {len(pool[label])} {label}ed paper(s), {wanted[label]} needed"
+                 for (venue, year), pool in sorted(pools.items()) for label in ("accept", "reject")
+                 if len(pool[label]) < wanted[label]]
+    if shortages:
+        raise SamplingError("too few papers to sample " + f"{per_venue_year} per venue-year: " + "; ".join(shortages))
+    chosen = []
+    for (venue, year), pool in sorted(pools.items()):
+        for label in ("accept", "reject"):
+            ranked = sorted(pool[label], key=lambda paper_id: _rank(seed, venue, year, paper_id))
+            chosen.extend(ranked[:wanted[label]])
+    return chosen
+
+
+def sample_records(papers: Dataset, reviews: Dataset | None = None, meta_reviews: Dataset | None = None,
+                   rebuttals: Dataset | None = None, per_venue_year: int = 100, seed: int = 0,
+                   include_withdrawn: bool = False) -> dict[str, Dataset]:
+    """The sampled papers and the reviews, meta-reviews and rebuttals of those papers
+    (record kinds as keys; kinds passed as None are left out)."""
+    chosen = sample_paper_ids(papers, per_venue_year, seed, include_withdrawn)
+    keep = set(chosen)
+    order = {paper_id: index for index, paper_id in enumerate(chosen)}
+    sampled = papers.filter(lambda row: row["paper_id"] in keep and perturbation_kind(row) is None)
+    ids = sampled["paper_id"]
+    out = {"paper": sampled.select(sorted(range(len(ids)), key=lambda i: order[ids[i]]))}
+    for kind, table in (("review", reviews), ("meta_review", meta_reviews), ("rebuttal", rebuttals)):
+        if table is not None:
+            out[kind] = table.filter(lambda row: row["paper_id"] in keep)
+    return out
