@@ -32,6 +32,7 @@ from .xref import XREF_TYPES
 if TYPE_CHECKING:
     from .coverage import EmbeddingPrefilter
     from .judge import Judge
+    from .verification import Verifier
 
 DEFAULT_GROUP_BY = ("source", "model", "prompt")
 READABILITY_KEYS = ("tkc", "ttr", "fre", "fkg")
@@ -165,6 +166,7 @@ def evaluate_reviews(
     prefilter: "EmbeddingPrefilter | None" = None,
     second_judge: "Judge | None" = None,
     meta_reviews: Dataset | None = None,
+    citation_verifier: "Verifier | None" = None,
 ) -> dict:
     """Score every group of ``reviews`` against the human reference.
 
@@ -181,6 +183,9 @@ def evaluate_reviews(
     and reports the two judges' agreement under ``"second_judge"``; with
     ``meta_reviews`` (MetaReview records) the expert side of the target/aspect
     agreement is each paper's restructured meta-review instead of its human reviews.
+    With a ``citation_verifier`` (:class:`praib.verification.Verifier`), every formatted
+    reference is checked and each group gets ``verified_citations`` (Table 1's "Cit.": the
+    per-review share verified, and verified/total counts per review).
     Returns a JSON-ready dict with one entry per group.
     """
     unknown = [c for c in group_by if c not in reviews.column_names]
@@ -219,6 +224,13 @@ def evaluate_reviews(
         entries.append(_group_entry(dict(zip(group_by, key)), rows_array, columns, scores, reference_rows,
                                     is_reference, scale))
         positions_of.append(rows_array)
+    if citation_verifier is not None:
+        from .verification import check_texts, verification_summary
+
+        checks = check_texts(columns["text"], citation_verifier, progress=progress)
+        for entry, rows_array in zip(entries, positions_of):
+            entry["verified_citations"] = verification_summary(
+                [checks[i] if np.isfinite(scores["tkc"][i]) else None for i in rows_array])
     judged = {}
     if judge is not None:
         from .judged import ReviewJudgements, group_judged_metrics

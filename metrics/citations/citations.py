@@ -5,6 +5,7 @@ import evaluate
 
 from praib import PRAIB_CITATION
 from praib.citations import find_citations
+from praib.verification import check_texts, make_verifier, verification_summary
 from praib.stats import summarise
 
 _CITATION = PRAIB_CITATION
@@ -19,11 +20,21 @@ _KWARGS_DESCRIPTION = """\
 Args:
     predictions (`list` of `str`): review texts.
     return_citations (`bool`, default False): also return the extracted references per review.
+    verify_services (`str` or `list` of `str`, optional): verify every reference with these
+        services, in order ("crossref", "openalex", "dblp").
+    bibliography (`str` or `list` of `str`, optional): verify offline against these files
+        (DBLP .xml, OpenAlex works .jsonl, BibTeX .bib), before any service.
+    contact_email (`str`, optional): contact address sent to the services.
+    cache_dir (`str`, optional): directory of the answer cache and the bibliography database.
 Returns:
     citations: dict with `mean`, `std`, `n` of formatted references per review.
     styles: number of references found in each style.
     extracted (only with return_citations): per review, a list of
-        {style, authors, title, year, text}.
+        {style, authors, title, year, text}, plus {verified, service, matched_title, similarity}
+        when references are verified.
+    verified_citations (only when verifying): `share` of checked references verified per review
+        (mean, std, n over reviews with a checked reference), `verified` and `citations` counts
+        per review, and totals `n_citations`, `n_verified`, `n_not_verified`, `n_unchecked`.
 Examples:
     >>> citations = evaluate.load("metrics/citations")
     >>> text = 'See Vaswani, A., & Shazeer, N. (2017). Attention is all you need. NeurIPS.'
@@ -42,14 +53,28 @@ class Citations(evaluate.Metric):
             features=datasets.Features({"predictions": datasets.Value("string")}),
         )
 
-    def _compute(self, predictions, return_citations=False):
+    def _compute(self, predictions, return_citations=False, verify_services=None, bibliography=None,
+                 contact_email=None, cache_dir=None):
         found = [find_citations(text) if text else [] for text in predictions]
         styles = {}
         for citations in found:
             for citation in citations:
                 styles[citation.style] = styles.get(citation.style, 0) + 1
         result = {"citations": summarise(len(c) for c in found), "styles": styles}
+        checks = None
+        if verify_services or bibliography:
+            bibliographies = [bibliography] if isinstance(bibliography, str) else list(bibliography or [])
+            verifier = make_verifier(verify_services or (), bibliographies, contact_email, cache_dir)
+            checks = check_texts(predictions, verifier)
+            result["verified_citations"] = verification_summary(
+                [c if text and not text.isspace() else None for c, text in zip(checks, predictions)])
         if return_citations:
             result["extracted"] = [[{"style": c.style, "authors": list(c.authors), "title": c.title,
                                      "year": c.year, "text": c.text} for c in citations] for citations in found]
+            if checks is not None:
+                for entries, review_checks in zip(result["extracted"], checks):
+                    for entry, check in zip(entries, review_checks):
+                        entry.update(verified=check.verified, service=check.service,
+                                     matched_title=check.record.title if check.record else None,
+                                     similarity=check.similarity)
         return result
