@@ -90,6 +90,10 @@ PAPER_FEATURES = Features({
     "keywords": List(Value("string")),
     "decision": Value("string"),
     "text": Value("string"),
+    # Set when the text was converted and cut to a token budget (`praib data pdf`): the tokens
+    # kept and whether anything was cut, so a reader knows the paper is not whole.
+    "text_tokens": Value("int32"),
+    "text_truncated": Value("bool"),
     "perturbation": PERTURBATION_FEATURES,
 })
 

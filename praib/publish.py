@@ -1,0 +1,179 @@
+"""Hub publishing: a dataset repository of Parquet files and a card, built locally, then uploaded.
+
+``datasets`` 5.x runs no loading scripts, so a dataset repository is Parquet files plus a
+``README.md`` whose YAML header names them: ``configs`` (``config_name``, ``data_files`` per
+split, ``default: true`` on one) and ``dataset_info`` (each config's features and split sizes).
+:func:`build_dataset_repo` writes that layout::
+
+    DIR/README.md
+    DIR/data/<config>/train-00000-of-00001.parquet
+
+for the configs in :data:`CONFIGS`, each with the explicit schema of its record kind, so
+``datasets.load_dataset(DIR, "reviews", split="train")`` returns the records with their features.
+The card's prose comes from a Jinja template (``datasets/praib/README.md`` by default) rendered
+with the configs, their fields and their counts; the YAML header is the template's own (licence,
+tags, ...) plus the generated ``configs`` and ``dataset_info``.
+
+:func:`push_dataset_repo` uploads the built folder in one commit with
+``HfApi.upload_folder``: the Hub then holds exactly the files that were built and checked
+locally, card included, and a failed upload leaves the previous revision intact. (Pushing each
+config with ``Dataset.push_to_hub`` would make one commit per config and rewrite the card each
+time.) It honours ``HF_ENDPOINT``, read at call time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Mapping
+
+from datasets import Dataset, Features
+
+from praib.records import SCHEMAS, load_records
+
+# config name -> record kind. Counterfactual and perturbed papers keep their original's paper_id
+# and say what was changed in their ``perturbation`` struct.
+CONFIGS: dict[str, str] = {
+    "papers": "paper",
+    "reviews": "review",
+    "meta_reviews": "meta_review",
+    "rebuttals": "rebuttal",
+    "generated_reviews": "review",
+    "counterfactuals": "paper",
+    "perturbations": "paper",
+}
+SPLIT = "train"
+DEFAULT_CARD_TEMPLATE = Path(__file__).resolve().parent.parent / "datasets" / "praib" / "README.md"
+
+
+class PublishError(ValueError):
+    """A dataset repository that cannot be built or pushed; the message says why."""
+
+
+def data_file(config: str, split: str = SPLIT) -> str:
+    """Path of a config's split inside the repository."""
+    return f"data/{config}/{split}-00000-of-00001.parquet"
+
+
+def _feature_rows(features: Features | dict, prefix: str = "") -> list[tuple[str, str]]:
+    """(field, type) for every field, struct members as ``parent.member``."""
+    from datasets import List, Value
+
+    rows = []
+    for name, feature in features.items():
+        if isinstance(feature, dict):
+            rows.append((prefix + name, "struct, null for none"))
+            rows.extend(_feature_rows(feature, f"{prefix}{name}."))
+        elif isinstance(feature, List):
+            inner = feature.feature
+            kind = inner.dtype if isinstance(inner, Value) else "{" + ", ".join(
+                f"{k}: {v.dtype}" for k, v in inner.items()) + "}"
+            rows.append((prefix + name, f"list of {kind}"))
+        else:
+            rows.append((prefix + name, feature.dtype))
+    return rows
+
+
+def _counts(records: Dataset) -> list[tuple[str, str, int]]:
+    """(venue, year, rows) in order; '-' where a record has none."""
+    pairs = Counter(zip(records["venue"], records["year"]))
+    return [(venue or "-", str(year) if year is not None else "-", n)
+            for (venue, year), n in sorted(pairs.items(), key=lambda item: (str(item[0][0]), item[0][1] or 0))]
+
+
+def render_card(template: str | Path, configs: Mapping[str, Dataset], default: str) -> str:
+    """The card: the template rendered with the configs, plus the generated YAML header."""
+    import jinja2
+    from datasets.info import DatasetInfo, DatasetInfosDict
+    from datasets.splits import SplitDict, SplitInfo
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCard
+
+    template = Path(template)
+    context = {"configs": [{
+        "name": name, "kind": CONFIGS[name], "rows": len(records), "fields": _feature_rows(records.features),
+        "counts": _counts(records), "perturbed": sum(p is not None for p in records["perturbation"]),
+        "default": name == default} for name, records in configs.items()]}
+    try:
+        text = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True) \
+            .from_string(template.read_text(encoding="utf-8")).render(context)
+    except (OSError, jinja2.TemplateError) as err:
+        line = f": line {err.lineno}" if getattr(err, "lineno", None) else ""
+        raise PublishError(f"{template}{line}: cannot render the card template ({err})") from err
+    card = DatasetCard(text)
+    metadata = {name: {"data_files": [{"split": SPLIT, "path": data_file(name)}], **({"default": True}
+                                                                                      if name == default else {})}
+                for name in configs}
+    MetadataConfigs(metadata).to_dataset_card_data(card.data)
+    infos = {}
+    for name, records in configs.items():
+        splits = SplitDict()
+        splits.add(SplitInfo(name=SPLIT, num_bytes=records.data.nbytes, num_examples=len(records)))
+        infos[name] = DatasetInfo(features=records.features, splits=splits, config_name=name)
+    DatasetInfosDict(infos).to_dataset_card_data(card.data)
+    return str(card)
+
+
+def build_dataset_repo(sources: Mapping[str, str | Path | Dataset], output: str | Path, *,
+                       card_template: str | Path = DEFAULT_CARD_TEMPLATE, default: str | None = None) -> Path:
+    """Write the Parquet files and card of a dataset repository to ``output``.
+
+    ``sources`` maps config names (keys of :data:`CONFIGS`) to records: a Dataset or anything
+    :func:`praib.records.load_records` reads, validated against the config's record kind.
+    ``default`` is the config loaded when none is named ("reviews" when present, else the first).
+    """
+    unknown = [name for name in sources if name not in CONFIGS]
+    if unknown:
+        raise PublishError(f"unknown config(s) {', '.join(unknown)}; choose from {', '.join(CONFIGS)}")
+    if not sources:
+        raise PublishError("no records given; a dataset needs at least one config")
+    default = default or ("reviews" if "reviews" in sources else next(iter(sources)))
+    if default not in sources:
+        raise PublishError(f"default config {default!r} is not among the configs built: {', '.join(sources)}")
+    configs: dict[str, Dataset] = {}
+    for name, source in sorted(sources.items(), key=lambda item: list(CONFIGS).index(item[0])):
+        features = SCHEMAS[CONFIGS[name]][0]
+        records = source if isinstance(source, Dataset) else load_records(source, CONFIGS[name])
+        if records.features != features:
+            raise PublishError(f"config {name!r}: records do not have the {CONFIGS[name]} schema "
+                               "(load them with praib.records.load_records)")
+        configs[name] = records
+    output = Path(output)
+    card = render_card(card_template, configs, default)
+    for name, records in configs.items():
+        path = output / data_file(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        records.to_parquet(str(path))
+    (output / "README.md").write_text(card, encoding="utf-8")
+    return output
+
+
+def push_dataset_repo(folder: str | Path, repo_id: str, *, private: bool = False, token: str | None = None,
+                      endpoint: str | None = None, commit_message: str = "Upload PRAIB dataset") -> str:
+    """Create the dataset repository ``repo_id`` if needed and upload ``folder`` in one commit.
+
+    Returns the commit URL. ``endpoint`` defaults to ``$HF_ENDPOINT`` (else the public Hub),
+    ``token`` to the one huggingface_hub finds (``$HF_TOKEN``, ``hf auth login``).
+    """
+    from huggingface_hub import DatasetCard, HfApi
+
+    folder = Path(folder)
+    try:
+        card = DatasetCard.load(folder / "README.md")
+    except (OSError, ValueError) as err:
+        raise PublishError(f"{folder}: not a built dataset repository; run `praib data build` first ({err})") \
+            from None
+    missing = [f["path"] for config in card.data.get("configs") or [] for f in config["data_files"]
+               if not (folder / f["path"]).is_file()]
+    if not card.data.get("configs") or missing:
+        raise PublishError(f"{folder}: the card names no configs or files that are missing: {', '.join(missing)}")
+    api = HfApi(endpoint=endpoint or os.environ.get("HF_ENDPOINT") or None, token=token)
+    try:
+        api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+        commit = api.upload_folder(folder_path=str(folder), repo_id=repo_id, repo_type="dataset",
+                                   commit_message=commit_message)
+    except Exception as err:  # noqa: BLE001 - the Hub client raises HTTP, network and offline-mode errors alike
+        raise PublishError(f"could not push {folder} to {api.endpoint} as {repo_id}: {type(err).__name__}: {err}") \
+            from err
+    return commit.commit_url
