@@ -1,0 +1,145 @@
+"""Commands `praib submit`, `praib leaderboard run|push` and `praib eras`."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+import click
+
+from ..cli_common import judge_options, make_judge
+
+DEMO_REVIEWS = "data/demo/reviews.jsonl"
+
+
+def _demo_reviews_path() -> str:
+    return str(resources.files("praib").joinpath(DEMO_REVIEWS))
+
+
+@click.command()
+@click.argument("submission", metavar="SUBMISSION")
+@click.option("--validate", is_flag=True, help="Check the submission and explain every problem.")
+@click.option("--benchmark-papers", type=click.Path(exists=True), metavar="FILE",
+              help="The benchmark's papers (Paper records): check that every one is reviewed.")
+@click.option("--manifest", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+              help="The manifest (default: manifest.json next to the reviews).")
+@click.option("--max-unparsed", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+              help="Largest share of reviews that may fail to parse.")
+@click.option("--split", default="train", show_default=True, help="Split to read from a dataset or Hub id.")
+def submit(submission, validate, benchmark_papers, manifest, max_unparsed, split):
+    """Check a leaderboard SUBMISSION: a Hub dataset id, or a directory or JSONL/JSON/Parquet file of
+    generated Review records with its manifest.json. Exits with 0 when valid, 1 otherwise."""
+    from .submission import validate_submission
+
+    if not validate:
+        raise click.UsageError("submit only checks a submission: add --validate. Publish the valid "
+                               "submission as a Hub dataset (reviews plus manifest.json) to enter it.")
+    report = validate_submission(submission, benchmark_papers, manifest, split=split, max_unparsed=max_unparsed)
+    click.echo(report.format())
+    raise SystemExit(0 if report.valid else 1)
+
+
+@click.group()
+def leaderboard():
+    """Score submissions against the human reference, and publish the results."""
+
+
+@leaderboard.command("run")
+@click.argument("submissions", metavar="SUBMISSION...", nargs=-1)
+@click.option("--reference", "reference_path", metavar="HUMAN",
+              help="Human reviews to compare against (default with --demo: the demo set's human reviews).")
+@click.option("--demo", is_flag=True, help="Use the demo set's human reviews as the reference.")
+@click.option("--benchmark-papers", type=click.Path(exists=True), metavar="FILE",
+              help="Score only the reviews of these papers (Paper records).")
+@click.option("--n-bootstrap", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Cluster-bootstrap draws (papers resampled with all their reviews).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap draws.")
+@judge_options
+@click.option("--output", "-o", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Results directory (results.parquet/.jsonl, manifests/, details/, eras.json, run.json).")
+@click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
+@click.option("--no-progress", is_flag=True, help="Hide progress bars.")
+def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, judge_model, judge_backend,
+        judge_base_url, judge_max_new_tokens, cache_dir, output, workers, no_progress):
+    """Score every SUBMISSION with every metric against the human reference, with bootstrap 95%
+    intervals per venue and pooled, and write the results directory."""
+    from praib.generation.backends import BackendError
+
+    from ..records import RecordError, load_records, perturbation_kind
+    from .run import run_leaderboard, select_rows
+    from .submission import SubmissionError, load_submission
+
+    if not submissions:
+        raise click.UsageError("give at least one SUBMISSION")
+    if reference_path is None and not demo:
+        raise click.UsageError("give --reference HUMAN (or --demo)")
+    reference_path = reference_path or _demo_reviews_path()
+    try:
+        loaded = [load_submission(s) for s in submissions]
+        reference = load_records(reference_path, "review")
+        if benchmark_papers:
+            ids = {p["paper_id"] for p in load_records(benchmark_papers, "paper") if perturbation_kind(p) is None}
+            reference = select_rows(reference, lambda row: row["paper_id"] in ids)
+            for s in loaded:
+                s.reviews = select_rows(s.reviews, lambda row: row["paper_id"] in ids)
+        judge = (make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
+                 if judge_model else None)
+        results = run_leaderboard(loaded, reference, output, reference_label=reference_path,
+                                  n_bootstrap=n_bootstrap, seed=seed, judge=judge, workers=workers,
+                                  progress=not no_progress)
+    except (SubmissionError, RecordError, ValueError, BackendError) as err:
+        raise click.ClickException(str(err)) from None
+    shown = ("tkc", "fre", "krippendorff_alpha", "rating_tv")
+    for row in (r for r in results.to_list() if r["venue"] == "all" and r["metric"] in shown):
+        ci = "" if row["ci_low"] is None else f" [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
+        value = "-" if row["value"] is None else f"{row['value']:.3f}"
+        click.echo(f"{row['submission']:<24} {row['metric']:<20} {value}{ci}"
+                   + ("  (closest to human)" if row["closest_to_human"] else ""))
+    click.echo(f"wrote {len(results)} result rows to {output}")
+
+
+@leaderboard.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--repo-id", required=True, help="Hub dataset repository, e.g. org/praib-leaderboard.")
+@click.option("--token", envvar="HF_TOKEN", help="Hub token [default: $HF_TOKEN or the saved login].")
+@click.option("--private", is_flag=True, help="Create the repository as private.")
+def push(directory, repo_id, token, private):
+    """Publish a results DIRECTORY written by `praib leaderboard run` as a Hub dataset."""
+    from .run import push_results
+
+    try:
+        push_results(directory, repo_id, token=token, private=private)
+    except FileNotFoundError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(f"pushed {directory} to {repo_id}")
+
+
+@click.command()
+@click.argument("human_reviews", metavar="HUMAN_REVIEWS")
+@click.option("--split-year", type=int, default=None,
+              help="First post-LLM year for every venue [default: ICLR 2024, NeurIPS 2023, others 2023].")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the analysis as JSON.")
+@click.option("--split", default="train", show_default=True, help="Split to read from a dataset or Hub id.")
+@click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
+@click.option("--no-progress", is_flag=True, help="Hide progress bars.")
+def eras(human_reviews, split_year, output, split, workers, no_progress):
+    """Human reviews across years and before/after the LLM era: per-year means and Mann-Whitney U
+    tests between eras, per venue (PRAIB Tables 4-6)."""
+    from ..records import HUMAN_SOURCE, RecordError, load_records
+    from .eras import era_analysis, era_tables
+    from .run import select_rows
+
+    try:
+        reviews = load_records(human_reviews, "review", split=split)
+    except RecordError as err:
+        raise click.ClickException(str(err)) from None
+    reviews = select_rows(reviews, lambda row: row["source"] == HUMAN_SOURCE)
+    if not len(reviews):
+        raise click.ClickException(f"{human_reviews}: no human review (source 'human')")
+    analysis = era_analysis(reviews, split_year=split_year, workers=workers, progress=not no_progress)
+    click.echo(era_tables(analysis))
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(analysis, indent=2) + "\n", encoding="utf-8")
+        click.echo(f"wrote {output}")

@@ -1,0 +1,667 @@
+"""The leaderboard report: tables and plots of a results directory, as one HTML page and Markdown.
+
+A results directory is what ``praib leaderboard run`` writes (``results.parquet``,
+``details/``, ``manifests/``, ``eras.json``, ``run.json``). The page lays the numbers
+out like the papers do: Table 1 of PRAIB (readability, specificity, agreement, math
+engagement) with 95% CIs and each metric's distance to the human reference, the
+coverage and target/aspect tables, robustness verdicts and treatment effects, and the
+longitudinal era comparison of the human reviews. The HTML is self-contained (inline
+CSS, plots as PNG data URIs) and every name that comes from a submission is escaped.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+HUMAN = "human"
+POOLED = "all"
+
+# Table 1 of the PRAIB paper, in its column order.
+BEHAVIOUR_METRICS = ("tkc", "ttr", "fre", "fkg", "citations", "xref", "krippendorff_alpha", "math_engagement")
+
+LABELS = {
+    "tkc": "TKC", "ttr": "TTR", "fre": "FRE", "fkg": "FKG", "citations": "Cit.", "xref": "Xref.",
+    "krippendorff_alpha": "α", "math_engagement": "Math",
+    "rating": "Rating", "confidence": "Confidence", "rating_tv": "Rating TV", "confidence_tv": "Confidence TV",
+    "rating_gap": "Rating gap", "confidence_gap": "Confidence gap",
+}
+
+# Decimal places per metric, as the papers print them; every other metric gets DEFAULT_DIGITS.
+DIGITS = {"tkc": 0, "ttr": 3, "fre": 1, "fkg": 1, "citations": 2, "xref": 2, "krippendorff_alpha": 2,
+          "math_engagement": 3, "rating": 2, "confidence": 2}
+DEFAULT_DIGITS = 3
+
+ROW_COLUMNS = ("submission", "model", "metric", "venue", "value", "ci_low", "ci_high", "n_papers", "n_reviews",
+               "human_value", "distance_to_human", "closest_to_human")
+
+
+class ReportError(ValueError):
+    """A results directory that cannot be reported on, with the file and what is wrong."""
+
+
+@dataclass
+class LeaderboardResults:
+    """Everything a results directory holds; absent parts are empty or None."""
+
+    directory: Path
+    rows: list[dict]
+    details: dict[str, dict] = field(default_factory=dict)
+    manifests: dict[str, dict] = field(default_factory=dict)
+    eras: dict | None = None
+    run: dict | None = None
+
+    @property
+    def submissions(self) -> list[str]:
+        """The human reference first, then the submissions in the order of the results rows."""
+        names = list(dict.fromkeys(row["submission"] for row in self.rows))
+        return sorted(names, key=lambda name: name != HUMAN)
+
+    def metrics(self, venue: str | None = None) -> list[str]:
+        return list(dict.fromkeys(r["metric"] for r in self.rows if venue is None or r["venue"] == venue))
+
+    def venues(self) -> list[str]:
+        return sorted({r["venue"] for r in self.rows}, key=lambda v: (v != POOLED, v))
+
+    def row(self, submission: str, metric: str, venue: str) -> dict | None:
+        return self._index.get((submission, metric, venue))
+
+    def has(self, metric: str, venue: str) -> bool:
+        return (metric, venue) in self._pairs
+
+    def __post_init__(self) -> None:
+        self._index = {(r["submission"], r["metric"], r["venue"]): r for r in self.rows}
+        self._pairs = {(r["metric"], r["venue"]) for r in self.rows}
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise ReportError(f"{path}: not valid JSON: {err}") from None
+
+
+def _read_rows(directory: Path) -> list[dict]:
+    parquet, jsonl = directory / "results.parquet", directory / "results.jsonl"
+    if parquet.exists():
+        import pyarrow.parquet as pq
+
+        rows, where = pq.read_table(parquet).to_pylist(), parquet
+        position = "row"
+    elif jsonl.exists():
+        rows, where, position = [], jsonl, "line"
+        for number, line in enumerate(jsonl.read_text(encoding="utf-8").splitlines(), 1):
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError as err:
+                    raise ReportError(f"{jsonl}: line {number}: not valid JSON: {err}") from None
+    else:
+        raise ReportError(f"{directory}: no results.parquet or results.jsonl (is it a `praib leaderboard run` "
+                          "output directory?)")
+    for number, row in enumerate(rows, 1):
+        missing = [c for c in ("submission", "metric", "venue", "value") if c not in row]
+        if missing:
+            raise ReportError(f"{where}: {position} {number}: missing column(s) {', '.join(missing)}")
+        for column in ROW_COLUMNS:
+            row.setdefault(column, None)
+        for column in ("value", "ci_low", "ci_high", "human_value", "distance_to_human"):
+            row[column] = _finite(row[column])
+    return rows
+
+
+def _finite(value) -> float | None:
+    return None if value is None or not math.isfinite(float(value)) else float(value)
+
+
+def load_results(directory: str | Path) -> LeaderboardResults:
+    """Read a results directory written by ``praib leaderboard run``."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ReportError(f"{directory}: not a directory")
+
+    def by_stem(folder: str) -> dict[str, dict]:
+        path = directory / folder
+        return {p.stem: _read_json(p) for p in sorted(path.glob("*.json"))} if path.is_dir() else {}
+
+    eras, run = directory / "eras.json", directory / "run.json"
+    return LeaderboardResults(
+        directory=directory,
+        rows=_read_rows(directory),
+        details=by_stem("details"),
+        manifests=by_stem("manifests"),
+        eras=_read_json(eras) if eras.exists() else None,
+        run=_read_json(run) if run.exists() else None,
+    )
+
+
+# ----------------------------------------------------------------------------- formatting
+
+
+def format_number(value: float | None, digits: int) -> str:
+    """Fixed decimals, an en dash for a missing value, and no "-0"."""
+    if value is None or not math.isfinite(value):
+        return "–"
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def format_p(p: float | None) -> str:
+    if p is None:
+        return "–"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def metric_label(metric: str) -> str:
+    return LABELS.get(metric, metric.replace("_", " "))
+
+
+def metric_digits(metric: str) -> int:
+    return DIGITS.get(metric, DEFAULT_DIGITS)
+
+
+# ----------------------------------------------------------------------------- tables
+
+
+@dataclass
+class Cell:
+    """One table cell: its text, an optional 95% CI below it, and whether it is marked closest to human."""
+
+    text: str
+    ci: str | None = None
+    closest: bool = False
+
+
+@dataclass
+class Table:
+    """A titled table; columns from ``numeric_from`` on hold numbers and are right-aligned."""
+
+    title: str
+    header: list[str]
+    rows: list[list[Cell]]
+    notes: list[str] = field(default_factory=list)
+    numeric_from: int = 1
+
+
+@dataclass
+class Plot:
+    title: str
+    png: bytes
+    caption: str = ""
+
+    @property
+    def data_uri(self) -> str:
+        return "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")
+
+
+@dataclass
+class Section:
+    """A part of the report; ``note`` alone (no tables, no plots) says why it has nothing to show."""
+
+    anchor: str
+    title: str
+    intro: str = ""
+    tables: list[Table] = field(default_factory=list)
+    plots: list[Plot] = field(default_factory=list)
+    note: str = ""
+
+
+def _value_cell(row: dict | None, digits: int) -> Cell:
+    if row is None:
+        return Cell("–")
+    ci = None
+    if row["ci_low"] is not None and row["ci_high"] is not None:
+        ci = f"[{format_number(row['ci_low'], digits)}, {format_number(row['ci_high'], digits)}]"
+    return Cell(format_number(row["value"], digits), ci, bool(row["closest_to_human"]))
+
+
+def _distance_cell(row: dict | None, digits: int) -> Cell:
+    if row is None or row["submission"] == HUMAN:
+        return Cell("–")
+    return Cell(format_number(row["distance_to_human"], digits), None, bool(row["closest_to_human"]))
+
+
+def metric_table(results: LeaderboardResults, title: str, columns: list[tuple[str, str]],
+                 notes: list[str] | None = None) -> Table:
+    """Rows are submissions (human first); each (metric, venue) column pair holds the value with
+    its 95% CI and its distance to the human value, the submission closest to human marked."""
+    # A venue goes into the column name only where the table mixes venues.
+    mixed = len({venue for _, venue in columns}) > 1
+    header = ["Submission"]
+    for metric, venue in columns:
+        name = metric_label(metric) + (f" {venue}" if mixed and venue != POOLED else "")
+        header += [name, f"Δ {name}"]
+    rows = []
+    for submission in results.submissions:
+        if not any(results.row(submission, m, v) for m, v in columns):
+            continue
+        cells = [Cell(submission + (" (reference)" if submission == HUMAN else ""))]
+        for metric, venue in columns:
+            row = results.row(submission, metric, venue)
+            cells += [_value_cell(row, metric_digits(metric)), _distance_cell(row, metric_digits(metric))]
+        rows.append(cells)
+    return Table(title, header, rows, notes or [])
+
+
+VALUE_NOTE = ("Each cell: the value with its 95% bootstrap CI (papers resampled); Δ: distance to the human "
+              "value (for a metric that is itself a distance, the metric). ★ marks the submission closest to "
+              "human for that metric and venue.")
+
+class Family(NamedTuple):
+    """Metrics with a section of their own, recognised by name prefix."""
+
+    anchor: str
+    title: str
+    prefixes: tuple[str, ...]
+    empty: str  # the note when a run has none of them: what computing them needs
+
+
+NEEDS_JUDGE = "they need a judge: praib leaderboard run --judge MODEL"
+DISTRIBUTIONS = Family("distributions", "Rating and confidence distributions", ("rating", "confidence"),
+                       "No rating or confidence metrics in this run.")
+COVERAGE = Family("coverage", "Coverage of the human strengths and weaknesses", ("coverage_",),
+                  f"No coverage metrics in this run ({NEEDS_JUDGE}).")
+TARGET_ASPECT = Family("target-aspect", "Target/aspect agreement", ("target_aspect",),
+                       f"No target/aspect metrics in this run ({NEEDS_JUDGE}).")
+ROBUSTNESS = Family("robustness", "Robustness to perturbations", ("robustness_",),
+                    "No robustness results: no submission included perturbed records.")
+TREATMENT = Family("treatment", "Average treatment effects of research-logic edits", ("ate_",),
+                   "No treatment effects: no submission included reviews of counterfactual papers "
+                   f"({NEEDS_JUDGE}).")
+FAMILIES = (DISTRIBUTIONS, COVERAGE, TARGET_ASPECT, ROBUSTNESS, TREATMENT)
+
+
+def _family_metrics(results: LeaderboardResults, prefixes: tuple[str, ...]) -> list[str]:
+    return [m for m in results.metrics() if m.startswith(prefixes)]
+
+
+def _venue_tables(results: LeaderboardResults, metrics: list[str], title: str) -> list[Table]:
+    """One table per venue that has any of ``metrics``: pooled first, then each venue."""
+    tables = []
+    for venue in results.venues():
+        columns = [(m, venue) for m in metrics if results.has(m, venue)]
+        if columns:
+            where = "all venues pooled" if venue == POOLED else venue
+            tables.append(metric_table(results, f"{title}: {where}", columns))
+    return tables
+
+
+def _submissions_section(results: LeaderboardResults) -> Section:
+    fields = ("model", "revision", "backend", "prompts", "sampling", "date", "knowledge_cutoff")
+    rows = []
+    for submission in results.submissions:
+        manifest = results.manifests.get(submission, {})
+        counts = [r for r in results.rows if r["submission"] == submission and r["venue"] == POOLED]
+        n_reviews = max((r["n_reviews"] or 0 for r in counts), default=0)
+        n_papers = max((r["n_papers"] or 0 for r in counts), default=0)
+        rows.append([Cell(submission)] + [Cell(_plain(manifest.get(f))) for f in fields]
+                    + [Cell(str(n_papers)), Cell(str(n_reviews))])
+    header = ["Submission", "Model", "Revision", "Backend", "Prompts", "Sampling", "Date", "Knowledge cut-off",
+              "Papers", "Reviews"]
+    intro = ""
+    if results.run:
+        intro = "Run settings: " + "; ".join(f"{k} = {_plain(v)}" for k, v in results.run.items()) + "."
+    table = Table("Submissions and their manifests", header, rows, numeric_from=header.index("Papers"))
+    return Section("submissions", "Submissions", intro, [table])
+
+
+def _plain(value) -> str:
+    """A manifest or settings value as one line of text."""
+    if value is None:
+        return "–"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_plain(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_plain(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def review_spreads(results: LeaderboardResults) -> dict[tuple[str, str], tuple[float, float]]:
+    """(mean, standard deviation) of the per-review values of each source and text metric, from the
+    summaries of ``details/<submission>.json`` (the human reference from its reference group)."""
+    spreads = {}
+    for submission, details in results.details.items():
+        for group in details.get("groups", []):
+            source = HUMAN if group.get("is_reference") else submission
+            for metric in BEHAVIOUR_METRICS:
+                summary = group.get(metric)
+                if isinstance(summary, dict) and summary.get("mean") is not None and summary.get("std") is not None:
+                    spreads[(source, metric)] = (summary["mean"], summary["std"])
+    return spreads
+
+
+def _behaviour_section(results: LeaderboardResults) -> Section:
+    from .plots import metric_intervals_png
+
+    section = Section("behaviour", "Behaviour (PRAIB Table 1)",
+                      "Readability (TKC, TTR, FRE, FKG), specificity (citations and cross-references per review), "
+                      "agreement of ratings with the human panel (Krippendorff's ordinal α; the human row is the "
+                      "panel alone, the other rows the panel plus the submission) and math engagement.")
+    columns = []
+    for metric in BEHAVIOUR_METRICS:
+        if results.has(metric, POOLED):
+            columns.append((metric, POOLED))
+        else:  # computed per venue only, as PRAIB reports α for ICLR and NeurIPS separately
+            columns += [(metric, v) for v in results.venues() if results.has(metric, v)]
+    if not columns:
+        section.note = "No behaviour metrics (readability, specificity, agreement) in this run."
+        return section
+    section.tables.append(metric_table(results, "Behaviour: all venues pooled", columns, [VALUE_NOTE]))
+    present = [m for m in BEHAVIOUR_METRICS if m in results.metrics()]
+    section.tables += [t for t in _venue_tables(results, present, "Behaviour") if not t.title.endswith("pooled")]
+    png = metric_intervals_png(results, [m for m, v in columns if v == POOLED], review_spreads(results))
+    if png:
+        section.plots.append(Plot("Metric values per source", png,
+                                  "Each source's value with its 95% CI (thin bar) and the mean ± one standard "
+                                  "deviation of its per-review values (wide pale bar, where the details hold it); "
+                                  "the dashed line is the human value."))
+    return section
+
+
+def _family_section(results: LeaderboardResults, family: Family) -> Section:
+    metrics = _family_metrics(results, family.prefixes)
+    section = Section(family.anchor, family.title)
+    if not metrics:
+        section.note = family.empty
+        return section
+    section.tables = _venue_tables(results, metrics, family.title)
+    section.tables[0].notes.append(VALUE_NOTE)
+    return section
+
+
+def _distribution_section(results: LeaderboardResults) -> Section:
+    from .plots import score_distribution_png
+
+    section = _family_section(results, DISTRIBUTIONS)
+    for submission, details in results.details.items():
+        if submission == HUMAN:
+            continue
+        for group in details.get("groups", []):
+            if group.get("is_reference"):
+                continue
+            png = score_distribution_png(group)
+            if png:
+                section.plots.append(Plot(f"{submission}: rating and confidence distributions", png,
+                                          "Share of reviews per scale value, per venue-year: the submission "
+                                          f"({group.get('label', submission)}) against the human reviews."))
+    if section.plots:
+        section.note = ""
+    elif not section.tables:
+        section.note = DISTRIBUTIONS.empty + " No distribution details (details/<submission>.json) to plot."
+    return section
+
+
+def _verdicts(tree, path=()) -> list[tuple[tuple[str, ...], dict]]:
+    """Every verdict dict (one with a "verdict" key) in a robustness result, with the keys leading to it."""
+    if isinstance(tree, dict):
+        if "verdict" in tree and isinstance(tree["verdict"], str):
+            return [(path, tree)]
+        return [found for key, value in tree.items() for found in _verdicts(value, path + (str(key),))]
+    return []
+
+
+# The symbols of praib.robustness's printed table.
+VERDICT_MARKS = {"increase": "↑", "decrease": "↓", "equivalent": "≈", "inconclusive": "?"}
+# Keys of praib.robustness.robustness_report that only nest its results, left out of row names.
+_NESTING_KEYS = {"reviewers", "perturbations", "scores"}
+
+
+def _verdict_table(submission: str, robustness: dict) -> Table | None:
+    """Directional/invariance verdicts like Tables 2 and 4 of the aspect-guided perturbation study:
+    rows are the perturbations, columns the scores."""
+    found = [(path, v) for path, v in _verdicts(robustness) if path]
+    if not found:
+        return None
+    scores = list(dict.fromkeys(path[-1] for path, _ in found))
+    by_row: dict[str, dict[str, dict]] = {}
+    for path, verdict in found:
+        name = " / ".join(key for key in path[:-1] if key not in _NESTING_KEYS)
+        by_row.setdefault(name or "all", {})[path[-1]] = verdict
+    rows = []
+    for name, cells in by_row.items():
+        row = [Cell(name)]
+        for score in scores:
+            v = cells.get(score)
+            if v is None:
+                row.append(Cell("–"))
+                continue
+            p = {"increase": v.get("p_increase"), "decrease": v.get("p_decrease"),
+                 "equivalent": v.get("p_equivalence")}.get(v["verdict"])
+            detail = f"Δ {format_number(v.get('mean_difference'), 2)}"
+            if p is not None:
+                detail += f", p {format_p(p)}"
+            row.append(Cell(f"{VERDICT_MARKS.get(v['verdict'], '')} {v['verdict']}", detail))
+        rows.append(row)
+    return Table(f"{submission}: directional and invariance tests", ["Perturbation"] + scores, rows,
+                 ["↑/↓: significant increase/decrease (one-sided Wilcoxon signed-rank); ≈: no significant change "
+                  "and equivalent within the margin (TOST); ?: inconclusive. Δ: mean change (perturbed − original), "
+                  "p: the p-value behind the verdict."])
+
+
+def _robustness_section(results: LeaderboardResults) -> Section:
+    section = _family_section(results, ROBUSTNESS)
+    for submission, details in results.details.items():
+        table = _verdict_table(submission, details.get("robustness") or {})
+        if table:
+            section.tables.append(table)
+    if section.tables:
+        section.note = ""
+    return section
+
+
+def _effects_table(results: LeaderboardResults) -> Table | None:
+    """Reviewers of every submission ranked by their ranking score z, as Table 4 of the
+    counterfactual review-logic study, with each difference's ATEs and BH-corrected p-value
+    (its Table 5) and review sensitivity (its Table 6) when computed."""
+    entries = [(f"{submission} / {label}" if label != submission else submission, entry)
+               for submission, details in results.details.items()
+               for label, entry in ((details.get("treatment_effects") or {}).get("reviewers") or {}).items()]
+    if not entries:
+        return None
+    differences = list(dict.fromkeys(name for _, entry in entries for name in entry.get("differences") or {}))
+    entries.sort(key=lambda item: (item[1].get("ranking_score") is None, -(item[1].get("ranking_score") or 0.0)))
+    header = ["Reviewer", "n critical", "n neutral", "z"]
+    for name in differences:
+        header += [f"ATE {name} critical", f"ATE {name} neutral", f"p {name} (BH)"]
+    header += ["ROUGE-2", "Assertion Jaccard"]
+    rows = []
+    for label, entry in entries:
+        cells = [Cell(label), Cell(_count(entry.get("n_critical"))), Cell(_count(entry.get("n_neutral"))),
+                 Cell(format_number(entry.get("ranking_score"), 2))]
+        for name in differences:
+            effect = (entry.get("differences") or {}).get(name) or {}
+            cells += [Cell(format_number(effect.get("ate_critical"), 3)),
+                      Cell(format_number(effect.get("ate_neutral"), 3)),
+                      Cell(format_p(effect.get("p_corrected")) + ("*" if effect.get("significant") else ""))]
+        sensitivity = entry.get("sensitivity") or {}
+        cells += [Cell(format_number((sensitivity.get(key) or {}).get("mean"), 3))
+                  for key in ("rouge2", "assertion_jaccard")]
+        rows.append(cells)
+    return Table("Reviewers ranked by the effect of research-logic edits", header, rows,
+                 ["z: the gap between the ATEs of soundness-critical and soundness-neutral edits in standard "
+                  "deviations of the neutral effects, averaged over the differences; p: linear mixed model "
+                  "(paper as random effect), Benjamini-Hochberg corrected across reviewers; * significant. "
+                  "ROUGE-2 and assertion Jaccard: overlap of the reviews of original and neutral versions."])
+
+
+def _treatment_section(results: LeaderboardResults) -> Section:
+    section = _family_section(results, TREATMENT)
+    table = _effects_table(results)
+    if table:
+        section.tables.insert(0, table)
+        section.note = ""
+    return section
+
+
+def _other_section(results: LeaderboardResults) -> Section:
+    known = set(BEHAVIOUR_METRICS) | {m for f in FAMILIES for m in _family_metrics(results, f.prefixes)}
+    metrics = [m for m in results.metrics() if m not in known]
+    section = Section("other", "Other metrics")
+    if not metrics:
+        section.note = "No other metrics in this run."
+        return section
+    section.tables = _venue_tables(results, metrics, "Other metrics")
+    return section
+
+
+def _era_metrics(eras: dict) -> list[str]:
+    return list(eras.get("metrics") or [])
+
+
+def _eras_tables(name: str, venue: dict, metrics: list[str]) -> list[Table]:
+    """Per-year means (PRAIB Table 4) and the pre/post-LLM comparison (Tables 5 and 6) of one venue."""
+    years = list(venue.get("years") or {})
+    by_year = [[Cell("Reviews"), *[Cell(_count(venue["years"][y].get("n_reviews"))) for y in years]]]
+    for metric in metrics:
+        by_year.append([Cell(metric_label(metric)), *[
+            Cell(format_number((venue["years"][y].get(metric) or {}).get("mean"), metric_digits(metric)))
+            for y in years]])
+    boundary = venue.get("split_year")
+    header = ["Metric", "Pre-LLM mean ± std", "n pre", "Post-LLM mean ± std", "n post", "U", "p",
+              "Effect size r", "Direction", "Significant (0.05)"]
+    comparison = []
+    for metric in metrics:
+        test = (venue.get("tests") or {}).get(metric) or {}
+        eras = venue.get("eras") or {}
+        cells = [Cell(metric_label(metric))]
+        for era in ("pre", "post"):
+            summary = (eras.get(era) or {}).get(metric) or {}
+            digits = metric_digits(metric)
+            text = format_number(summary.get("mean"), digits)
+            if summary.get("std") is not None:
+                text += f" ± {format_number(summary['std'], digits)}"
+            cells += [Cell(text), Cell(_count(summary.get("n")))]
+        significant = test.get("significant")
+        cells += [Cell(format_number(test.get("u"), 1)), Cell(format_p(test.get("p"))),
+                  Cell(format_number(test.get("effect_size"), 3)), Cell(test.get("direction") or "–"),
+                  Cell("–" if significant is None else "yes" if significant else "no")]
+        comparison.append(cells)
+    era_years = {era: (venue.get("eras") or {}).get(era, {}).get("years") or [] for era in ("pre", "post")}
+    per_year = Table(f"{name}: human review metrics per year (mean per review)", ["Metric", *years], by_year)
+    if not (era_years["pre"] and era_years["post"]):
+        missing = "pre-LLM" if not era_years["pre"] else "post-LLM"
+        per_year.notes.append(f"No {missing} reviews of {name} (the post-LLM era starts in {boundary}): "
+                              "no era comparison.")
+        return [per_year]
+    split = f"pre-LLM: {_plain(era_years['pre'])}; post-LLM (from {boundary}): {_plain(era_years['post'])}"
+    return [per_year, Table(f"{name}: pre- vs post-LLM era (Mann-Whitney U)", header, comparison,
+                            [f"Years {split}. Two-sided Mann-Whitney U of post- against pre-LLM per-review "
+                             "values; effect size r: rank-biserial correlation, positive when post-LLM values "
+                             "are larger."])]
+
+
+def era_series(eras: dict) -> list[dict]:
+    """The yearly means of each venue and metric, for the trend plot."""
+    series = []
+    for name, venue in (eras.get("venues") or {}).items():
+        for metric in _era_metrics(eras):
+            points = [(int(year), (entry.get(metric) or {}).get("mean"))
+                      for year, entry in (venue.get("years") or {}).items()]
+            points = [(year, mean) for year, mean in points if mean is not None]
+            if len(points) < 2:
+                continue
+            series.append({"venue": name, "metric": metric, "years": [y for y, _ in points],
+                           "means": [m for _, m in points], "first_post_year": venue.get("split_year"),
+                           "p": ((venue.get("tests") or {}).get(metric) or {}).get("p")})
+    return series
+
+
+def _eras_section(results: LeaderboardResults) -> Section:
+    from .plots import era_trends_png
+
+    section = Section("eras", "Human reviews before and after LLMs",
+                      "How the human reference changed across years, and a Mann-Whitney U test between the "
+                      "pre-LLM and post-LLM eras (PRAIB Tables 4-6, Figure 2).")
+    eras = results.eras or {}
+    venues = eras.get("venues") or {}
+    if not venues:
+        section.note = "No era analysis: the human reference does not span both eras (no eras.json)."
+        return section
+    starts = ", ".join(f"{name} {venue.get('split_year')}" for name, venue in venues.items())
+    section.intro += (f" The post-LLM era starts with the first review cycle after ChatGPT's release: {starts}.")
+    for name, venue in venues.items():
+        section.tables += _eras_tables(name, venue, _era_metrics(eras))
+    png = era_trends_png(era_series(eras))
+    if png:
+        section.plots.append(Plot("Human review metrics per year", png,
+                                  "Yearly means of the human reviews per venue; the shaded years are the "
+                                  "post-LLM era; the title gives the Mann-Whitney p-value between eras."))
+    return section
+
+
+def _count(n) -> str:
+    return "–" if n is None else str(int(n))
+
+
+def build_sections(results: LeaderboardResults) -> list[Section]:
+    """The report's sections in page order; a section without data carries a one-line note instead."""
+    sections = [_submissions_section(results), _behaviour_section(results), _distribution_section(results)]
+    sections += [_family_section(results, COVERAGE), _family_section(results, TARGET_ASPECT)]
+    sections += [_robustness_section(results), _treatment_section(results)]
+    sections += [_other_section(results), _eras_section(results)]
+    return sections
+
+
+# ----------------------------------------------------------------------------- rendering
+
+_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]{}<>|#!~$"} | {"&": "&amp;", "\n": " "})
+
+
+def markdown_escape(text: str) -> str:
+    """Text from users (submission names, manifest fields) as literal Markdown: no emphasis,
+    links, table breaks or inline HTML."""
+    return text.translate(_MARKDOWN_SPECIAL)
+
+
+def _markdown_cell(cell: Cell) -> str:
+    text = markdown_escape(cell.text) + (f" {markdown_escape(cell.ci)}" if cell.ci else "")
+    return f"**{text} ★**" if cell.closest else text
+
+
+def render_markdown(sections: list[Section], title: str) -> str:
+    lines = [f"# {markdown_escape(title)}", ""]
+    for section in sections:
+        lines += [f"## {section.title}", ""]
+        if section.intro:
+            lines += [markdown_escape(section.intro), ""]
+        if section.note:
+            lines += [f"_{markdown_escape(section.note)}_", ""]
+        for table in section.tables:
+            lines += [f"**{markdown_escape(table.title)}**", "",
+                      "| " + " | ".join(markdown_escape(h) for h in table.header) + " |",
+                      "|" + "|".join("---:" if i >= table.numeric_from else "---"
+                                     for i in range(len(table.header))) + "|"]
+            lines += ["| " + " | ".join(_markdown_cell(c) for c in row) + " |" for row in table.rows]
+            lines.append("")
+            lines += [markdown_escape(note) for note in table.notes]
+            if table.notes:
+                lines.append("")
+        if section.plots:
+            lines += [f"_{len(section.plots)} plot(s) in the HTML report: "
+                      + "; ".join(markdown_escape(p.title) for p in section.plots) + "._", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_html(sections: list[Section], title: str) -> str:
+    import jinja2
+
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    return environment.get_template("report.html.jinja").render(title=title, sections=sections)
+
+
+def write_report(directory: str | Path, html_path: str | Path, markdown_path: str | Path | None = None,
+                 title: str = "praib leaderboard") -> list[Section]:
+    """Read a results directory and write the HTML report (and the Markdown tables when asked)."""
+    sections = build_sections(load_results(directory))
+    Path(html_path).write_text(render_html(sections, title), encoding="utf-8")
+    if markdown_path is not None:
+        Path(markdown_path).write_text(render_markdown(sections, title), encoding="utf-8")
+    return sections

@@ -1,0 +1,474 @@
+"""The full leaderboard run: every submission scored against the human reference, with
+cluster-bootstrap 95% intervals, per venue and pooled.
+
+Per submission (its original records; perturbed ones are set aside) and per slice (each venue,
+and ``"all"``), the metrics are:
+
+``tkc``, ``ttr``, ``fre``, ``fkg``, ``xref``, ``citations``, ``rating``, ``confidence``
+    mean per review (:func:`praib.textstats.score_texts` and the parsed scores);
+    ``distance_to_human`` = |value - human value|.
+``rating_gap``
+    mean of (rating - median human rating of the same paper); distance = |gap|.
+``rating_tv``, ``confidence_tv``
+    total variation between the submission's and the human distribution on the scale
+    (:func:`praib.distributions.distribution_difference`), per venue-year, averaged with equal
+    weight over the venue-years of the slice; it is its own distance.
+``krippendorff_alpha``
+    ordinal alpha of the human panels with the submission's ratings added (alpha_H+L of
+    :func:`praib.agreement.panel_agreement`), averaged over year groups, then (for ``"all"``)
+    over venues; distance = |alpha_H+L - alpha_H| over the same year groups. For the human row,
+    alpha_H of :func:`praib.agreement.alpha_by_venue`.
+judged metrics (with a judge; pooled slice only, no interval)
+    ``math_engagement`` (distance |value - human value|), ``coverage_{recall,precision}_{strengths,
+    weaknesses}`` and ``target_aspect_f1`` (distance 1 - value: 1 means the human items are matched
+    exactly), from :func:`praib.evaluation.evaluate_reviews`.
+
+Point values equal those of :func:`praib.evaluation.evaluate_reviews` on the same records. The
+interval is a cluster bootstrap over papers: the slice's papers (those with a review of the
+submission or of the human reference), sorted by id, are resampled with replacement and each
+drawn paper brings all its reviews, human and model. Draw b is
+``rng.integers(0, n_papers, size=n_papers)`` with ``rng = numpy.random.default_rng(seed)`` created
+afresh for every submission and slice, so all metrics of a slice share the same resamples; the
+interval is the 2.5th and 97.5th percentile of the draws where the metric is defined. Text metrics
+are computed once per review, and every draw only reweights per-paper sums.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+import krippendorff
+import numpy as np
+from datasets import Dataset, Features, Value
+
+from .. import __version__
+from ..evaluation import _scale_values, _year_group, evaluate_reviews
+from ..parsing import parse_reviews
+from ..records import HUMAN_SOURCE, perturbation_kind
+from ..textstats import score_texts
+from .submission import Submission
+
+if TYPE_CHECKING:
+    from ..judge import Judge
+
+ALL_VENUES = "all"
+TEXT_METRICS = ("tkc", "ttr", "fre", "fkg", "xref", "citations")
+SCORE_METRICS = ("rating", "confidence")
+JUDGED_METRICS = ("math_engagement", "coverage_recall_strengths", "coverage_recall_weaknesses",
+                  "coverage_precision_strengths", "coverage_precision_weaknesses", "target_aspect_f1")
+RESULT_FEATURES = Features({
+    "submission": Value("string"),
+    "model": Value("string"),
+    "metric": Value("string"),
+    "venue": Value("string"),
+    "value": Value("float64"),
+    "ci_low": Value("float64"),
+    "ci_high": Value("float64"),
+    "n_papers": Value("int64"),
+    "n_reviews": Value("int64"),
+    "human_value": Value("float64"),
+    "distance_to_human": Value("float64"),
+    "closest_to_human": Value("bool"),
+})
+
+
+class ReviewTable:
+    """Parsed reviews of one side (a submission or the human reference) as per-review arrays."""
+
+    def __init__(self, reviews: Dataset, scale: str, workers: int | None = None, progress: bool = False):
+        parsed = parse_reviews(reviews, scale=scale)
+        columns = parsed.select_columns(["paper_id", "venue", "year", "text", "rating", "confidence"]).to_dict()
+        self.scale = scale
+        self.paper_id = np.asarray(columns["paper_id"], dtype=object)
+        self.venue = np.asarray([v or "unknown" for v in columns["venue"]], dtype=object)
+        self.year = columns["year"]
+        self.year_group = np.asarray([_year_group(v, y) if v else str(y) for v, y in
+                                      zip(columns["venue"], columns["year"])], dtype=object)
+        scores = score_texts(columns["text"], workers=workers, progress=progress)
+        self.values = {k: scores[k] for k in TEXT_METRICS}
+        for kind in SCORE_METRICS:
+            self.values[kind] = np.array([np.nan if v is None else v for v in columns[kind]], dtype=float)
+
+    def __len__(self) -> int:
+        return len(self.paper_id)
+
+
+def bootstrap_weights(n_papers: int, n_bootstrap: int, seed: int) -> np.ndarray:
+    """Row 0: every paper once (the point estimate); row b: how often draw b took each paper."""
+    rng = np.random.default_rng(seed)
+    weights = np.ones((n_bootstrap + 1, n_papers), dtype=float)
+    for b in range(n_bootstrap):
+        weights[b + 1] = np.bincount(rng.integers(0, n_papers, size=n_papers), minlength=n_papers)
+    return weights
+
+
+class _Slice:
+    """The reviews of one venue (or all) of both sides, indexed by the slice's papers."""
+
+    def __init__(self, model: ReviewTable | None, human: ReviewTable, venue: str):
+        def rows(table):
+            if table is None:
+                return np.zeros(0, dtype=int)
+            return np.arange(len(table)) if venue == ALL_VENUES else np.flatnonzero(table.venue == venue)
+
+        self.model, self.human = model, human
+        self.model_rows, self.human_rows = rows(model), rows(human)
+        ids = set(human.paper_id[self.human_rows])
+        if model is not None:
+            ids |= set(model.paper_id[self.model_rows])
+        self.papers = sorted(ids, key=str)
+        index = {p: i for i, p in enumerate(self.papers)}
+        self.model_paper = (np.array([index[p] for p in model.paper_id[self.model_rows]], dtype=int)
+                            if model is not None else np.zeros(0, dtype=int))
+        self.human_paper = np.array([index[p] for p in human.paper_id[self.human_rows]], dtype=int)
+
+    def side(self, is_model: bool):
+        return (self.model, self.model_rows, self.model_paper) if is_model else \
+            (self.human, self.human_rows, self.human_paper)
+
+    def mean(self, values: np.ndarray, is_model: bool, weights: np.ndarray) -> np.ndarray:
+        _, rows, paper = self.side(is_model)
+        values = values[rows]
+        finite = np.isfinite(values)
+        sums = np.bincount(paper[finite], weights=values[finite], minlength=len(self.papers))
+        counts = np.bincount(paper[finite], minlength=len(self.papers)).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (weights @ sums) / (weights @ counts)
+
+    def rating_gap(self) -> np.ndarray:
+        """Per model review of the slice: rating minus the median human rating of its paper (NaN without)."""
+        by_paper: dict = defaultdict(list)
+        for paper, rating in zip(self.human_paper, self.human.values["rating"][self.human_rows]):
+            if np.isfinite(rating):
+                by_paper[paper].append(rating)
+        medians = np.array([np.median(by_paper[p]) if by_paper.get(p) else np.nan
+                            for p in range(len(self.papers))])
+        gap = np.full(len(self.model), np.nan)
+        gap[self.model_rows] = self.model.values["rating"][self.model_rows] - medians[self.model_paper]
+        return gap
+
+    def _counts(self, table, rows, paper, kind, keep, domain) -> np.ndarray:
+        """Papers x domain counts of the ``kind`` scores of ``rows[keep]``."""
+        counts = np.zeros((len(self.papers), len(domain)))
+        position = {v: j for j, v in enumerate(domain)}
+        for i, p in zip(rows[keep], paper[keep]):
+            value = table.values[kind][i]
+            if value in position:
+                counts[p, position[value]] += 1
+        return counts
+
+    def total_variation(self, kind: str, weights: np.ndarray) -> np.ndarray:
+        """Per weight row: TV between model and human distributions, averaged over venue-years."""
+        per_year = []
+        keys = {(v, y) for v, y in zip(self.model.venue[self.model_rows], np.asarray(self.model.year, dtype=object)
+                                       [self.model_rows])}
+        for venue, year in sorted(keys, key=lambda k: (str(k[0]), k[1] or 0)):
+            domain = _scale_values(None if venue == "unknown" else venue, year, kind, self.model.scale)
+            if domain is None:
+                continue
+            in_model = (self.model.venue[self.model_rows] == venue) & \
+                (np.asarray(self.model.year, dtype=object)[self.model_rows] == year)
+            in_human = (self.human.venue[self.human_rows] == venue) & \
+                (np.asarray(self.human.year, dtype=object)[self.human_rows] == year)
+            p = weights @ self._counts(self.model, self.model_rows, self.model_paper, kind, in_model, domain)
+            q = weights @ self._counts(self.human, self.human_rows, self.human_paper, kind, in_human, domain)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                tv = 0.5 * np.abs(p / p.sum(1, keepdims=True) - q / q.sum(1, keepdims=True)).sum(1)
+            tv[(p.sum(1) == 0) | (q.sum(1) == 0)] = np.nan
+            per_year.append(tv)
+        return _nanmean_rows(per_year, len(weights))
+
+    def alpha(self, weights: np.ndarray, with_model: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Per weight row: the slice's alpha (per year group, then venue, then mean of venues) and,
+        with the model, |alpha_H+L - alpha_H| over the same year groups."""
+        human_venue = self.human.venue[self.human_rows]
+        human_group = self.human.year_group[self.human_rows]
+        rated = np.isfinite(self.human.values["rating"][self.human_rows])
+        panel_size = np.bincount(self.human_paper[rated], minlength=len(self.papers))
+        model_rated = (np.isfinite(self.model.values["rating"][self.model_rows]) if with_model
+                       else np.zeros(0, dtype=bool))
+        values, deltas = [], []
+        for venue in sorted(set(human_venue[rated]), key=str):
+            with_alpha, without_alpha = [], []
+            for group in sorted(set(human_group[rated & (human_venue == venue)]), key=str):
+                keep = rated & (human_venue == venue) & (human_group == group)
+                panels = np.zeros(len(self.papers), dtype=bool)
+                panels[self.human_paper[keep]] = True
+                panels &= panel_size >= 2
+                model_keep = model_rated & panels[self.model_paper] if with_model else model_rated
+                domain = sorted(set(self.human.values["rating"][self.human_rows][keep])
+                                | set(self.model.values["rating"][self.model_rows][model_keep] if with_model else ()))
+                human_counts = self._counts(self.human, self.human_rows, self.human_paper, "rating", keep, domain)
+                model_counts = (self._counts(self.model, self.model_rows, self.model_paper, "rating", model_keep,
+                                             domain) if with_model else None)
+                a_h, a_hl = np.full(len(weights), np.nan), np.full(len(weights), np.nan)
+                for b, w in enumerate(weights):
+                    take = np.repeat(np.flatnonzero(panels), w[panels].astype(int))
+                    a_h[b] = _ordinal_alpha(human_counts[take], domain)
+                    if with_model and model_counts[take].sum() > 0:
+                        a_hl[b] = _ordinal_alpha(human_counts[take] + model_counts[take], domain)
+                if with_model:
+                    both = np.isfinite(a_h) & np.isfinite(a_hl)
+                    without_alpha.append(np.where(both, a_h, np.nan))
+                    with_alpha.append(np.where(both, a_hl, np.nan))
+                else:
+                    with_alpha.append(a_h)
+            venue_value = _nanmean_rows(with_alpha, len(weights))
+            values.append(venue_value)
+            if with_model:
+                deltas.append(np.abs(venue_value - _nanmean_rows(without_alpha, len(weights))))
+        return _nanmean_rows(values, len(weights)), _nanmean_rows(deltas, len(weights))
+
+
+def _ordinal_alpha(counts: np.ndarray, domain: Sequence[float]) -> float:
+    """Krippendorff's ordinal alpha of papers x values counts (each row one paper); NaN where undefined."""
+    counts = counts[counts.sum(1) >= 2]
+    if not len(counts) or np.count_nonzero(counts.sum(0)) < 2:
+        return np.nan
+    return float(krippendorff.alpha(value_counts=counts, value_domain=list(domain), level_of_measurement="ordinal"))
+
+
+def _nanmean_rows(columns: list[np.ndarray], n: int) -> np.ndarray:
+    if not columns:
+        return np.full(n, np.nan)
+    stacked = np.vstack(columns)
+    defined = np.isfinite(stacked).sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(defined > 0, np.nansum(stacked, 0) / np.maximum(defined, 1), np.nan)
+
+
+def _interval(draws: np.ndarray) -> tuple[float | None, float | None]:
+    draws = draws[np.isfinite(draws)]
+    if not len(draws):
+        return None, None
+    low, high = np.percentile(draws, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _finite(value) -> float | None:
+    return float(value) if value is not None and np.isfinite(value) else None
+
+
+def slice_metrics(model: ReviewTable | None, human: ReviewTable, venue: str, n_bootstrap: int,
+                  seed: int) -> tuple[dict[str, dict], int, int]:
+    """``{metric: {"value", "ci_low", "ci_high", "distance"}}`` of one side on one slice, with the
+    slice's paper and review counts of that side. ``model`` None scores the human reference itself."""
+    piece = _Slice(model, human, venue)
+    is_model = model is not None
+    weights = bootstrap_weights(len(piece.papers), n_bootstrap, seed)
+    table, rows, paper = piece.side(is_model)
+    series: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+    for metric in (*TEXT_METRICS, *SCORE_METRICS):
+        series[metric] = (piece.mean(table.values[metric], is_model, weights), None)
+    if is_model:
+        gap = piece.mean(piece.rating_gap(), True, weights)
+        series["rating_gap"] = (gap, np.abs(gap))
+        for kind in SCORE_METRICS:
+            tv = piece.total_variation(kind, weights)
+            series[f"{kind}_tv"] = (tv, tv)
+    series["krippendorff_alpha"] = piece.alpha(weights, with_model=is_model)
+    if not is_model:
+        series["krippendorff_alpha"] = (series["krippendorff_alpha"][0], None)
+    out = {}
+    for metric, (value, distance) in series.items():
+        low, high = _interval(value[1:])
+        out[metric] = {"value": _finite(value[0]), "ci_low": low, "ci_high": high,
+                       "distance": None if distance is None else _finite(distance[0])}
+    return out, len(set(paper.tolist())), len(rows)
+
+
+def select_rows(reviews: Dataset, keep) -> Dataset:
+    """The rows of ``reviews`` for which ``keep(row)`` holds (without datasets' progress bars)."""
+    return reviews.select([i for i, row in enumerate(reviews) if keep(row)])
+
+
+def _perturbation_details(submission: Submission, judge: "Judge | None") -> tuple[dict, list[tuple[str, dict]]]:
+    """Robustness verdicts (and, with a judge, counterfactual ATEs) of a submission's perturbed
+    records against its originals, and the result metrics they give when the submission has a
+    single reviewer (model and prompt): ``robustness_<score>_<edit>`` (mean change, perturbed
+    minus original) and ``ate_<difference>_{critical,neutral}``, ``ate_ranking_score``."""
+    from ..robustness import robustness_report
+    from ..treatment import CRITICAL, NEUTRAL, counterfactual_effects
+
+    parsed = parse_reviews(submission.reviews, scale=submission.scale)
+    originals = select_rows(parsed, lambda row: perturbation_kind(row) is None)
+    perturbed = select_rows(parsed, lambda row: perturbation_kind(row) is not None)
+    details = {"robustness": robustness_report(originals, perturbed)}
+    metrics: list[tuple[str, dict]] = []
+    reviewers = details["robustness"]["reviewers"]
+    if len(reviewers) == 1:
+        for edit, result in next(iter(reviewers.values()))["perturbations"].items():
+            for score, entry in result["scores"].items():
+                metrics.append((f"robustness_{score}_{edit}", {"value": entry["mean_difference"]}))
+    counterfactual = select_rows(perturbed,
+                                 lambda row: row["perturbation"]["category"] in (CRITICAL, NEUTRAL))
+    if judge is not None and len(counterfactual):
+        details["treatment_effects"] = counterfactual_effects(originals, counterfactual, judge)
+        effects = details["treatment_effects"]["reviewers"]
+        if len(effects) == 1:
+            entry = next(iter(effects.values()))
+            for name, effect in entry["differences"].items():
+                metrics.append((f"ate_{name}_critical", {"value": effect["ate_critical"]}))
+                metrics.append((f"ate_{name}_neutral", {"value": effect["ate_neutral"]}))
+            metrics.append(("ate_ranking_score", {"value": entry["ranking_score"]}))
+    return details, metrics
+
+
+def _judged_rows(details: dict, human_details: dict | None) -> dict[str, dict]:
+    group = next(g for g in details["groups"] if not g["is_reference"])
+    human = human_details or {}
+    out = {}
+    for metric in JUDGED_METRICS:
+        raw = group.get(metric)
+        value = raw.get("mean") if isinstance(raw, dict) else raw
+        if value is None:
+            continue
+        if metric == "math_engagement":
+            human_raw = human.get(metric) or {}
+            human_value = human_raw.get("mean") if isinstance(human_raw, dict) else human_raw
+            distance = abs(value - human_value) if human_value is not None else None
+        else:
+            human_value, distance = None, 1.0 - value
+        out[metric] = {"value": value, "ci_low": None, "ci_high": None, "distance": distance,
+                       "human_value": human_value}
+    return out
+
+
+def _mark_closest(rows: list[dict]) -> None:
+    best: dict[tuple, float] = {}
+    for row in rows:
+        if row["submission"] != HUMAN_SOURCE and row["distance_to_human"] is not None:
+            key = (row["metric"], row["venue"])
+            best[key] = min(best.get(key, np.inf), row["distance_to_human"])
+    for row in rows:
+        row["closest_to_human"] = (row["submission"] != HUMAN_SOURCE and row["distance_to_human"] is not None
+                                   and row["distance_to_human"] == best[(row["metric"], row["venue"])])
+
+
+def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_bootstrap: int = 1000,
+                      seed: int = 0, judge: "Judge | None" = None, workers: int | None = None,
+                      progress: bool = False) -> tuple[list[dict], dict[str, dict]]:
+    """The results rows (``RESULT_FEATURES``) of the human reference and every submission, and the
+    :func:`praib.evaluation.evaluate_reviews` details of each submission by name."""
+    from tqdm.auto import tqdm
+
+    names = [s.name for s in submissions]
+    if len(set(names)) != len(names) or HUMAN_SOURCE in names:
+        raise ValueError(f"submission names must be distinct and not '{HUMAN_SOURCE}': {', '.join(names)}")
+    human_reviews = select_rows(reference,
+                                lambda row: row["source"] == HUMAN_SOURCE and perturbation_kind(row) is None)
+    if not len(human_reviews):
+        raise ValueError("the reference holds no human review (source 'human')")
+    human = ReviewTable(human_reviews, "venue", workers, progress)
+    venues = [ALL_VENUES, *sorted(set(human.venue), key=str)]
+    rows: list[dict] = []
+    human_values: dict[tuple, float | None] = {}
+    for venue in tqdm(venues, desc="human reference bootstrap", disable=not progress):
+        metrics, n_papers, n_reviews = slice_metrics(None, human, venue, n_bootstrap, seed)
+        for metric, m in metrics.items():
+            human_values[(metric, venue)] = m["value"]
+            rows.append(_row(HUMAN_SOURCE, HUMAN_SOURCE, metric, venue, m, n_papers, n_reviews, m["value"], None))
+
+    details: dict[str, dict] = {}
+    for submission in tqdm(submissions, desc="submissions", disable=not progress):
+        originals = select_rows(submission.reviews, lambda row: perturbation_kind(row) is None)
+        model_name = submission.manifest.get("model") or submission.name
+        table = ReviewTable(originals, submission.scale, workers, progress)
+        details[submission.name] = evaluate_reviews(originals, human_reviews, group_by=("source",),
+                                                    scale=submission.scale, workers=workers, judge=judge,
+                                                    progress=progress)
+        for venue in tqdm(venues, desc=f"{submission.name} bootstrap", disable=not progress, leave=False):
+            metrics, n_papers, n_reviews = slice_metrics(table, human, venue, n_bootstrap, seed)
+            if not n_reviews:
+                continue
+            for metric, m in metrics.items():
+                human_value = human_values.get((metric, venue), 0.0 if m["distance"] is not None else None)
+                distance = m["distance"]
+                if distance is None and m["value"] is not None and human_value is not None:
+                    distance = abs(m["value"] - human_value)
+                rows.append(_row(submission.name, model_name, metric, venue, m, n_papers, n_reviews,
+                                 human_value, distance))
+        if judge is not None:
+            group = details[submission.name]
+            human_group = next((g for g in group["groups"] if g["is_reference"]), None)
+            for metric, m in _judged_rows(group, human_group).items():
+                rows.append(_row(submission.name, model_name, metric, ALL_VENUES, m,
+                                 len(set(table.paper_id.tolist())), len(table), m["human_value"], m["distance"]))
+        if len(originals) < len(submission.reviews):
+            extra, metrics = _perturbation_details(submission, judge)
+            details[submission.name].update(extra)
+            n_perturbed = len(submission.reviews) - len(originals)
+            for metric, m in metrics:
+                rows.append(_row(submission.name, model_name, metric, ALL_VENUES,
+                                 {"value": _finite(m["value"]), "ci_low": None, "ci_high": None},
+                                 len(set(table.paper_id.tolist())), n_perturbed, None, None))
+    _mark_closest(rows)
+    return rows, details
+
+
+def _row(submission, model, metric, venue, m, n_papers, n_reviews, human_value, distance) -> dict:
+    return {"submission": submission, "model": model, "metric": metric, "venue": venue, "value": m["value"],
+            "ci_low": m["ci_low"], "ci_high": m["ci_high"], "n_papers": int(n_papers), "n_reviews": int(n_reviews),
+            "human_value": human_value, "distance_to_human": distance, "closest_to_human": False}
+
+
+def _write_json(path: Path, data) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, output: str | Path,
+                    reference_label: str, n_bootstrap: int = 1000, seed: int = 0, judge: "Judge | None" = None,
+                    workers: int | None = None, progress: bool = False) -> Dataset:
+    """Score every submission (:func:`score_submissions`) and write the results directory:
+    ``results.parquet`` / ``results.jsonl``, ``manifests/``, ``details/``, ``eras.json`` (when the
+    human reference spans both eras) and ``run.json``. Returns the results table."""
+    import pyarrow.parquet as pq
+
+    from .eras import era_analysis, spans_both_eras
+
+    output = Path(output)
+    rows, details = score_submissions(submissions, reference, n_bootstrap, seed, judge, workers, progress)
+    results = Dataset.from_list(rows, features=RESULT_FEATURES)
+    output.mkdir(parents=True, exist_ok=True)
+    pq.write_table(results.data.table, output / "results.parquet")
+    with (output / "results.jsonl").open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    for submission in submissions:
+        _write_json(output / "manifests" / f"{submission.name}.json", submission.manifest)
+        _write_json(output / "details" / f"{submission.name}.json", details[submission.name])
+    human_reviews = select_rows(reference, lambda row: row["source"] == HUMAN_SOURCE)
+    if spans_both_eras(human_reviews):
+        _write_json(output / "eras.json", era_analysis(human_reviews))
+    _write_json(output / "run.json", {
+        "reference": reference_label,
+        "submissions": {s.name: s.source for s in submissions},
+        "n_bootstrap": n_bootstrap,
+        "seed": seed,
+        "judge": judge.describe() if judge is not None else None,
+        "praib_version": __version__,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    })
+    return results
+
+
+def push_results(directory: str | Path, repo_id: str, token: str | None = None, private: bool = False) -> None:
+    """Publish a results directory as a Hub dataset: the results table through
+    ``Dataset.push_to_hub`` and the JSON side files (manifests, details, eras, run settings)
+    uploaded beside it."""
+    from huggingface_hub import HfApi
+
+    directory = Path(directory)
+    results_file = directory / "results.parquet"
+    if not results_file.is_file():
+        raise FileNotFoundError(f"{directory}: no results.parquet (write it with `praib leaderboard run`)")
+    results = Dataset.from_parquet(str(results_file), features=RESULT_FEATURES)
+    results.push_to_hub(repo_id, token=token, private=private)
+    HfApi(token=token).upload_folder(repo_id=repo_id, repo_type="dataset", folder_path=str(directory),
+                                     allow_patterns=["*.json", "manifests/*.json", "details/*.json"],
+                                     commit_message="praib leaderboard: manifests, details and run settings")

@@ -1,0 +1,144 @@
+"""`praib submit --validate` on two submissions built from the demo set: a clean one and one
+with planted problems, each of which must be reported on its own line."""
+
+import json
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from praib.cli import main
+from praib.leaderboard.submission import (SubmissionError, load_submission, manifest_problems,
+                                          validate_submission)
+
+DEMO = Path(str(resources.files("praib").joinpath("data/demo")))
+PAPERS = DEMO / "papers.jsonl"
+MANIFEST = {"model": "demo-model-a", "revision": "v1", "backend": "transformers", "prompts": ["extended"],
+            "sampling": {"temperature": 0.0, "top_p": 1.0, "max_new_tokens": 4096, "seed": 0},
+            "date": "2025-06-01", "knowledge_cutoff": "2024-06"}
+
+
+def demo_rows(model="demo-model-a", prompt="extended"):
+    rows = [json.loads(line) for line in (DEMO / "reviews.jsonl").read_text().splitlines()]
+    return [r for r in rows if r.get("model") == model and r.get("prompt") == prompt]
+
+
+def write_submission(directory: Path, rows, manifest) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    with (directory / "reviews.jsonl").open("w") as handle:
+        for row in rows:
+            handle.write(json.dumps(row) + "\n")
+    (directory / "manifest.json").write_text(json.dumps(manifest))
+    return directory
+
+
+@pytest.fixture
+def clean(tmp_path):
+    return write_submission(tmp_path / "clean", demo_rows(), MANIFEST)
+
+
+@pytest.fixture
+def planted(tmp_path):
+    rows = demo_rows()
+    assert len(rows) == 8
+    rows = [r for r in rows if r["paper_id"] != "demo-neurips25-04"]          # a missing paper
+    rows.append(dict(rows[0]))                                                 # a duplicate
+    rows[1] = {**rows[1], "review_id": "out-of-scale", "rating": 7}            # 7 is not on ICLR 2025's scale
+    rows[2] = {**rows[2], "review_id": "unparsed", "text": "I could not follow this paper at all, sorry."}
+    manifest = {**MANIFEST, "date": "June 2025"}                               # a bad manifest field
+    return write_submission(tmp_path / "planted", rows, manifest)
+
+
+def test_clean_submission_is_valid(clean):
+    report = validate_submission(str(clean), PAPERS)
+    assert report.valid, report.format()
+    assert report.n_reviews == 8
+    assert any("all 8 benchmark papers" in line for line in report.checked)
+
+
+def test_every_planted_problem_is_reported_on_its_own_line(planted):
+    report = validate_submission(str(planted), PAPERS)
+    assert not report.valid
+    assert all("\n" not in p for p in report.problems)
+    expected = {
+        "manifest": "manifest: field 'date' must be an ISO date YYYY-MM-DD, got 'June 2025'",
+        "coverage": "coverage: prompt 'extended' has no review of 1 of 8 benchmark papers: demo-neurips25-04",
+        "parse": "parse rate: 1 of 8 reviews (12.5%) did not parse, more than the 5% allowed: unparsed",
+        "duplicates": "duplicates: 1 reviews repeat another of the same paper, model and prompt word for word: "
+                      "demo-iclr25-01 (extended) x2",
+        "scale": "scale: 1 ratings outside the venue scale: out-of-scale (7 not in [1, 3, 5, 6, 8, 10] of ICLR 2025)",
+    }
+    assert sorted(report.problems) == sorted(expected.values())
+
+
+def test_cli_exit_status_follows_validity(clean, planted):
+    runner = CliRunner()
+    ok = runner.invoke(main, ["submit", str(clean), "--validate", "--benchmark-papers", str(PAPERS)])
+    assert ok.exit_code == 0, ok.output
+    assert "valid (8 reviews)" in ok.output
+    bad = runner.invoke(main, ["submit", str(planted / "reviews.jsonl"), "--validate",
+                               "--benchmark-papers", str(PAPERS)])
+    assert bad.exit_code == 1
+    assert sum(line.startswith("  problem: ") for line in bad.output.splitlines()) == 5
+    assert runner.invoke(main, ["submit", str(clean)]).exit_code == 2  # --validate is required
+
+
+def test_explicit_manifest_and_parse_threshold(planted, tmp_path):
+    good = tmp_path / "good-manifest.json"
+    good.write_text(json.dumps(MANIFEST))
+    report = validate_submission(str(planted), PAPERS, manifest=good, max_unparsed=0.2)
+    assert not any(p.startswith(("manifest:", "parse rate:")) for p in report.problems)
+    assert len(report.problems) == 3
+
+
+def test_schema_errors_name_file_line_and_field(tmp_path):
+    rows = demo_rows()
+    rows[3] = {**rows[3], "confidence": "very"}
+    rows[5] = {key: value for key, value in rows[5].items() if key != "paper_id"}
+    submission = write_submission(tmp_path / "s", rows, MANIFEST)
+    report = validate_submission(str(submission))
+    schema = [p for p in report.problems if p.startswith("schema:")]
+    assert len(schema) == 2
+    assert "reviews.jsonl: line 4: field 'confidence'" in schema[0]
+    assert "reviews.jsonl: line 6: field 'paper_id'" in schema[1]
+    with pytest.raises(SubmissionError, match="line 4"):
+        load_submission(str(submission))
+
+
+def test_records_must_match_the_manifest_and_not_be_human(tmp_path):
+    rows = demo_rows()
+    rows[0] = {**rows[0], "prompt": "guidelines"}
+    rows[1] = {**rows[1], "source": "human", "model": None, "review_id": "h1"}
+    report = validate_submission(str(write_submission(tmp_path / "s", rows, MANIFEST)))
+    assert sorted(p.split(":")[0] for p in report.problems) == ["model", "prompt", "source"]
+
+
+def test_manifest_schema():
+    assert manifest_problems(MANIFEST) == []
+    problems = manifest_problems({**{k: v for k, v in MANIFEST.items() if k != "backend"},
+                                  "prompts": [], "knowledge_cutoff": 2024, "scale": "venue", "temperature": 0})
+    assert problems == [
+        "manifest: field 'backend' is missing (expected a non-empty string)",
+        "manifest: field 'prompts' must be a non-empty list of strings, got []",
+        "manifest: field 'knowledge_cutoff' must be YYYY-MM, YYYY-MM-DD or null, got 2024",
+        "manifest: unknown field 'temperature' (known: model, revision, backend, prompts, sampling, date, "
+        "knowledge_cutoff, scale, description)",
+    ]
+
+
+def test_missing_manifest_is_a_problem_not_a_crash(tmp_path):
+    submission = write_submission(tmp_path / "s", demo_rows(), MANIFEST)
+    (submission / "manifest.json").unlink()
+    report = validate_submission(str(submission))
+    assert len(report.problems) == 1 and "no manifest" in report.problems[0]
+
+
+def test_code_in_a_submission_is_never_run(tmp_path):
+    submission = write_submission(tmp_path / "s", demo_rows(), MANIFEST)
+    marker = tmp_path / "executed"
+    (submission / "s.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    assert validate_submission(str(submission)).valid
+    loaded = load_submission(str(submission))
+    assert len(loaded.reviews) == 8 and loaded.name == "s"
+    assert not marker.exists()
