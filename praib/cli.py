@@ -47,10 +47,22 @@ def main() -> None:
 @click.option("--second-judge-backend", type=click.Choice(["vllm", "openai", "transformers"]),
               default="transformers", show_default=True)
 @click.option("--second-judge-base-url", default="http://localhost:8000/v1", show_default=True)
+@click.option("--verify-citations", "citation_services", metavar="SERVICES", default="",
+              help="Verify formatted references with these services, in order (comma-separated: "
+                   "crossref,openalex,dblp); adds verified_citations to every group.")
+@click.option("--bibliography", "bibliographies", multiple=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Verify references offline against this file (DBLP .xml, OpenAlex works .jsonl, BibTeX .bib; "
+                   ".gz allowed; repeatable); tried before any service.")
+@click.option("--contact-email", envvar="PRAIB_CONTACT_EMAIL", metavar="EMAIL",
+              help="Contact address sent to the citation services (mailto, User-Agent). [default: $PRAIB_CONTACT_EMAIL]")
+@click.option("--citation-cache", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Directory of the citation answer cache and bibliography database. [default: --cache-dir's]")
 @click.option("--no-progress", is_flag=True, help="Hide progress bars.")
 def evaluate(input_path, reference_path, output, group_by, scale, split, workers, demo, judge_model, judge_backend,
              judge_base_url, judge_max_new_tokens, cache_dir, coverage_prefilter, meta_reviews_path,
-             second_judge_model, second_judge_backend, second_judge_base_url, no_progress):
+             second_judge_model, second_judge_backend, second_judge_base_url, citation_services, bibliographies,
+             contact_email, citation_cache, no_progress):
     """Behavioural profile of every group of reviews in INPUT.
 
     INPUT is a JSONL, JSON or Parquet file of review records, a saved dataset
@@ -81,14 +93,25 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
         elif coverage_prefilter is not None or second_judge_model or meta_reviews_path:
             raise click.UsageError("--coverage-prefilter, --meta-reviews and --second-judge need --judge")
         meta_reviews = load_records(meta_reviews_path, "meta_review", split=split) if meta_reviews_path else None
+        citation_verifier = None
+        if citation_services or bibliographies:
+            from .verification import make_verifier
+
+            citation_verifier = make_verifier(citation_services, bibliographies, contact_email,
+                                              citation_cache or cache_dir)
         results = evaluate_reviews(reviews, reference, group_by=[c.strip() for c in group_by.split(",") if c.strip()],
                                    scale=scale, workers=workers, progress=not no_progress, judge=judge,
-                                   prefilter=prefilter, second_judge=second_judge, meta_reviews=meta_reviews)
+                                   prefilter=prefilter, second_judge=second_judge, meta_reviews=meta_reviews,
+                                   citation_verifier=citation_verifier)
     except (RecordError, ValueError, BackendError) as err:
         raise click.ClickException(str(err)) from None
     results["input"] = "praib demo set (illustrative)" if demo else str(input_path)
     results["reference"] = reference_path
     click.echo(behaviour_table(results))
+    if citation_verifier is not None:
+        from .verification import verification_lines
+
+        click.echo("\n" + "\n".join(verification_lines(results["groups"])))
     if output:
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -292,10 +315,18 @@ def score(input_path, output, split, judge_model, judge_backend, judge_base_url,
     click.echo(f"judged {len(table)} reviews with {judge_model}; wrote {output}")
 
 
-# Command groups defined in their own modules (each module imports its heavy dependencies lazily).
-from .cli_data import data  # noqa: E402
+# Commands defined in their own modules (each imports its heavy dependencies lazily).
+from praib.perturb.cli import perturb  # noqa: E402
+from praib.perturb.cli_counterfactual import counterfactual, meta_review  # noqa: E402
 
-main.add_command(data)
+from .cli_data import data  # noqa: E402
+from .cli_robustness import effects, robustness  # noqa: E402
+from .leaderboard.cli import eras, leaderboard, submit  # noqa: E402
+from .leaderboard.report_cli import report  # noqa: E402
+
+counterfactual.add_command(effects)
+for command in (perturb, counterfactual, meta_review, robustness, submit, leaderboard, report, eras, data):
+    main.add_command(command)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -15,7 +15,8 @@ def judge_options(command):
     """The options that choose and run a judge model, shared by `evaluate` and `score`."""
     options = [
         click.option("--judge", "judge_model", metavar="MODEL",
-                     help="Judge model for the judged metrics (math engagement, coverage, target/aspect)."),
+                     help="Model that judges or edits text: the judged metrics (math engagement, coverage, target/aspect), "
+                          "LLM-driven perturbations and counterfactual edits."),
         click.option("--judge-backend", type=click.Choice(["vllm", "openai", "transformers"]),
                      default="transformers", show_default=True, help="Backend that runs the judge model."),
         click.option("--judge-base-url", default="http://localhost:8000/v1", show_default=True,

@@ -8,3 +8,285 @@ import click
 @click.group()
 def data() -> None:
     """Build the benchmark's datasets: OpenReview collection, paper text, citations, Hub publishing."""
+
+
+@data.command("verify-citations")
+@click.argument("reviews_path", metavar="REVIEWS")
+@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False),
+              help="One row per reference: .jsonl, .parquet, or a directory (saved dataset).")
+@click.option("--services", "citation_services", metavar="SERVICES", default="",
+              help="Verify with these services, in order (comma-separated: crossref,openalex,dblp).")
+@click.option("--bibliography", "bibliographies", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Verify offline against this file (DBLP .xml, OpenAlex works .jsonl, BibTeX .bib; .gz allowed; "
+                   "repeatable); tried before any service.")
+@click.option("--contact-email", envvar="PRAIB_CONTACT_EMAIL", metavar="EMAIL",
+              help="Contact address sent to the services (mailto, User-Agent). [default: $PRAIB_CONTACT_EMAIL]")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
+              help="Directory of the answer cache and bibliography database; a rerun asks only what is missing. "
+                   "[default: $PRAIB_CACHE or ~/.cache/praib/calls]")
+@click.option("--split", default="train", show_default=True, help="Split to read from a dataset or Hub id.")
+@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+def verify_citations(reviews_path, output, citation_services, bibliographies, contact_email, cache_dir, split,
+                     no_progress):
+    """Check every formatted (MLA/APA/IEEE) reference of the REVIEWS records against bibliographic
+    services or local bibliography files, and write what was cited, whether it was verified, and
+    the matched record."""
+    from praib.records import RecordError, load_records, save_records
+    from praib.verification import check_texts, make_verifier, verification_rows
+
+    if not (citation_services or bibliographies):
+        raise click.UsageError("give --services and/or --bibliography")
+    try:
+        reviews = load_records(reviews_path, "review", split=split)
+        verifier = make_verifier(citation_services, bibliographies, contact_email, cache_dir)
+        columns = reviews.select_columns(["review_id", "paper_id", "source", "text"]).to_dict()
+        checks = check_texts(columns["text"], verifier, progress=not no_progress)
+    except (RecordError, ValueError) as err:
+        raise click.ClickException(str(err)) from None
+    rows = verification_rows(columns, checks)
+    save_records(rows, output)
+    verified = sum(v is True for v in rows["verified"])
+    unchecked = sum(v is None for v in rows["verified"])
+    click.echo(f"{len(rows)} references in {len(reviews)} reviews: {verified} verified, "
+               f"{len(rows) - verified - unchecked} not verified, {unchecked} unchecked; wrote {output}")
+
+
+@data.command("pdf")
+@click.argument("inputs", nargs=-1, required=True, metavar="DIR_OR_PDF...")
+@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False),
+              help="Paper records: .jsonl, .parquet, or a directory (saved dataset).")
+@click.option("--venue", help="Venue of every paper.")
+@click.option("--year", type=int, help="Year of every paper.")
+@click.option("--decision", help="Decision of every paper.")
+@click.option("--token-budget", type=click.IntRange(min=0), default=50_000, show_default=True,
+              help="Truncate each paper's markdown at the end to this many tokens; 0 keeps it whole.")
+@click.option("--tokenizer", help="Tokenizer (local dir or Hub id) to count tokens with; default: 1.3 x words.")
+@click.option("--ocr-model", help="Transcribe page images with this vision-language model instead of the PDF's "
+                                  "text layer (e.g. deepseek-ai/DeepSeek-OCR served by vLLM).")
+@click.option("--ocr-backend", type=click.Choice(["openai"]), default="openai", show_default=True,
+              help="How to reach the OCR model: an OpenAI-compatible server.")
+@click.option("--ocr-base-url", default="http://localhost:8000/v1", show_default=True)
+@click.option("--ocr-prompt", default=None, help="Instruction sent with each page image. "
+                                                  "[default: 'Convert the document to markdown.']")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
+              help="OCR call cache; a rerun sends only pages not yet transcribed. "
+                   "[default: $PRAIB_CACHE or ~/.cache/praib/calls]")
+@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+def pdf_command(inputs, output, venue, year, decision, token_budget, tokenizer, ocr_model, ocr_backend, ocr_base_url,
+        ocr_prompt, cache_dir, no_progress):
+    """Convert PDFs (files, or every .pdf directly inside a directory) to markdown Paper records;
+    the file name without .pdf is the paper id."""
+    from praib.cli_common import default_cache_dir
+    from praib.generation.backends import BackendError
+    from praib.generation.papers import tokenizer_counter
+    from praib.papertext import OCR_PROMPT, PaperTextError, VisionOpenAIBackend, convert_pdfs
+    from praib.records import records_to_dataset, save_records
+
+    count_tokens = None
+    if tokenizer:
+        from transformers import AutoTokenizer
+
+        try:
+            count_tokens = tokenizer_counter(AutoTokenizer.from_pretrained(tokenizer))
+        except (OSError, ValueError) as err:
+            raise click.ClickException(f"could not load tokenizer {tokenizer!r}: {err}") from None
+    ocr = None
+    if ocr_model:
+        from praib.generation.cache import CachedBackend, CallCache
+
+        ocr = CachedBackend(VisionOpenAIBackend(ocr_model, base_url=ocr_base_url),
+                            CallCache(cache_dir or default_cache_dir()))
+    try:
+        converted = convert_pdfs(inputs, progress=not no_progress, venue=venue, year=year, decision=decision,
+                                 token_budget=token_budget or None, count_tokens=count_tokens, ocr_backend=ocr,
+                                 ocr_prompt=ocr_prompt or OCR_PROMPT)
+    except (PaperTextError, BackendError) as err:
+        raise click.ClickException(str(err)) from None
+    if no_progress:
+        import datasets
+
+        datasets.disable_progress_bars()
+    save_records(records_to_dataset([c.record for c in converted], "paper"), output)
+    truncated = [c.record["paper_id"] for c in converted if c.prepared.truncated]
+    click.echo(f"{len(converted)} papers written to {output}"
+               + (f"; {len(truncated)} truncated at {token_budget} tokens: {', '.join(truncated[:10])}"
+                  + (", ..." if len(truncated) > 10 else "") if truncated else "; none truncated"))
+
+
+@data.command("build")
+@click.option("--reviews", type=click.Path(exists=True), help="Human review records.")
+@click.option("--papers", type=click.Path(exists=True), help="Paper records.")
+@click.option("--meta-reviews", type=click.Path(exists=True), help="Meta-review records.")
+@click.option("--rebuttals", type=click.Path(exists=True), help="Rebuttal records.")
+@click.option("--generated-reviews", type=click.Path(exists=True), help="Model-written review records.")
+@click.option("--counterfactuals", type=click.Path(exists=True), help="Counterfactual paper records.")
+@click.option("--perturbations", type=click.Path(exists=True), help="Perturbed paper records.")
+@click.option("--output", "-o", required=True, type=click.Path(file_okay=False),
+              help="Directory of the dataset repository (README.md card and data/<config>/*.parquet).")
+@click.option("--card-template", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Jinja template of the card. [default: datasets/praib/README.md]")
+@click.option("--default-config", default=None, help="Config loaded when none is named. [default: reviews]")
+def build_command(output, card_template, default_config, **sources):
+    """Write a Hub dataset repository (Parquet per config, split 'train', and its card) that
+    `datasets.load_dataset(DIR, CONFIG)` reads back with the records' schemas."""
+    import datasets
+
+    from praib.publish import DEFAULT_CARD_TEMPLATE, PublishError, build_dataset_repo
+    from praib.records import RecordError
+
+    given = {name: path for name, path in sources.items() if path}
+    if not given:
+        raise click.UsageError("give at least one of --reviews, --papers, --meta-reviews, --rebuttals, "
+                               "--generated-reviews, --counterfactuals, --perturbations")
+    datasets.disable_progress_bars()
+    try:
+        build_dataset_repo(given, output, card_template=card_template or DEFAULT_CARD_TEMPLATE,
+                           default=default_config)
+    except (PublishError, RecordError) as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(f"wrote {output}: configs {', '.join(given)}")
+
+
+@data.command("push")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False), metavar="DIR")
+@click.option("--repo-id", required=True, help="Dataset repository on the Hub, ORG/NAME.")
+@click.option("--private", is_flag=True, help="Create the repository as private.")
+@click.option("--token", default=None, help="Hub token. [default: $HF_TOKEN or the one saved by `hf auth login`]")
+def push_command(folder, repo_id, private, token):
+    """Upload a folder written by `praib data build` to the Hub in one commit ($HF_ENDPOINT is honoured)."""
+    from praib.publish import PublishError, push_dataset_repo
+
+    try:
+        url = push_dataset_repo(folder, repo_id, private=private, token=token)
+    except PublishError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(f"pushed {folder} to {repo_id}: {url}")
+
+
+def _record_counts(counts: dict[str, int], papers) -> str:
+    from praib.sampling import is_withdrawn
+
+    withdrawn = sum(is_withdrawn(d) for d in papers["decision"])
+    return (f"{counts['paper']} papers ({withdrawn} withdrawn or desk-rejected), {counts['review']} reviews, "
+            f"{counts['meta_review']} meta-reviews, {counts['rebuttal']} rebuttals")
+
+
+@data.command("collect")
+@click.option("--venue", required=True, help="Venue with a layout in praib/data/openreview/ (ICLR, NeurIPS).")
+@click.option("--year", "years", type=int, multiple=True, required=True, help="Year to collect; repeatable.")
+@click.option("--output", "-o", required=True, type=click.Path(file_okay=False),
+              help="Directory for papers.jsonl, reviews.jsonl, meta_reviews.jsonl and rebuttals.jsonl.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
+              help="Raw API responses, one file per request; a rerun resumes from them. "
+                   "[default: $PRAIB_CACHE/openreview or ~/.cache/praib/calls/openreview]")
+@click.option("--offline", is_flag=True, help="Rebuild the records from the cache alone; make no request.")
+@click.option("--baseurl", default=None, help="API address for every year. [default: https://api.openreview.net "
+                                              "for API v1 years, https://api2.openreview.net for v2]")
+@click.option("--pace", type=click.FloatRange(min=0), default=1.0, show_default=True,
+              help="Seconds between two requests.")
+@click.option("--page-size", type=click.IntRange(1, 1000), default=1000, show_default=True,
+              help="Submissions per request (each with its whole forum).")
+@click.option("--no-progress", is_flag=True, help="Hide the progress bars.")
+def collect_command(venue, years, output, cache_dir, offline, baseurl, pace, page_size, no_progress):
+    """Collect the papers, reviews, meta-reviews and rebuttals of VENUE in each YEAR from OpenReview
+    (API v1 or v2, as the venue-year needs). Public data needs no account; to log in, set
+    $OPENREVIEW_USERNAME and $OPENREVIEW_PASSWORD."""
+    import os
+    from pathlib import Path
+
+    import datasets
+
+    from praib.cli_common import default_cache_dir
+    from praib.openreview import CollectionError, NoteFetcher, collect, load_edition, login_token, write_records
+    from praib.records import RecordError
+
+    datasets.disable_progress_bars()
+    try:
+        editions = [load_edition(venue, year) for year in years]
+    except ValueError as err:
+        raise click.UsageError(str(err)) from None
+    username, password = os.environ.get("OPENREVIEW_USERNAME"), os.environ.get("OPENREVIEW_PASSWORD")
+    token = None
+    if username and password and not offline:
+        import openreview
+        import requests
+
+        try:
+            token = login_token(baseurl, username, password)
+        except (openreview.OpenReviewException, requests.RequestException) as err:
+            raise click.ClickException(f"OpenReview login failed: {err}") from None
+    fetcher = NoteFetcher(Path(cache_dir) if cache_dir else default_cache_dir() / "openreview", baseurl=baseurl,
+                          offline=offline, token=token, page_size=page_size, pace=pace)
+    try:
+        records = collect(venue, years, fetcher, progress=not no_progress)
+    except (CollectionError, RecordError) as err:
+        raise click.ClickException(str(err)) from None
+    counts = write_records(records, output)
+    click.echo(f"{editions[0].venue} {', '.join(map(str, years))}: {_record_counts(counts, records['paper'])}; "
+               f"{fetcher.requests_made} requests, {fetcher.pages_from_cache} pages from the cache; wrote {output}")
+
+
+@data.command("import-dump")
+@click.argument("dump", type=click.Path(exists=True, dir_okay=False), metavar="FILE")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "peersum"]), required=True,
+              help="json: submission notes (openreview-py's to_json, v1 or v2) with their replies in "
+                   "details; csv: one review a row with paper_id and the review form's fields as columns; "
+                   "peersum: PeerSum's raw peersum_all.json.")
+@click.option("--venue", required=True, help="Venue of the dump (its review form is read from its layout).")
+@click.option("--year", type=int, required=True, help="Year of the dump.")
+@click.option("--output", "-o", required=True, type=click.Path(file_okay=False),
+              help="Directory for papers.jsonl, reviews.jsonl, meta_reviews.jsonl and rebuttals.jsonl.")
+def import_dump_command(dump, fmt, venue, year, output):
+    """Convert a shared OpenReview dump of one venue-year into praib records."""
+    import datasets
+
+    from praib.openreview import import_dump, write_records
+    from praib.records import RecordError
+
+    datasets.disable_progress_bars()
+    try:
+        records = import_dump(dump, fmt, venue, year)
+    except (RecordError, ValueError) as err:
+        raise click.ClickException(str(err)) from None
+    counts = write_records(records, output)
+    click.echo(f"{venue} {year} from {dump}: {_record_counts(counts, records['paper'])}; wrote {output}")
+
+
+@data.command("sample")
+@click.option("--papers", required=True, type=click.Path(exists=True), help="Paper records to sample from.")
+@click.option("--reviews", type=click.Path(exists=True), help="Review records, kept for the sampled papers.")
+@click.option("--meta-reviews", type=click.Path(exists=True), help="Meta-review records, filtered likewise.")
+@click.option("--rebuttals", type=click.Path(exists=True), help="Rebuttal records, filtered likewise.")
+@click.option("--per-venue-year", type=click.IntRange(min=2), default=100, show_default=True,
+              help="Papers per venue-year: half accepted, half rejected.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--include-withdrawn", is_flag=True, help="Count withdrawn and desk-rejected papers as rejected.")
+@click.option("--output", "-o", required=True, type=click.Path(file_okay=False),
+              help="Directory for the sampled papers.jsonl and the filtered record files.")
+def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, seed, include_withdrawn, output):
+    """Draw a balanced accept/reject sample of papers per venue-year, reproducibly under --seed
+    whatever the order of the records, and keep the reviews, meta-reviews and rebuttals of the
+    sampled papers."""
+    from collections import Counter
+
+    import datasets
+
+    from praib.openreview import write_records
+    from praib.records import RecordError, load_records
+    from praib.sampling import SamplingError, sample_records
+
+    datasets.disable_progress_bars()
+    try:
+        sources = {kind: load_records(path, kind) if path else None for kind, path in
+                   (("paper", papers), ("review", reviews), ("meta_review", meta_reviews),
+                    ("rebuttal", rebuttals))}
+        sampled = sample_records(sources["paper"], sources["review"], sources["meta_review"], sources["rebuttal"],
+                                 per_venue_year=per_venue_year, seed=seed, include_withdrawn=include_withdrawn)
+    except (RecordError, SamplingError) as err:
+        raise click.ClickException(str(err)) from None
+    counts = write_records(sampled, output)
+    per_group = Counter(zip(sampled["paper"]["venue"], sampled["paper"]["year"]))
+    groups = ", ".join(f"{venue} {year}: {n}" for (venue, year), n in sorted(per_group.items()))
+    kept = ", ".join(f"{n} {kind.replace('_', '-')}s" for kind, n in counts.items() if kind != "paper")
+    click.echo(f"sampled {counts['paper']} papers ({groups}) with seed {seed}"
+               + (f"; kept {kept}" if kept else "") + f"; wrote {output}")
