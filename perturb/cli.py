@@ -30,8 +30,6 @@ def _option_values(pairs: tuple[str, ...]) -> dict:
 @click.option("--output", type=click.Path(dir_okay=True, path_type=Path), metavar="FILE",
               help="Where to write the perturbed records (.jsonl, .parquet, or a dataset directory).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random choices.")
-@click.option("--record-kind", type=click.Choice(["paper", "review", "rebuttal"]), default=None,
-              help="What INPUT holds. [default: the record kind the perturbation edits]")
 @click.option("--split", default="train", show_default=True, help="Split of a Hub dataset or DatasetDict.")
 @click.option("--claims", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="false-claims: buckets of false claims, JSONL {paper_id, claims: [...]} or JSON {paper_id: [...]}.")
@@ -44,7 +42,7 @@ def _option_values(pairs: tuple[str, ...]) -> dict:
               help="An option of the perturbation, e.g. fraction=0.5 or widths=[2,4] (see the README).")
 @click.option("--no-progress", is_flag=True, help="No progress bars.")
 @judge_options
-def perturb(list_kinds, kind, input_path, output, seed, record_kind, split, claims, papers, template_file,
+def perturb(list_kinds, kind, input_path, output, seed, split, claims, papers, template_file,
             option_pairs, no_progress, judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir):
     """Apply the perturbation KIND to every record of INPUT and write them to OUTPUT, each with a
     `perturbation` struct saying what changed. Originals and perturbed records pair by paper_id."""
@@ -71,8 +69,10 @@ def perturb(list_kinds, kind, input_path, output, seed, record_kind, split, clai
             raise click.UsageError(f"{name} is required (or --list)")
     try:
         perturbation = get_perturbation(kind)
-        if record_kind and record_kind != perturbation.component:
-            raise click.UsageError(f"`{kind}` edits {perturbation.component} records, not {record_kind} records")
+        # Before any LLM work (false-claim buckets): a file of the wrong record kind is a usage error.
+        held = _held_kind(Path(input_path))
+        if held and held != perturbation.component:
+            raise click.UsageError(f"{input_path} holds {held} records; `{kind}` edits {perturbation.component} records")
         options = _option_values(option_pairs)
         if template_file:
             options["template_file"] = template_file
@@ -93,9 +93,6 @@ def perturb(list_kinds, kind, input_path, output, seed, record_kind, split, clai
                 claims_path = output.with_name(output.name + ".claims.jsonl")
                 save_claim_buckets(options["claims"], claims_path)
                 click.echo(f"wrote the generated false-claim buckets to {claims_path}")
-        held = _held_kind(Path(input_path))
-        if held and held != perturbation.component:
-            raise click.UsageError(f"{input_path} holds {held} records; `{kind}` edits {perturbation.component} records")
         records = load_records(input_path, perturbation.component, split)
         perturbed = apply_perturbation(kind, records, seed=seed, judge=judge, progress=not no_progress, **options)
     except (RecordError, ValueError, BackendError) as err:

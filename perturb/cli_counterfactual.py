@@ -101,6 +101,8 @@ def build(papers_source, output, kinds, logic_source, seed, max_attempts, templa
     from .logic import load_logic
 
     chosen = [k.strip() for k in kinds.split(",") if k.strip()]
+    if not chosen:
+        raise click.UsageError("--kinds names no edit")
     families = [k for k in chosen if k in CRITICAL_CHOICES]
     neutral = [k for k in chosen if k not in CRITICAL_CHOICES]
     if families and not judge_model:
@@ -123,7 +125,10 @@ def build(papers_source, output, kinds, logic_source, seed, max_attempts, templa
 @counterfactual.command()
 @click.option("--reviews", "reviews_source", required=True, help="Reviews of the original papers.")
 @click.option("--variants", "variants_source", required=True, help="Counterfactual papers from `build`.")
-@click.option("--output", "-o", required=True, type=click.Path(path_type=Path))
+@click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
+              help="Oracle reviews of the variants (.jsonl, .parquet or a directory); the oracle reviews of the "
+                   "originals go to <stem>.originals.jsonl beside it. Pass the two to `praib robustness` or "
+                   "`praib counterfactual effects` as --perturbed/--variants and --original.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Fixes how far each rating is lowered.")
 @_templates_option
 @judge_options
@@ -143,10 +148,14 @@ def oracle(reviews_source, variants_source, output, seed, templates, judge_model
                                  judge=judge, seed=seed, templates=templates, progress=not no_progress)
     except _errors() as err:
         raise click.ClickException(str(err)) from None
-    save_records(reviews, output)
-    n_variants = sum(1 for p in reviews["perturbation"] if p)
-    click.echo(f"{len(reviews)} oracle reviews ({len(reviews) - n_variants} of originals, {n_variants} of variants);"
-               f" wrote {output}")
+    output = Path(output)
+    originals_path = Path(f"{output.with_suffix('') if output.suffix else output}.originals.jsonl")
+    of_variants = reviews.filter(lambda r: r["perturbation"] is not None)
+    of_originals = reviews.filter(lambda r: r["perturbation"] is None)
+    save_records(of_variants, output)
+    save_records(of_originals, originals_path)
+    click.echo(f"{len(reviews)} oracle reviews ({len(of_originals)} of originals, {len(of_variants)} of variants);"
+               f" wrote {output} and {originals_path}")
 
 
 @click.command("meta-review")

@@ -325,15 +325,16 @@ def neutral_counterfactuals(papers: Any, kinds: Sequence[str] = NEUTRAL_KINDS, *
     if wrong:
         raise ValueError(f"{', '.join(wrong)}: not a soundness-neutral paper perturbation; see `praib perturb --list`")
     originals = {row["paper_id"]: row["text"] for row in papers.to_list()}
-    rows, unchanged = [], 0
+    rows, unchanged = [], {}
     for kind in kinds:
         for row in apply_perturbation(kind, papers, seed=seed, judge=judge, progress=progress).to_list():
             if row["text"] == originals[row["paper_id"]]:
-                unchanged += 1
+                unchanged[kind] = unchanged.get(kind, 0) + 1
             else:
                 rows.append(row)
-    if unchanged and progress:
-        print(f"soundness-neutral edits: {unchanged} variant(s) identical to their paper left out", file=sys.stderr)
+    if unchanged:  # always said: a kind that changed nothing is otherwise missing without a trace
+        print("soundness-neutral edits that changed nothing, left out: "
+              + ", ".join(f"{kind} {n} of {len(originals)} papers" for kind, n in unchanged.items()), file=sys.stderr)
     return rows
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 
-from .rewrite import render_template, template_path
+from .rewrite import render_template, template_file
 from .text import prose_blocks
 
 PLACEMENTS = ("white-text", "comment", "appendix")
@@ -29,7 +29,7 @@ def injection_text(row: dict, override: str | Path | None = None) -> str:
     except UnknownScaleError:
         scales = generic_scales()
     top = scales.rating.values[-1]
-    return render_template(template_path("injection", override),
+    return render_template(template_file("injection", override),
         rating=top, rating_label=scales.rating.labels[top].split(":")[0].strip(), title=row.get("title") or "").strip()
 
 

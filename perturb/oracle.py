@@ -12,7 +12,8 @@ oracle takes the reviews of the original papers and, for each variant of a paper
 * for a soundness-neutral variant, keeps the rating.
 
 The oracle's review of an original paper is the original review itself, so that each variant's
-oracle review pairs with an oracle review of its original (same ``paper_id``, source ``oracle``).
+oracle review pairs with an oracle review of its original (same ``paper_id``, source ``oracle`` and
+``reviewer_id``: the original's reviewer id, else its review id).
 """
 
 from __future__ import annotations
@@ -22,8 +23,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from praib.robustness import reviewer_label
+
 from .counterfactual import CRITICAL
 from .logic import template_path
+from .rewrite import render_template
 
 ORACLE_SOURCE = "oracle"
 MAX_STEPS_DOWN = 2
@@ -52,6 +56,12 @@ def _review_id(original_id: str, perturbation: dict | None) -> str:
     return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
 
 
+def _oracle_reviewer(review: dict) -> str | None:
+    # Every oracle review has source and model "oracle", so the reviewer id is what keeps the restatements
+    # of different reviews of one paper apart (model reviews carry no reviewer_id: use the review's id).
+    return review.get("reviewer_id") or review.get("review_id") or reviewer_label(review)
+
+
 def oracle_reviews(reviews: Any, variants: Any, *, judge: Any = None, seed: int = 0,
                    max_steps: int = MAX_STEPS_DOWN, templates: str | Path | None = None,
                    progress: bool = True) -> Any:
@@ -62,15 +72,25 @@ def oracle_reviews(reviews: Any, variants: Any, *, judge: Any = None, seed: int 
     has no review is skipped with a note on stderr.
     """
     from praib.generation.backends import GenerationRequest
+    from praib.parsing import parse_reviews
     from praib.records import coerce_record, records_to_dataset
     from praib.scales import venue_scales
 
-    originals = [r for r in reviews.to_list() if r.get("perturbation") is None]
+    from .reviews import rewrite_score_lines
+
+    # Parsed first: a model review's rating is in its text, and the oracle changes the fields.
+    originals = [r for r in parse_reviews(reviews).to_list() if r.get("perturbation") is None]
     by_paper: dict[str, list[dict]] = {}
     for review in originals:
         by_paper.setdefault(review["paper_id"], []).append(review)
     variant_rows = [v for v in variants.to_list() if v.get("perturbation") is not None]
+    if not variant_rows:
+        raise ValueError(f"none of the {len(variants)} variant papers carries a perturbation: give the variants "
+                         "`praib counterfactual build` wrote")
     missing = sorted({v["paper_id"] for v in variant_rows} - set(by_paper))
+    if len(missing) == len({v["paper_id"] for v in variant_rows}):
+        raise ValueError(f"no review is of a variant's paper (variant papers: {', '.join(missing[:5])}"
+                         f"{', ...' if len(missing) > 5 else ''})")
     if missing:
         print(f"oracle: no reviews of {len(missing)} variant paper(s), skipped: {', '.join(missing[:5])}",
               file=sys.stderr)
@@ -85,11 +105,10 @@ def oracle_reviews(reviews: Any, variants: Any, *, judge: Any = None, seed: int 
         paraphrases = {r["review_id"]: out.strip() for r, out in zip(reviewed, outputs)}
 
     comment_template = template_path("oracle_comment", templates)
-    from praib.judge import Judge  # rendering only: the comment is deterministic text
-    renderer = judge if judge is not None else Judge(backend=None)
     rows = []
     for review in reviewed:
         rows.append({**review, "source": ORACLE_SOURCE, "model": ORACLE_SOURCE, "prompt": None,
+                     "reviewer_id": _oracle_reviewer(review),
                      "review_id": _review_id(review["review_id"], None), "generation": None})
     scales_of: dict[tuple, Any] = {}
     for variant in variant_rows:
@@ -98,20 +117,23 @@ def oracle_reviews(reviews: Any, variants: Any, *, judge: Any = None, seed: int 
             text = paraphrases.get(review["review_id"], review["text"])
             rating, weaknesses = review["rating"], review["weaknesses"]
             if perturbation["category"] == CRITICAL:
-                comment = renderer.render(comment_template, perturbation=perturbation).strip()
+                comment = render_template(comment_template, perturbation=perturbation).strip()
                 text = f"{text.rstrip()}\n\n{comment}" if text and text.strip() else comment
                 weaknesses = f"{weaknesses.rstrip()}\n- {comment}" if weaknesses else f"- {comment}"
                 if rating is not None:
                     context = (review["venue"], review["year"])
                     if context not in scales_of:
                         try:
-                            scales_of[context] = venue_scales(*context).rating.values
+                            scales_of[context] = venue_scales(*context).rating
                         except (LookupError, ValueError) as err:
                             raise ValueError(f"review {review['review_id']} of paper {review['paper_id']}: "
                                              f"cannot lower its rating: {err}") from None
-                    rating = lower_rating(rating, scales_of[context], steps_down(
+                    lowered = lower_rating(rating, scales_of[context].values, steps_down(
                         seed, review["paper_id"], review["review_id"], perturbation["kind"], max_steps))
+                    text, _ = rewrite_score_lines(text, rating, lowered, scales_of[context])
+                    rating = lowered
             rows.append({**review, "source": ORACLE_SOURCE, "model": ORACLE_SOURCE, "prompt": None,
+                         "reviewer_id": _oracle_reviewer(review),
                          "review_id": _review_id(review["review_id"], perturbation), "text": text,
                          "weaknesses": weaknesses, "rating": rating, "generation": None,
                          "perturbation": perturbation})

@@ -56,7 +56,7 @@ def rating_flip(row: dict, rng: random.Random) -> tuple[dict, str]:
     if not accept_leaning(rating, scale):
         return row, f"unchanged: rating {rating} is not accept-leaning on the {where} scale"
     lowest = scale.values[0]
-    text, lines = _rewrite_score_lines(row.get("text") or "", rating, lowest, scale)
+    text, lines = rewrite_score_lines(row.get("text") or "", rating, lowest, scale)
     flipped = {**row, "text": text if row.get("text") is not None else None}
     if row.get("rating") is not None:
         flipped["rating"] = lowest
@@ -67,7 +67,9 @@ def rating_flip(row: dict, rng: random.Random) -> tuple[dict, str]:
     return flipped, f"rating {rating} → {lowest} ({scale.labels[lowest].split(':')[0]}) on the {where} scale; {rewritten}"
 
 
-def _rewrite_score_lines(text: str, old: int, new: int, scale: Scale) -> tuple[str, int]:
+def rewrite_score_lines(text: str, old: int, new: int, scale: Scale) -> tuple[str, int]:
+    """``text`` with every score line that gives ``old`` giving ``new`` (value and label, as the
+    line spells them), and how many lines changed."""
     old_label, new_label = scale.labels.get(old) or "", scale.labels[new]
     count = 0
 

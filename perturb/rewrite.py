@@ -16,14 +16,14 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
 import jinja2
 
+from .logic import BUILTIN_TEMPLATES
 from .text import prose_blocks, sections
-
-TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 _SPAN_EDIT = re.compile(
     r"Start Words\s*:[ \t]*(?P<start>[^\n]*)\n[ \t\-*]*Ending Words\s*:[ \t]*(?P<end>[^\n]*)\n"
@@ -38,18 +38,26 @@ class SpanEdit:
     edited: str
 
 
-def template_path(name: str, override: str | Path | None = None) -> Path:
-    path = Path(override) if override else TEMPLATES / f"{name}.jinja"
+def template_file(name: str, override: str | Path | None = None) -> Path:
+    """The built-in template ``name``, or the user's template file ``override`` in its place
+    (:func:`praib.perturb.logic.template_path` takes a directory of overrides instead)."""
+    path = Path(override) if override else BUILTIN_TEMPLATES / f"{name}.jinja"
     if not path.is_file():
         raise ValueError(f"no perturbation template {str(path)!r}")
     return path
 
 
-def render_template(path: Path, **variables: Any) -> str:
+@lru_cache(maxsize=None)
+def _compiled(path: Path) -> jinja2.Template:
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(path.parent)),
                                      undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    return environment.get_template(path.name)
+
+
+def render_template(path: Path, **variables: Any) -> str:
+    """``path`` rendered with ``variables``; a variable the template needs and lacks is a ValueError."""
     try:
-        return environment.get_template(path.name).render(**variables)
+        return _compiled(Path(path).resolve()).render(**variables)
     except jinja2.UndefinedError as err:
         raise ValueError(f"perturbation template {path}: {err.message}") from None
 
@@ -59,7 +67,7 @@ def generate_texts(judge, template: str, items: Sequence[dict[str, Any]], progre
     """One free-text answer per item from ``template`` rendered with the item, through the judge's backend."""
     from praib.generation.backends import GenerationRequest
 
-    path = template_path(template, override)
+    path = template_file(template, override)
     requests = [GenerationRequest(messages=(("user", judge.render(path, **item)),), sampling=judge.sampling,
                                   template=f"perturb:{path.stem}") for item in items]
     return list(judge.backend.generate(requests, progress=progress)) if requests else []
@@ -95,6 +103,8 @@ def apply_span_edits(text: str, edits: Sequence[SpanEdit]) -> tuple[str, list[tu
 
 
 def _summary(applied: int, missed: int, where: str) -> str:
+    if not applied and not missed:
+        return "unchanged: the model's answer named no span to edit"
     text = f"{applied} span{'s' if applied != 1 else ''} rewritten {where}"
     return text + (f"; {missed} span{'s' if missed != 1 else ''} named by the model not found" if missed else "")
 

@@ -16,6 +16,12 @@ def _write_json(result: dict, output: Path) -> None:
     output.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def _nonempty(records, path):
+    if not len(records):
+        raise click.ClickException(f"{path}: holds no records")
+    return records
+
+
 def _margins(pairs: tuple[str, ...]) -> dict[str, float]:
     margins = {}
     for name, value in key_values(pairs, "--margin").items():
@@ -42,24 +48,37 @@ def _margins(pairs: tuple[str, ...]) -> dict[str, float]:
 def robustness(original, perturbed_paths, kind, alpha, margin_pairs, split, output):
     """Test whether perturbing the input changed each score of the outputs: a significant
     increase or decrease (one-sided Wilcoxon signed-rank), equivalence within a margin (TOST),
-    or inconclusive; with decision transitions, kappa and acceptance-rate change."""
+    or inconclusive; with decision transitions, kappa and acceptance-rate change.
+
+    When the perturbed reviews are of counterfactual papers (perturbation categories
+    soundness-critical and soundness-neutral), the table of average treatment effects on the
+    score follows; `praib counterfactual effects --judge` adds the aspect and sentiment effects."""
     from datasets import concatenate_datasets
 
     from .parsing import parse_reviews
     from .records import RecordError, load_records
     from .robustness import format_robustness_table, robustness_report
+    from .treatment import CRITICAL, NEUTRAL, counterfactual_effects, format_effects_table
 
     margins = _margins(margin_pairs)
     try:
-        before = load_records(original, kind, split=split)
-        after = concatenate_datasets([load_records(path, kind, split=split) for path in perturbed_paths])
+        before = _nonempty(load_records(original, kind, split=split), original)
+        after = concatenate_datasets([_nonempty(load_records(path, kind, split=split), path)
+                                      for path in perturbed_paths])
         if kind == "review":
             before, after = parse_reviews(before), parse_reviews(after)
         report = robustness_report(before, after, kind=kind, alpha=alpha, margins=margins)
+        categories = set() if kind != "review" else {(p or {}).get("category") for p in after["perturbation"]}
+        if {CRITICAL, NEUTRAL} <= categories:
+            counterfactual = after.filter(lambda row: row["perturbation"]["category"] in (CRITICAL, NEUTRAL))
+            report["treatment_effects"] = counterfactual_effects(before, counterfactual, alpha=alpha)
     except (RecordError, ValueError) as err:
         raise click.ClickException(str(err)) from None
     report["inputs"] = {"original": str(original), "perturbed": [str(p) for p in perturbed_paths]}
     click.echo(format_robustness_table(report))
+    if "treatment_effects" in report:
+        click.echo("\nAverage treatment effects of soundness-critical versus soundness-neutral edits\n"
+                   + format_effects_table(report["treatment_effects"]))
     _write_json(report, output)
     click.echo(f"wrote {output}")
 
@@ -78,19 +97,21 @@ def effects(original, variants, alpha, no_sensitivity, split, judge_model, judge
             judge_max_new_tokens, cache_dir, output, no_progress):
     """Average treatment effects of soundness-critical versus soundness-neutral paper edits on
     each reviewer's reviews (soundness aspects, sentiment, score), with a mixed model per
-    reviewer, Benjamini-Hochberg correction, the ranking score and review sensitivity."""
+    reviewer, Benjamini-Hochberg correction, the ranking score and review sensitivity.
+
+    The aspect and sentiment differences and the assertion Jaccard need --judge; without one,
+    the score difference and ROUGE-2 are measured."""
     from praib.generation.backends import BackendError
 
     from .parsing import parse_reviews
     from .records import RecordError, load_records
     from .treatment import counterfactual_effects, format_effects_table
 
-    if not judge_model:
-        raise click.UsageError("--judge MODEL is required")
     try:
-        before = parse_reviews(load_records(original, "review", split=split))
-        after = parse_reviews(load_records(variants, "review", split=split))
-        judge = make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
+        before = parse_reviews(_nonempty(load_records(original, "review", split=split), original))
+        after = parse_reviews(_nonempty(load_records(variants, "review", split=split), variants))
+        judge = make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir) \
+            if judge_model else None
         result = counterfactual_effects(before, after, judge, alpha=alpha, sensitivity=not no_sensitivity,
                                         progress=not no_progress)
     except (RecordError, ValueError, BackendError) as err:

@@ -175,8 +175,10 @@ def pair_records(original: Dataset, perturbed: Dataset, kind: str = "review") ->
 def reviewer_label(row: dict) -> str:
     """The reviewer a record comes from: its source, plus the model when it differs, plus the prompt."""
     parts = [row.get("source")]
-    if row.get("model") and row.get("model") != row.get("source"):
-        parts.append(row["model"])
+    model = row.get("model")
+    # A local model directory is recorded as its path and named by its folder in ``source``.
+    if model and model != row.get("source") and model.rstrip("/").rsplit("/", 1)[-1] != row.get("source"):
+        parts.append(model)
     if row.get("prompt"):
         parts.append(row["prompt"])
     return "/".join(str(p) for p in parts if p)
@@ -281,8 +283,10 @@ def format_robustness_table(report: dict) -> str:
         lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
         lines.append("  ".join("-" * w for w in widths))
         lines.extend("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows)
+        if not names:
+            lines.append("(no score is known on both sides of any pair: nothing to test; check parse_status)")
         lines.append("")
-    margins = ", ".join(f"{name} ±{margin:g}" for name, margin in report["margins"].items())
+    margins = ", ".join(f"{name} ±{margin:g}" for name, margin in report["margins"].items()) or "none"
     lines.append(f"↑/↓ significant increase/decrease (one-sided Wilcoxon, p < {report['alpha']:g}); "
                  f"≈ equivalent (TOST); ? inconclusive. Margins: {margins}.")
     return "\n".join(lines)

@@ -119,7 +119,7 @@ def rouge2(reference: str | None, candidate: str | None) -> float | None:
     return float(rouge_scorer.RougeScorer(["rouge2"], use_stemmer=True).score(reference, candidate)["rouge2"].fmeasure)
 
 
-def counterfactual_effects(original: Dataset, variants: Dataset, judge, alpha: float = 0.05,
+def counterfactual_effects(original: Dataset, variants: Dataset, judge=None, alpha: float = 0.05,
                            sensitivity: bool = True, progress: bool = False) -> dict:
     """ATEs of soundness-critical versus soundness-neutral edits per reviewer; JSON-ready.
 
@@ -129,7 +129,11 @@ def counterfactual_effects(original: Dataset, variants: Dataset, judge, alpha: f
     :func:`praib.robustness.pair_records`. ``rating`` must be parsed already (see
     :func:`praib.parsing.parse_reviews`). With ``sensitivity`` the judge also aligns the
     assertions of each original review and each review of a neutral version.
+
+    Without a judge only the score difference is measured, and sensitivity is ROUGE-2 alone:
+    assertions, their sentiment and their alignment all come from the judge.
     """
+    measured = DIFFERENCES if judge is not None else {"score": DIFFERENCES["score"]}
     pairs = pair_records(original, variants, "review")["pairs"]
     wrong = sorted({str(p["perturbation"].get("category")) for p in pairs} - {CRITICAL, NEUTRAL})
     if wrong:
@@ -141,7 +145,9 @@ def counterfactual_effects(original: Dataset, variants: Dataset, judge, alpha: f
         reviews.setdefault(id(pair["original"]), pair["original"])
         reviews.setdefault(id(pair["perturbed"]), pair["perturbed"])
     order = list(reviews)
-    assertions = dict(zip(order, review_assertions([reviews[k].get("text") for k in order], judge, progress)))
+    texts = [reviews[k].get("text") for k in order]
+    assertions = dict(zip(order, review_assertions(texts, judge, progress) if judge is not None
+                          else [None] * len(order)))
     features = {}
     for key, row in reviews.items():
         features[key] = {**assertion_features(assertions[key]),
@@ -151,13 +157,13 @@ def counterfactual_effects(original: Dataset, variants: Dataset, judge, alpha: f
     for pair in pairs:
         before, after = features[id(pair["original"])], features[id(pair["perturbed"])]
         pair["differences"] = {name: None if before[name] is None or after[name] is None
-                               else after[name] - before[name] for name in DIFFERENCES}
+                               else after[name] - before[name] for name in measured}
         by_reviewer[reviewer_label(pair["original"])].append(pair)
 
     reviewers: dict[str, dict] = {}
     for label, group in sorted(by_reviewer.items()):
         effects = {}
-        for name in DIFFERENCES:
+        for name in measured:
             effects[name] = ate_mixed_model([p["differences"][name] for p in group],
                                             [p["original"]["paper_id"] for p in group],
                                             [p["perturbation"]["category"] == CRITICAL for p in group])
@@ -166,7 +172,7 @@ def counterfactual_effects(original: Dataset, variants: Dataset, judge, alpha: f
                             "n_neutral": sum(p["perturbation"]["category"] == NEUTRAL for p in group),
                             "differences": effects}
     labels = list(reviewers)
-    for name, direction in DIFFERENCES.items():
+    for name, direction in measured.items():
         corrected = benjamini_hochberg([reviewers[label]["differences"][name]["p_value"] for label in labels])
         for label, p in zip(labels, corrected):
             effect = reviewers[label]["differences"][name]
@@ -179,8 +185,10 @@ def counterfactual_effects(original: Dataset, variants: Dataset, judge, alpha: f
         entry["ranking_score"] = sum(scores) / len(scores) if scores else None
     if sensitivity:
         _add_sensitivity(reviewers, by_reviewer, assertions, judge, progress)
-    return {"alpha": alpha, "judge": judge.describe(), "n_pairs": len(pairs),
-            "n_unjudged_reviews": sum(a is None for a in assertions.values()), "reviewers": reviewers}
+    return {"alpha": alpha, "judge": judge.describe() if judge is not None else None, "n_pairs": len(pairs),
+            "differences": list(measured),
+            "n_unjudged_reviews": sum(a is None for a in assertions.values()) if judge is not None else None,
+            "reviewers": reviewers}
 
 
 def _add_sensitivity(reviewers: dict, by_reviewer: dict, assertions: dict, judge, progress: bool) -> None:
@@ -199,9 +207,9 @@ def _add_sensitivity(reviewers: dict, by_reviewer: dict, assertions: dict, judge
             jaccard[id(pair)] = assertion_jaccard(len(a), len(b), 0)
         else:
             to_align.append((pair, a, b))
-    answers = judge.json("ate_alignment", [{"assertions_a": [x["text"] for x in a],
-                                            "assertions_b": [x["text"] for x in b]} for _, a, b in to_align],
-                         ALIGNMENT_SCHEMA, progress=progress)
+    answers = [] if judge is None else judge.json(
+        "ate_alignment", [{"assertions_a": [x["text"] for x in a], "assertions_b": [x["text"] for x in b]}
+                          for _, a, b in to_align], ALIGNMENT_SCHEMA, progress=progress)
     for (pair, a, b), answer in zip(to_align, answers):
         aligned = aligned_pairs(answer, len(a), len(b))
         jaccard[id(pair)] = None if aligned is None else assertion_jaccard(len(a), len(b), aligned)
@@ -216,12 +224,13 @@ def format_effects_table(result: dict) -> str:
     each difference (its Table 5) and, when computed, review sensitivity (its Table 6)."""
     ranked = sorted(result["reviewers"].items(),
                     key=lambda item: (item[1]["ranking_score"] is None, -(item[1]["ranking_score"] or 0.0)))
-    header = ["Reviewer", "n crit", "n neut", "z", *(f"p {name} (BH)" for name in DIFFERENCES), "ROUGE-2",
+    measured = result.get("differences", list(DIFFERENCES))
+    header = ["Reviewer", "n crit", "n neut", "z", *(f"p {name} (BH)" for name in measured), "ROUGE-2",
               "Assertion Jaccard"]
     rows = []
     for label, entry in ranked:
         cells = [label, str(entry["n_critical"]), str(entry["n_neutral"]), _number(entry["ranking_score"], "+.2f")]
-        for name in DIFFERENCES:
+        for name in measured:
             effect = entry["differences"][name]
             cells.append(_number(effect["p_corrected"], ".3g") + ("*" if effect["significant"] else ""))
         sensitivity = entry.get("sensitivity") or {}
@@ -233,6 +242,12 @@ def format_effects_table(result: dict) -> str:
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
     lines.append(f"z: mean over differences of the signed ATE gap (critical - neutral) in neutral standard "
                  f"deviations; * significant after Benjamini-Hochberg at {result['alpha']:g}.")
+    if result.get("judge") is None:
+        lines.append("Without a judge only the score difference and ROUGE-2 are measured; the soundness aspect "
+                     "and sentiment differences and the assertion Jaccard need --judge.")
+    if result.get("n_unjudged_reviews"):
+        lines.append(f"{result['n_unjudged_reviews']} reviews got no valid assertions from the judge: their aspect "
+                     f"and sentiment differences are missing (n_missing in the JSON).")
     return "\n".join(lines)
 
 

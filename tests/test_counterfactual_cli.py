@@ -94,7 +94,19 @@ def test_extract_build_and_oracle_on_the_demo_set(tmp_path, model):
                 str(tmp_path / "variants.jsonl"), "-o", str(tmp_path / "oracle.jsonl"), "--no-progress"])
     assert "174 oracle reviews (58 of originals, 116 of variants)" in out
     oracle = load_records(tmp_path / "oracle.jsonl", "review")
-    assert set(oracle["source"]) == {"oracle"}
+    restated = load_records(tmp_path / "oracle.originals.jsonl", "review")
+    assert set(oracle["source"]) == set(restated["source"]) == {"oracle"}
+    assert (len(restated), len(oracle)) == (58, 116) and set(restated["perturbation"]) == {None}
+
+    # The two files pair one to one, model reviews (no reviewer_id) included, and the oracle's lowered
+    # ratings come out as a significant decrease for both soundness-critical edits.
+    _run(["robustness", "--original", str(tmp_path / "oracle.originals.jsonl"), "--perturbed",
+          str(tmp_path / "oracle.jsonl"), "-o", str(tmp_path / "robustness.json")])
+    report = json.loads((tmp_path / "robustness.json").read_text())
+    edits = report["reviewers"]["oracle"]["perturbations"]
+    assert sorted(edits) == ["finding-causal", "result-negated"]
+    for edit in edits.values():
+        assert edit["n_pairs"] == 58 and edit["scores"]["rating"]["verdict"] == "decrease"
 
 
 def test_build_needs_a_judge_for_soundness_critical_edits(tmp_path):
@@ -111,3 +123,4 @@ def test_build_writes_rule_based_neutral_variants_without_a_judge(tmp_path):
     assert {(p["kind"], p["category"]) for p in variants["perturbation"]} == {("language-errors", "soundness-neutral")}
     assert f"0 soundness-critical and {len(variants)} soundness-neutral variants; attempts: no attempts" in out
     assert len(variants) == 8
+    assert "changed nothing, left out: spelling 8 of 8 papers" in out  # said even with --no-progress

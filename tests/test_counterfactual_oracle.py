@@ -109,3 +109,16 @@ def test_the_ate_statistics_find_the_oracle_significantly_affected():
     assert effects["aspect"]["significant"] and 1 <= effects["aspect"]["ate_critical"] <= 2
     assert effects["sentiment"]["significant"] and -2 / 3 <= effects["sentiment"]["ate_critical"] <= -0.5
     assert effects["score"]["mean_neutral"] == 0.0
+
+
+def test_a_model_review_with_its_rating_only_in_the_text_is_lowered_in_field_and_text():
+    reviews = load_records(f"{DEMO}/reviews.jsonl", "review").filter(
+        lambda r: r["paper_id"] == "demo-iclr25-03" and r["model"] == "demo-model-a" and r["prompt"] == "extended")
+    assert reviews[0]["rating"] is None and "**Decision:** 8: accept, good paper" in reviews[0]["text"]
+    oracle = oracle_reviews(reviews, _variants(), progress=False).to_list()
+    critical = next(r for r in oracle if r["perturbation"] and r["perturbation"]["category"] == "soundness-critical")
+    neutral = next(r for r in oracle if r["perturbation"] and r["perturbation"]["category"] == "soundness-neutral")
+    steps = steps_down(0, "demo-iclr25-03", reviews[0]["review_id"], "result-negated")
+    lowered = {1: 6, 2: 5}[steps]  # 8 on ICLR 2025's scale (1, 3, 5, 6, 8, 10)
+    assert critical["rating"] == lowered and neutral["rating"] == 8
+    assert f"**Decision:** {lowered}:" in critical["text"] and "**Decision:** 8:" not in critical["text"]

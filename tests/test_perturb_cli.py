@@ -98,9 +98,10 @@ def test_errors(tmp_path):
     assert result.exit_code == 2 and "`voice` needs an LLM: give --judge MODEL" in result.output
     result = run("--kind", "spelling", "--input", str(DEMO / "reviews.jsonl"), "--output", out)
     assert result.exit_code == 2 and "holds review records; `spelling` edits paper records" in result.output
-    result = run("--kind", "spelling", "--record-kind", "review", "--input", str(DEMO / "reviews.jsonl"),
-                 "--output", out)
-    assert result.exit_code == 2 and "`spelling` edits paper records, not review records" in result.output
+    # The wrong record kind is found before the judge writes any false-claim bucket.
+    result = run("--kind", "false-claims", "--input", str(DEMO / "papers.jsonl"), "--papers",
+                 str(DEMO / "papers.jsonl"), "--judge", "never-called", "--output", out)
+    assert result.exit_code == 2 and "holds paper records; `false-claims` edits review records" in result.output
     result = run("--kind", "false-claims", "--input", str(DEMO / "reviews.jsonl"), "--output", out)
     assert result.exit_code == 2 and "give --judge MODEL (or --claims FILE)" in result.output
     result = run("--kind", "spelling", "--output", out)

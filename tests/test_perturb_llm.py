@@ -76,7 +76,7 @@ def test_presentation_edits_every_section_but_the_references():
     sections = [p.split("Section: ")[1].split("\n")[0] for p in user_prompts(backend)]
     assert sections == ["1 Introduction", "2 Method", "3 Experiments"]  # the title heading has no body
     assert out[0]["text"] == PAPER
-    assert out[0]["perturbation"]["description"] == "0 spans rewritten in 0 of 3 targeted sections"
+    assert out[0]["perturbation"]["description"] == "unchanged: the model's answer named no span to edit"
 
 
 def test_aspect_kind_without_matching_sections_leaves_the_paper():

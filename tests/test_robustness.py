@@ -183,3 +183,43 @@ def test_cli_reports_unpaired_records(tmp_path):
         "robustness", "--original", str(tmp_path / "o.jsonl"), "--perturbed", str(tmp_path / "p.jsonl"),
         "--margin", "rating", "--output", str(tmp_path / "r.json")])
     assert bad.exit_code != 0 and "KEY=VALUE" in bad.output
+
+
+def test_cli_refuses_an_empty_file_and_says_when_no_score_can_be_tested(tmp_path):
+    original, perturbed = study(papers=3)
+    (tmp_path / "empty.jsonl").write_text("")
+    empty = CliRunner().invoke(main, ["robustness", "--original", write_jsonl(tmp_path / "o.jsonl", original),
+                                      "--perturbed", str(tmp_path / "empty.jsonl"), "-o", str(tmp_path / "r.json")])
+    assert empty.exit_code != 0 and "empty.jsonl: holds no records" in empty.output
+    unscored = [{"paper_id": r["paper_id"], "source": "m", "text": "no scores here"} for r in original]
+    edited = [{**r, "perturbation": {"kind": "tone"}} for r in unscored]
+    result = CliRunner().invoke(main, ["robustness", "--original", write_jsonl(tmp_path / "u.jsonl", unscored),
+                                       "--perturbed", write_jsonl(tmp_path / "e.jsonl", edited),
+                                       "-o", str(tmp_path / "r.json")])
+    assert result.exit_code == 0, result.output
+    assert "no score is known on both sides of any pair" in result.output
+
+
+def test_reviewer_label_names_a_local_model_directory_by_its_folder():
+    from praib.robustness import reviewer_label
+
+    assert reviewer_label({"source": "tiny", "model": "/tmp/tiny", "prompt": "guidelines"}) == "tiny/guidelines"
+    assert reviewer_label({"source": "Qwen/Qwen2.5-7B", "model": "Qwen/Qwen2.5-7B"}) == "Qwen/Qwen2.5-7B"
+    assert reviewer_label({"source": "team-a", "model": "Qwen/Qwen2.5-7B"}) == "team-a/Qwen/Qwen2.5-7B"
+    assert reviewer_label({"source": "human", "model": None, "prompt": None}) == "human"
+
+
+def test_cli_adds_the_score_ate_table_for_counterfactual_variants(tmp_path):
+    from tests.test_treatment import build_study
+
+    original, variants, _ = build_study(papers=12)
+    (tmp_path / "o.jsonl").write_text("".join(json.dumps(r) + "\n" for r in original))
+    (tmp_path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in variants))
+    out = tmp_path / "robustness.json"
+    result = CliRunner().invoke(main, ["robustness", "--original", str(tmp_path / "o.jsonl"),
+                                       "--perturbed", str(tmp_path / "v.jsonl"), "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Average treatment effects of soundness-critical versus soundness-neutral edits" in result.output
+    effects = json.loads(out.read_text())["treatment_effects"]["reviewers"]
+    assert effects["oracle/zero_generic"]["differences"]["score"]["significant"]
+    assert not effects["null/zero_generic"]["differences"]["score"]["significant"]

@@ -216,6 +216,7 @@ def test_invalid_judge_answers_are_counted_not_guessed():
     effect = result["reviewers"]["oracle/zero_generic"]["differences"]["aspect"]
     assert effect["n_missing"] == 21 and effect["p_value"] is None
     assert result["reviewers"]["oracle/zero_generic"]["sensitivity"]["assertion_jaccard"]["n"] == 0
+    assert f"{len(original) + len(variants)} reviews got no valid assertions" in format_effects_table(result)
 
 
 def test_variants_need_a_soundness_category():
@@ -252,6 +253,27 @@ def test_effects_command_with_a_stub_judge(tmp_path, monkeypatch):
     assert written["judge"]["model"] == "reading-judge"
     assert set(backend.templates) == {"judge:ate_assertions", "judge:ate_alignment"}
 
-    missing = CliRunner().invoke(cli_robustness.effects, [
-        "--original", str(tmp_path / "o.jsonl"), "--variants", str(tmp_path / "v.jsonl"), "--output", str(out)])
-    assert missing.exit_code != 0 and "--judge" in missing.output
+
+
+def test_without_a_judge_only_the_score_effect_and_rouge_are_measured(study, tmp_path):
+    original, variants, truth = build_study()
+    result = counterfactual_effects(dataset(original), dataset(variants))
+    oracle, null = result["reviewers"]["oracle/zero_generic"], result["reviewers"]["null/zero_generic"]
+    assert result["differences"] == ["score"] and result["judge"] is None
+    assert set(oracle["differences"]) == {"score"}
+    judged = study[0]["reviewers"]["oracle/zero_generic"]["differences"]["score"]
+    assert oracle["differences"]["score"]["effect"] == pytest.approx(judged["effect"])
+    assert oracle["differences"]["score"]["significant"] and not null["differences"]["score"]["significant"]
+    assert oracle["sensitivity"]["assertion_jaccard"]["n"] == 0
+    assert oracle["sensitivity"]["rouge2"] == study[0]["reviewers"]["oracle/zero_generic"]["sensitivity"]["rouge2"]
+
+    (tmp_path / "o.jsonl").write_text("".join(json.dumps(r) + "\n" for r in original))
+    (tmp_path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in variants))
+    from praib import cli_robustness
+
+    printed = CliRunner().invoke(cli_robustness.effects, [
+        "--original", str(tmp_path / "o.jsonl"), "--variants", str(tmp_path / "v.jsonl"),
+        "--output", str(tmp_path / "e.json"), "--no-progress"])
+    assert printed.exit_code == 0, printed.output
+    assert "p score (BH)" in printed.output and "p aspect" not in printed.output
+    assert "need --judge" in printed.output
