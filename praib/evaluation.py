@@ -64,7 +64,9 @@ def _label(key: dict) -> str:
     return "/".join(parts) or "(all)"
 
 
-def _scale_values(venue: str | None, year: int | None, kind: str, scale: str) -> tuple[int, ...] | None:
+def scale_values(venue: str | None, year: int | None, kind: str, scale: str) -> tuple[int, ...] | None:
+    """The values of the ``kind`` ("rating" or "confidence") scale of a venue-year (the generic
+    scale when ``scale`` is "generic" or the venue is unknown); None where there is no such scale."""
     try:
         scales = generic_scales() if scale == "generic" or venue is None else venue_scales(venue, year)
     except UnknownScaleError:
@@ -73,7 +75,9 @@ def _scale_values(venue: str | None, year: int | None, kind: str, scale: str) ->
     return chosen.values if chosen else None
 
 
-def _year_group(venue: str | None, year: int | None) -> str:
+def year_group_of(venue: str | None, year: int | None) -> str:
+    """The venue's year group of ``year`` (editions that share one rating scale, e.g. ICLR up to
+    2018), or the year itself where the venue has no known scale."""
     try:
         return venue_scales(venue, year).year_group
     except UnknownScaleError:
@@ -96,10 +100,10 @@ def _distributions(columns: dict, rows: np.ndarray, reference_rows: np.ndarray, 
     for (venue, year), sides in sorted(by_venue_year.items(), key=lambda kv: (str(kv[0][0]), kv[0][1] or 0)):
         if not sides["group"]:
             continue
-        values = _scale_values(venue, year, kind, scale)
+        values = scale_values(venue, year, kind, scale)
         if values is None:
             values = tuple(sorted({v for side in sides.values() for v, _ in side}))
-        name = f"{venue or 'unknown venue'} {_year_group(venue, year) if venue else year}"
+        name = f"{venue or 'unknown venue'} {year_group_of(venue, year) if venue else year}"
         entry = _compare(sides["group"], sides["human"], values, is_reference)
         entry["by_decision"] = {
             decision: _compare([p for p in sides["group"] if p[1] == decision],
@@ -140,7 +144,7 @@ def _agreement(columns: dict, rows: np.ndarray, reference_rows: np.ndarray, is_r
     human = rated(reference_rows)
     human_args = ([columns["paper_id"][i] for i in human], [columns["rating"][i] for i in human],
                   [columns["venue"][i] for i in human],
-                  [_year_group(columns["venue"][i], columns["year"][i]) for i in human])
+                  [year_group_of(columns["venue"][i], columns["year"][i]) for i in human])
     if is_reference:
         return alpha_by_venue(*human_args)
     model = rated(rows)

@@ -331,7 +331,10 @@ def _iter_table(table_rows: Iterable[dict], label: str) -> Iterator[tuple[str, A
         yield f"{label}: row {index}", item
 
 
-def _raw_rows(source: str | Path, split: str) -> tuple[Iterator[tuple[str, Any]], str]:
+def raw_rows(source: str | Path, split: str) -> tuple[Iterator[tuple[str, Any]], str]:
+    """The rows of ``source`` as stored, before any schema check: an iterator of (where, row) pairs,
+    ``where`` naming the file and line or row for error messages, and a label of the source.
+    Raises :class:`RecordError` when the source itself cannot be read."""
     path = Path(source)
     if path.is_file():
         suffix = path.suffix.lower()
@@ -353,7 +356,7 @@ def _raw_rows(source: str | Path, split: str) -> tuple[Iterator[tuple[str, Any]]
         jsonl = sorted(path.rglob("*.jsonl"))
         if parquet or jsonl:
             files = parquet or jsonl
-            return (item for f in files for item in _raw_rows(f, split)[0]), str(path)
+            return (item for f in files for item in raw_rows(f, split)[0]), str(path)
         raise RecordError(str(path), None, "directory holds no saved dataset, .parquet or .jsonl files")
     if re.fullmatch(r"[\w.-]+/[\w.-]+(:[\w.-]+)?", str(source)) and not str(source).startswith("."):
         repo, _, config = str(source).partition(":")
@@ -379,7 +382,7 @@ def load_records(source: str | Path, kind: str = "review", split: str = "train")
     'org/name:config'), and return them as a Dataset with the kind's schema."""
     if kind not in SCHEMAS:
         raise ValueError(f"unknown record kind {kind!r}; choose from {', '.join(SCHEMAS)}")
-    rows_iter, label = _raw_rows(source, split)
+    rows_iter, label = raw_rows(source, split)
     unknown: set[str] = set()
     rows = [coerce_record(raw, kind, where, unknown) for where, raw in rows_iter]
     if unknown:

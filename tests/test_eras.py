@@ -116,3 +116,16 @@ def test_real_iclr_2019_2020_reviews():
     assert result["tests"]["fre"]["u"] == pytest.approx(expected.statistic)
     assert result["tests"]["fre"]["p"] == pytest.approx(expected.pvalue)
     assert 35 < result["eras"]["pre"]["fre"]["mean"] < 55  # PRAIB Table 4: ICLR 2019 FRE 43.47
+
+
+def test_iclr_years_up_to_2018_form_one_column_as_in_table_4(tmp_path):
+    from praib.leaderboard.report import era_series
+
+    ratings = {2017: [6, 7], 2018: [5, 4, 8], 2019: [6, 3], 2024: [8, 6, 6]}
+    result = era_analysis(make_reviews({"ICLR": ratings}), workers=1)["venues"]["ICLR"]
+    assert list(result["years"]) == ["<=2018", "2019", "2024"]
+    assert result["years"]["<=2018"]["n_reviews"] == 5
+    assert result["years"]["<=2018"]["rating"]["mean"] == pytest.approx(np.mean([6, 7, 5, 4, 8]))
+    assert result["eras"]["pre"]["years"] == [2017, 2018, 2019]
+    series = next(s for s in era_series({"metrics": ["rating"], "venues": {"ICLR": result}}))
+    assert series["years"] == [2018, 2019, 2024] and series["year_labels"] == ["<=2018", "2019", "2024"]

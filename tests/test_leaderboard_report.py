@@ -305,10 +305,11 @@ def test_report_command(tmp_path):
     from praib.cli import main
 
     directory = write_results(tmp_path / "results")
-    result = CliRunner().invoke(main, ["report", str(directory), "--output", str(tmp_path / "r.html"),
-                                       "--markdown", str(tmp_path / "r.md")])
+    html, markdown = tmp_path / "new" / "r.html", tmp_path / "md" / "r.md"  # folders made as needed
+    result = CliRunner().invoke(main, ["report", str(directory), "--output", str(html), "--markdown", str(markdown)])
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0] == f"wrote {tmp_path / 'r.html'} (4 tables, 2 plots) and {tmp_path / 'r.md'}"
+    assert result.output.splitlines()[0] == f"wrote {html} (4 tables, 2 plots) and {markdown}"
+    assert html.stat().st_size > 0 and markdown.stat().st_size > 0
     assert "left out (no data): Coverage of the human strengths and weaknesses" in result.output
     missing = CliRunner().invoke(main, ["report", str(tmp_path), "--output", str(tmp_path / "x.html")])
     assert missing.exit_code == 1 and "no results.parquet or results.jsonl" in missing.output
@@ -464,3 +465,23 @@ def test_review_spreads_come_from_the_details_summaries(tmp_path):
     results = load_results(write_results(tmp_path / "results"))
     # FRE has no standard deviation (one review): no spread to draw.
     assert review_spreads(results) == {("human", "tkc"): (532.4, 82.0), ("model-a", "tkc"): (637.0, 54.3)}
+
+
+def test_a_value_outside_its_percentile_interval_is_plotted(tmp_path):
+    # A percentile interval need not contain the point value (e.g. a total variation on few reviews,
+    # whose resamples are biased upwards); the plot must still be drawn.
+    rows = [result_row("human", "tkc", 500.0, ci=(480.0, 520.0)),
+            result_row("m", "tkc", 600.0, ci=(610.0, 700.0), human=500.0, distance=100.0, closest=True)]
+    html = write_and_read(write_results(tmp_path / "results", rows=rows, details=False), tmp_path)
+    assert [i["alt"] for i in parse(html).images] == ["Metric values per source"]
+
+
+def test_table_1_has_math_engagement_and_its_conditional_rates(tmp_path):
+    rows = [result_row("human", "math_engagement", 0.427),
+            result_row("m", "math_engagement", 0.758, human=0.427, distance=0.331, closest=True),
+            result_row("m", "math_p_pos_given_pos", 0.905), result_row("m", "math_p_pos_given_neg", 0.675)]
+    pooled = table(parse(write_and_read(write_results(tmp_path / "results", rows=rows, details=False), tmp_path)),
+                   "Behaviour: all venues pooled")
+    assert [cell(pooled, "m", c) for c in ("Math", "Δ Math", "P(+|+)", "Δ P(+|+)", "P(+|−)")] == \
+        ["0.758 ★", "0.331 ★", "0.91", "–", "0.68"]
+    assert cell(pooled, "human (reference)", "Math") == "0.427"

@@ -271,3 +271,59 @@ def test_judged_metrics_come_from_the_judge():
     assert judged["coverage_recall_strengths"]["value"] == 1.0
     assert judged["coverage_precision_weaknesses"]["value"] == 1.0
     assert all(r["venue"] == "all" for r in judged.values())
+    # PRAIB's P(+|+): the human reviews engage with the maths of p1, the model's review does not.
+    conditional = {r["metric"]: r for r in rows if r["metric"].startswith("math_p_")}
+    assert conditional.keys() == {"math_p_pos_given_pos"}
+    assert conditional["math_p_pos_given_pos"]["value"] == 0.0
+    assert conditional["math_p_pos_given_pos"]["distance_to_human"] is None
+
+
+def test_cli_says_when_the_judge_gave_no_usable_answer(tmp_path, monkeypatch):
+    from praib.judge import Judge
+
+    class Babbler:
+        name, model, model_revision = "babbler", "babbler", None
+
+        def generate(self, requests, progress=False):
+            return ["lorem ipsum" for _ in requests]
+
+    monkeypatch.setattr("praib.leaderboard.cli.make_judge", lambda *args: Judge(Babbler()))
+    submission = write_submission(tmp_path / "demo-model-b", model_rows("demo-model-b")[:2], "demo-model-b")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["leaderboard", "run", str(submission), "--demo", "--n-bootstrap", "5",
+                                       "--judge", "babbler", "--output", str(out), "--workers", "1",
+                                       "--no-progress"])
+    assert result.exit_code == 0, result.output
+    warning = next(line for line in result.output.splitlines() if line.startswith("warning:"))
+    assert "demo-model-b: no judged metric is defined" in warning and "math_engagement 2" in warning
+    report = CliRunner().invoke(main, ["report", str(out), "--output", str(tmp_path / "r.html"),
+                                       "--markdown", str(tmp_path / "r.md")])
+    assert report.exit_code == 0, report.output
+    assert "the judge gave no usable answer" in (tmp_path / "r.md").read_text()
+
+
+def test_counterfactual_reviews_with_a_judge_give_ate_rows():
+    from praib.judge import Judge
+    from praib.leaderboard.submission import Submission
+    from praib.treatment import counterfactual_effects
+    from tests.test_treatment import ReadingJudge, build_study, dataset
+
+    original, variants, _ = build_study(papers=6)
+    original = [r for r in original if r["source"] == "oracle"]
+    variants = [r for r in variants if r["source"] == "oracle"]
+    human = [{"paper_id": r["paper_id"], "source": "human", "text": "The results support the claim.", "rating": 5}
+             for r in original for _ in range(2)]
+    submission = Submission("oracle", "memory", dataset(original + variants), {"model": "oracle"})
+    rows, details = run_module.score_submissions([submission], dataset(human), n_bootstrap=5,
+                                                 judge=Judge(ReadingJudge()), workers=1)
+    ate = {r["metric"]: r for r in rows if r["submission"] == "oracle" and r["metric"].startswith("ate_")}
+    # The same effects as praib.treatment called directly on the submission's records.
+    direct = counterfactual_effects(dataset(original), dataset(variants), Judge(ReadingJudge()))
+    entry = direct["reviewers"]["oracle/zero_generic"]
+    assert ate["ate_ranking_score"]["value"] == pytest.approx(entry["ranking_score"])
+    for name, effect in entry["differences"].items():
+        assert ate[f"ate_{name}_critical"]["value"] == pytest.approx(effect["ate_critical"])
+        assert ate[f"ate_{name}_neutral"]["value"] == pytest.approx(effect["ate_neutral"])
+    assert ate["ate_score_critical"]["value"] < -0.5 and ate["ate_score_neutral"]["value"] == pytest.approx(0.0)
+    assert details["oracle"]["treatment_effects"]["reviewers"].keys() == {"oracle/zero_generic"}
+    assert any(r["metric"].startswith("robustness_") for r in rows)

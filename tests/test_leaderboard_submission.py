@@ -142,3 +142,12 @@ def test_code_in_a_submission_is_never_run(tmp_path):
     loaded = load_submission(str(submission))
     assert len(loaded.reviews) == 8 and loaded.name == "s"
     assert not marker.exists()
+
+
+def test_a_missing_submission_is_named_as_missing(tmp_path):
+    missing = str(tmp_path / "nothere")
+    with pytest.raises(SubmissionError, match=f"^{missing}: no such file or directory"):
+        load_submission(missing)
+    result = CliRunner().invoke(main, ["leaderboard", "run", missing, "--demo", "-o", str(tmp_path / "out")])
+    assert result.exit_code == 1 and result.output.strip() == \
+        f"Error: {missing}: no such file or directory (and not a Hub dataset id 'org/name')"

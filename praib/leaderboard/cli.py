@@ -62,12 +62,16 @@ def leaderboard():
 @click.option("--no-progress", is_flag=True, help="Hide progress bars.")
 def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, judge_model, judge_backend,
         judge_base_url, judge_max_new_tokens, cache_dir, output, workers, no_progress):
-    """Score every SUBMISSION with every metric against the human reference, with bootstrap 95%
-    intervals per venue and pooled, and write the results directory."""
+    """Score every SUBMISSION (a directory or JSONL/JSON/Parquet file of Review records with its
+    manifest.json, or a Hub dataset id; check it first with `praib submit --validate`) with every
+    metric against the human reference, with bootstrap 95% intervals per venue and pooled, and
+    write the results directory (read it with `praib report`). Judged metrics need --judge;
+    perturbed records in a submission give robustness rows, and reviews of counterfactual papers
+    (with --judge) treatment-effect rows."""
     from praib.generation.backends import BackendError
 
     from ..records import RecordError, load_records, perturbation_kind
-    from .run import run_leaderboard, select_rows
+    from .run import JUDGED_METRICS, run_leaderboard, select_rows
     from .submission import SubmissionError, load_submission
 
     if not submissions:
@@ -96,6 +100,15 @@ def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, 
         value = "-" if row["value"] is None else f"{row['value']:.3f}"
         click.echo(f"{row['submission']:<24} {row['metric']:<20} {value}{ci}"
                    + ("  (closest to human)" if row["closest_to_human"] else ""))
+    if judge is not None:
+        judged = {r["submission"] for r in results.to_list() if r["metric"] in JUDGED_METRICS}
+        for s in loaded:
+            if s.name not in judged:
+                invalid = json.loads((output / "details" / f"{s.name}.json").read_text(encoding="utf-8")
+                                     ).get("invalid_judge_answers") or {}
+                click.echo(f"warning: {s.name}: no judged metric is defined: the judge gave no usable answer "
+                           f"(invalid answers: {', '.join(f'{k} {v}' for k, v in invalid.items()) or 'none'}; "
+                           f"see {output / 'details' / (s.name + '.json')})", err=True)
     click.echo(f"wrote {len(results)} result rows to {output}")
 
 

@@ -1,7 +1,8 @@
 """How human reviewing changed across years and between the pre- and post-LLM eras
 (PRAIB Tables 4-6, Figure 2).
 
-Per venue and year, the mean, standard deviation (ddof=1) and count of the per-review metrics
+Per venue and year (years that share one rating scale, as ICLR up to 2018, form one group, as in
+PRAIB Table 4), the mean, standard deviation (ddof=1) and count of the per-review metrics
 (TKC, TTR, FRE, FKG, cross-references, citations, rating, confidence); per venue and era the same
 summaries; and per metric a two-sided Mann-Whitney U test between the eras' per-review values
 (``scipy.stats.mannwhitneyu``). The era boundary is the first review cycle after ChatGPT's
@@ -18,6 +19,7 @@ from collections import defaultdict
 import numpy as np
 from datasets import Dataset
 
+from ..evaluation import year_group_of
 from ..parsing import parse_reviews
 from ..stats import summarise
 from ..textstats import score_texts
@@ -97,12 +99,15 @@ def era_analysis(reviews: Dataset, split_year: int | None = None, workers: int |
         boundary = split_year_for(name, split_year)
         result["split_years"][name] = boundary
         in_venue = placed & (venue == name)
-        years = sorted(set(year[in_venue].tolist()))
+        # Editions that share a rating scale form one column, as ICLR <=2018 in PRAIB Table 4.
+        group = np.array([year_group_of(name, y) for y in year.tolist()], dtype=object)
         per_year = {}
-        for y in years:
-            rows = in_venue & (year == y)
-            per_year[str(y)] = {"n_reviews": int(rows.sum()),
-                                **{m: summarise(values[m][rows]) for m in ERA_METRICS}}
+        for y in sorted(set(year[in_venue].tolist())):
+            key = year_group_of(name, y)
+            if key not in per_year:
+                rows = in_venue & (group == key)
+                per_year[key] = {"n_reviews": int(rows.sum()),
+                                 **{m: summarise(values[m][rows]) for m in ERA_METRICS}}
         pre, post = in_venue & (year < boundary), in_venue & (year >= boundary)
         eras = {}
         for era, rows in (("pre", pre), ("post", post)):

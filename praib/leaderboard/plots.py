@@ -98,8 +98,10 @@ def metric_intervals_png(results: "LeaderboardResults", metrics: list[str],
                 mean, std = spreads[(source, metric)]
                 ax.errorbar([mean], [y], xerr=[std], fmt="none", ecolor=SPREAD_COLOUR, elinewidth=7, zorder=1)
             if row["ci_low"] is not None and row["ci_high"] is not None:
-                ax.errorbar([value], [y], xerr=[[value - row["ci_low"]], [row["ci_high"] - value]], fmt="none",
-                            ecolor="#444", capsize=3)
+                # Drawn about the interval's midpoint: a percentile interval need not contain the value
+                # (a biased statistic such as a total variation on few reviews).
+                low, high = row["ci_low"], row["ci_high"]
+                ax.errorbar([(low + high) / 2], [y], xerr=[(high - low) / 2], fmt="none", ecolor="#444", capsize=3)
             ax.scatter([value], [y], color=HUMAN_COLOUR if source == HUMAN else MODEL_COLOUR, zorder=3)
         human = rows[HUMAN]["value"] if HUMAN in rows else next(
             (r["human_value"] for r in rows.values() if r["human_value"] is not None), None)
@@ -116,7 +118,8 @@ def metric_intervals_png(results: "LeaderboardResults", metrics: list[str],
 def era_trends_png(series: list[dict]) -> bytes | None:
     """Yearly means of human review metrics, one panel per venue and metric, with the post-LLM
     years shaded. ``series`` holds ``{"venue", "metric", "years": [...], "means": [...],
-    "first_post_year": int | None, "p": float | None}`` entries. None when it is empty."""
+    "first_post_year": int | None, "p": float | None}`` entries, optionally with ``"year_labels"``
+    (the tick labels, e.g. "<=2018" for a year group). None when it is empty."""
     if not series:
         return None
     from .report import format_p, metric_label
@@ -127,7 +130,7 @@ def era_trends_png(series: list[dict]) -> bytes | None:
         ax.plot(years, means, marker="o", color=MODEL_COLOUR)
         if entry.get("first_post_year") is not None:
             ax.axvspan(entry["first_post_year"] - 0.5, max(years) + 0.5, color=POST_ERA_COLOUR, zorder=0)
-        ax.set_xticks(years, [str(y) for y in years])
+        ax.set_xticks(years, entry.get("year_labels") or [str(y) for y in years])
         title = f"{entry['venue']}: {metric_label(entry['metric'])}"
         if entry.get("p") is not None:
             title += f" (MWU p {format_p(entry['p'])})"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -22,18 +23,20 @@ HUMAN = "human"
 POOLED = "all"
 
 # Table 1 of the PRAIB paper, in its column order.
-BEHAVIOUR_METRICS = ("tkc", "ttr", "fre", "fkg", "citations", "xref", "krippendorff_alpha", "math_engagement")
+BEHAVIOUR_METRICS = ("tkc", "ttr", "fre", "fkg", "citations", "xref", "krippendorff_alpha", "math_engagement",
+                     "math_p_pos_given_pos", "math_p_pos_given_neg")
 
 LABELS = {
     "tkc": "TKC", "ttr": "TTR", "fre": "FRE", "fkg": "FKG", "citations": "Cit.", "xref": "Xref.",
-    "krippendorff_alpha": "α", "math_engagement": "Math",
+    "krippendorff_alpha": "α", "math_engagement": "Math", "math_p_pos_given_pos": "P(+|+)",
+    "math_p_pos_given_neg": "P(+|−)",
     "rating": "Rating", "confidence": "Confidence", "rating_tv": "Rating TV", "confidence_tv": "Confidence TV",
     "rating_gap": "Rating gap", "confidence_gap": "Confidence gap",
 }
 
 # Decimal places per metric, as the papers print them; every other metric gets DEFAULT_DIGITS.
 DIGITS = {"tkc": 0, "ttr": 3, "fre": 1, "fkg": 1, "citations": 2, "xref": 2, "krippendorff_alpha": 2,
-          "math_engagement": 3, "rating": 2, "confidence": 2}
+          "math_engagement": 3, "math_p_pos_given_pos": 2, "math_p_pos_given_neg": 2, "rating": 2, "confidence": 2}
 DEFAULT_DIGITS = 3
 
 ROW_COLUMNS = ("submission", "model", "metric", "venue", "value", "ci_low", "ci_high", "n_papers", "n_reviews",
@@ -247,7 +250,9 @@ def metric_table(results: LeaderboardResults, title: str, columns: list[tuple[st
     return Table(title, header, rows, notes or [])
 
 
-VALUE_NOTE = ("Each cell: the value with its 95% bootstrap CI (papers resampled); Δ: distance to the human "
+VALUE_NOTE = ("Each cell: the value with its 95% bootstrap CI (papers resampled; a percentile interval, which "
+              "need not contain the value for a statistic biased on few reviews, such as a total variation); "
+              "Δ: distance to the human "
               "value (for a metric that is itself a distance, the metric). ★ marks the submission closest to "
               "human for that metric and venue.")
 
@@ -342,7 +347,9 @@ def _behaviour_section(results: LeaderboardResults) -> Section:
     section = Section("behaviour", "Behaviour (PRAIB Table 1)",
                       "Readability (TKC, TTR, FRE, FKG), specificity (citations and cross-references per review), "
                       "agreement of ratings with the human panel (Krippendorff's ordinal α; the human row is the "
-                      "panel alone, the other rows the panel plus the submission) and math engagement.")
+                      "panel alone, the other rows the panel plus the submission) and math engagement (share of "
+                      "reviews that engage with the maths; P(+|+) and P(+|−): that share on the papers whose human "
+                      "reviews do and do not).")
     columns = []
     for metric in BEHAVIOUR_METRICS:
         if results.has(metric, POOLED):
@@ -369,6 +376,9 @@ def _family_section(results: LeaderboardResults, family: Family) -> Section:
     section = Section(family.anchor, family.title)
     if not metrics:
         section.note = family.empty
+        if family in (COVERAGE, TARGET_ASPECT) and (results.run or {}).get("judge"):
+            section.note = (f"No {family.title[0].lower() + family.title[1:]} metrics: the judge gave no usable "
+                            "answer (see invalid_judge_answers in details/<submission>.json).")
         return section
     section.tables = _venue_tables(results, metrics, family.title)
     section.tables[0].notes.append(VALUE_NOTE)
@@ -561,13 +571,15 @@ def era_series(eras: dict) -> list[dict]:
     series = []
     for name, venue in (eras.get("venues") or {}).items():
         for metric in _era_metrics(eras):
-            points = [(int(year), (entry.get(metric) or {}).get("mean"))
+            # A year group such as "<=2018" is plotted at its last year.
+            points = [(int(re.findall(r"\d{4}", year)[-1]), year, (entry.get(metric) or {}).get("mean"))
                       for year, entry in (venue.get("years") or {}).items()]
-            points = [(year, mean) for year, mean in points if mean is not None]
+            points = [point for point in points if point[2] is not None]
             if len(points) < 2:
                 continue
-            series.append({"venue": name, "metric": metric, "years": [y for y, _ in points],
-                           "means": [m for _, m in points], "first_post_year": venue.get("split_year"),
+            series.append({"venue": name, "metric": metric, "years": [y for y, _, _ in points],
+                           "year_labels": [label for _, label, _ in points],
+                           "means": [m for _, _, m in points], "first_post_year": venue.get("split_year"),
                            "p": ((venue.get("tests") or {}).get(metric) or {}).get("p")})
     return series
 
@@ -661,7 +673,8 @@ def write_report(directory: str | Path, html_path: str | Path, markdown_path: st
                  title: str = "praib leaderboard") -> list[Section]:
     """Read a results directory and write the HTML report (and the Markdown tables when asked)."""
     sections = build_sections(load_results(directory))
-    Path(html_path).write_text(render_html(sections, title), encoding="utf-8")
-    if markdown_path is not None:
-        Path(markdown_path).write_text(render_markdown(sections, title), encoding="utf-8")
+    for path, render in ((html_path, render_html), (markdown_path, render_markdown)):
+        if path is not None:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(render(sections, title), encoding="utf-8")
     return sections

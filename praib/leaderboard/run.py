@@ -19,7 +19,8 @@ and ``"all"``), the metrics are:
     over venues; distance = |alpha_H+L - alpha_H| over the same year groups. For the human row,
     alpha_H of :func:`praib.agreement.alpha_by_venue`.
 judged metrics (with a judge; pooled slice only, no interval)
-    ``math_engagement`` (distance |value - human value|), ``coverage_{recall,precision}_{strengths,
+    ``math_engagement`` (distance |value - human value|), ``math_p_pos_given_{pos,neg}`` (PRAIB's
+    P(+|+) and P(+|-); no distance), ``coverage_{recall,precision}_{strengths,
     weaknesses}`` and ``target_aspect_f1`` (distance 1 - value: 1 means the human items are matched
     exactly), from :func:`praib.evaluation.evaluate_reviews`.
 
@@ -46,7 +47,7 @@ import numpy as np
 from datasets import Dataset, Features, Value
 
 from .. import __version__
-from ..evaluation import _scale_values, _year_group, evaluate_reviews
+from ..evaluation import evaluate_reviews, scale_values, year_group_of
 from ..parsing import parse_reviews
 from ..records import HUMAN_SOURCE, perturbation_kind
 from ..textstats import score_texts
@@ -86,7 +87,7 @@ class ReviewTable:
         self.paper_id = np.asarray(columns["paper_id"], dtype=object)
         self.venue = np.asarray([v or "unknown" for v in columns["venue"]], dtype=object)
         self.year = columns["year"]
-        self.year_group = np.asarray([_year_group(v, y) if v else str(y) for v, y in
+        self.year_group = np.asarray([year_group_of(v, y) if v else str(y) for v, y in
                                       zip(columns["venue"], columns["year"])], dtype=object)
         scores = score_texts(columns["text"], workers=workers, progress=progress)
         self.values = {k: scores[k] for k in TEXT_METRICS}
@@ -167,7 +168,7 @@ class _Slice:
         keys = {(v, y) for v, y in zip(self.model.venue[self.model_rows], np.asarray(self.model.year, dtype=object)
                                        [self.model_rows])}
         for venue, year in sorted(keys, key=lambda k: (str(k[0]), k[1] or 0)):
-            domain = _scale_values(None if venue == "unknown" else venue, year, kind, self.model.scale)
+            domain = scale_values(None if venue == "unknown" else venue, year, kind, self.model.scale)
             if domain is None:
                 continue
             in_model = (self.model.venue[self.model_rows] == venue) & \
@@ -335,6 +336,13 @@ def _judged_rows(details: dict, human_details: dict | None) -> dict[str, dict]:
             human_value, distance = None, 1.0 - value
         out[metric] = {"value": value, "ci_low": None, "ci_high": None, "distance": distance,
                        "human_value": human_value}
+        if metric == "math_engagement" and isinstance(raw, dict):
+            # PRAIB Table 1's P(+|+) and P(+|-): how often the submission engages with the maths of
+            # papers whose human reviews do / do not. No human value, so no distance.
+            for key in ("p_pos_given_pos", "p_pos_given_neg"):
+                if raw.get(key) is not None:
+                    out[f"math_{key}"] = {"value": raw[key], "ci_low": None, "ci_high": None, "distance": None,
+                                          "human_value": None}
     return out
 
 

@@ -165,6 +165,8 @@ def manifest_problems(manifest: dict) -> list[str]:
 def load_submission(source: str, manifest: str | Path | None = None, split: str = "train") -> Submission:
     """Read a submission's reviews and manifest; raises :class:`SubmissionError` on a malformed
     record or manifest (:func:`validate_submission` reports every problem instead)."""
+    if not is_hub_id(source) and not Path(source).exists():
+        raise SubmissionError(f"{source}: no such file or directory (and not a Hub dataset id 'org/name')")
     data = read_manifest(source, manifest)
     problems = manifest_problems(data)
     if problems:
@@ -201,11 +203,11 @@ class ValidationReport:
 
 def _schema_rows(source: str, split: str, report: ValidationReport) -> list[dict]:
     """Every row through :func:`praib.records.coerce_record`; each bad row is one problem line."""
-    from ..records import _raw_rows, coerce_record
+    from ..records import coerce_record, raw_rows
 
     rows, errors = [], []
     try:
-        for where, raw in _raw_rows(source, split)[0]:
+        for where, raw in raw_rows(source, split)[0]:
             try:
                 rows.append(coerce_record(raw, "review", where))
             except RecordError as err:
