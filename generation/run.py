@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-import datasets
 from datasets import Dataset
 
 from praib.parsing import parse_review
@@ -289,13 +288,7 @@ def run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | N
         summary.n_backend_calls = counts_after[1] - counts_before[1]
     dataset = records_to_dataset(records, "review")
     if output is not None:
-        quiet = not datasets.utils.logging.is_progress_bar_enabled()
-        datasets.disable_progress_bars()
-        try:
-            save_records(dataset, output)
-        finally:
-            if not quiet:
-                datasets.enable_progress_bars()
+        save_records(dataset, output)
         partial.unlink(missing_ok=True)
     summary.seconds = time.perf_counter() - started
     if summary.n_unparsed:

@@ -216,16 +216,7 @@ def run_meta_reviews(papers: Any, reviews: Any, rebuttals: Any, backend: Any, pr
             handle.close()
     dataset = records_to_dataset(records, "meta_review")
     if output is not None:
-        import datasets
-
-        shown = datasets.utils.logging.is_progress_bar_enabled()
-        if not progress:
-            datasets.disable_progress_bars()
-        try:
-            save_records(dataset, output)
-        finally:
-            if shown:
-                datasets.enable_progress_bars()
+        save_records(dataset, output)
         partial.unlink(missing_ok=True)
     from_cache = None if hits_before is None else backend.hits - hits_before
     calls = None if misses_before is None else backend.misses - misses_before

@@ -404,10 +404,17 @@ def save_records(records: Dataset, destination: str | Path) -> Path:
     suffix = destination.suffix.lower()
     if suffix in (".jsonl", ".parquet"):
         destination.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".jsonl":
-        records.to_json(str(destination), lines=True, force_ascii=False)
-    elif suffix == ".parquet":
-        records.to_parquet(str(destination))
-    else:
-        records.save_to_disk(str(destination))
+    # Writing takes a moment; a progress bar of datasets' own here would only clutter the caller's.
+    shown = datasets.utils.logging.is_progress_bar_enabled()
+    datasets.disable_progress_bars()
+    try:
+        if suffix == ".jsonl":
+            records.to_json(str(destination), lines=True, force_ascii=False)
+        elif suffix == ".parquet":
+            records.to_parquet(str(destination))
+        else:
+            records.save_to_disk(str(destination))
+    finally:
+        if shown:
+            datasets.enable_progress_bars()
     return destination
