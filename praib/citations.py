@@ -45,18 +45,17 @@ IEEE "A. Vaswani"); ``title`` is stripped of its quotes and of a final ``.`` or 
 (a final ``?`` or ``!`` is kept); ``text`` is the whole matched reference; the property
 ``surnames`` gives the family names ("Laine", "van der Maaten") for look-ups.
 
-Verification seam: :class:`CitationVerifier` is what a checker against Crossref, OpenAlex or
-DBLP implements (elsewhere; this module has no network code), and :func:`verified_share`
-turns its answers into the share of verified references.
+Checking the references against Crossref, OpenAlex, DBLP or a local bibliography, and the
+share verified per review, is :mod:`praib.verification`'s work; this module has no network code.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Optional, Protocol, runtime_checkable
+from typing import Optional
 
-__all__ = ["Citation", "CitationVerifier", "find_citations", "verified_share", "STYLES"]
+__all__ = ["Citation", "find_citations", "STYLES"]
 
 STYLES: tuple[str, ...] = ("APA", "MLA", "IEEE")
 
@@ -131,33 +130,6 @@ class Citation:
     def surnames(self) -> tuple[str, ...]:
         """Family names of the authors (for look-ups), e.g. ("Vaswani", "Shazeer")."""
         return tuple(_surname(a) for a in self.authors)
-
-
-@runtime_checkable
-class CitationVerifier(Protocol):
-    """Checks a reference against a bibliographic database (Crossref, OpenAlex, DBLP, ...).
-
-    ``verify`` returns ``True`` when the reference exists, ``False`` when it does not, and
-    ``None`` when it could not be checked (no answer, ambiguous match, network error).
-    """
-
-    def verify(self, citation: Citation) -> Optional[bool]: ...
-
-
-def verified_share(citations: Iterable[Citation], verifier: CitationVerifier) -> Optional[float]:
-    """Share of the checkable references that the verifier confirms.
-
-    References for which the verifier returns ``None`` are left out of both numerator and
-    denominator; ``None`` is returned when there is no checkable reference at all.
-    """
-    checked = verified = 0
-    for citation in citations:
-        answer = verifier.verify(citation)
-        if answer is None:
-            continue
-        checked += 1
-        verified += bool(answer)
-    return verified / checked if checked else None
 
 
 def _surname(author: str) -> str:

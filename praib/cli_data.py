@@ -44,6 +44,10 @@ def verify_citations(reviews_path, output, citation_services, bibliographies, co
     except (RecordError, ValueError) as err:
         raise click.ClickException(str(err)) from None
     rows = verification_rows(columns, checks)
+    if no_progress:
+        import datasets
+
+        datasets.disable_progress_bars()
     save_records(rows, output)
     verified = sum(v is True for v in rows["verified"])
     unchecked = sum(v is None for v in rows["verified"])
@@ -124,7 +128,7 @@ def pdf_command(inputs, output, venue, year, decision, token_budget, tokenizer, 
 @click.option("--output", "-o", required=True, type=click.Path(file_okay=False),
               help="Directory of the dataset repository (README.md card and data/<config>/*.parquet).")
 @click.option("--card-template", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="Jinja template of the card. [default: datasets/praib/README.md]")
+              help="Jinja template of the card. [default: praib/data/cards/praib.md.jinja]")
 @click.option("--default-config", default=None, help="Config loaded when none is named. [default: reviews]")
 def build_command(output, card_template, default_config, **sources):
     """Write a Hub dataset repository (Parquet per config, split 'train', and its card) that
@@ -259,11 +263,15 @@ def import_dump_command(dump, fmt, venue, year, output):
 @click.option("--rebuttals", type=click.Path(exists=True), help="Rebuttal records, filtered likewise.")
 @click.option("--per-venue-year", type=click.IntRange(min=2), default=100, show_default=True,
               help="Papers per venue-year: half accepted, half rejected.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the ranking that picks the papers.")
+@click.option("--year", "years", type=int, multiple=True,
+              help="Sample only this year, for every venue in --papers; repeatable (PRAIB: 2021 to 2025). "
+                   "[default: every year in --papers]")
 @click.option("--include-withdrawn", is_flag=True, help="Count withdrawn and desk-rejected papers as rejected.")
 @click.option("--output", "-o", required=True, type=click.Path(file_okay=False),
               help="Directory for the sampled papers.jsonl and the filtered record files.")
-def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, seed, include_withdrawn, output):
+def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, seed, years, include_withdrawn,
+                   output):
     """Draw a balanced accept/reject sample of papers per venue-year, reproducibly under --seed
     whatever the order of the records, and keep the reviews, meta-reviews and rebuttals of the
     sampled papers."""
@@ -281,7 +289,8 @@ def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, see
                    (("paper", papers), ("review", reviews), ("meta_review", meta_reviews),
                     ("rebuttal", rebuttals))}
         sampled = sample_records(sources["paper"], sources["review"], sources["meta_review"], sources["rebuttal"],
-                                 per_venue_year=per_venue_year, seed=seed, include_withdrawn=include_withdrawn)
+                                 per_venue_year=per_venue_year, seed=seed, include_withdrawn=include_withdrawn,
+                                 years=years or None)
     except (RecordError, SamplingError) as err:
         raise click.ClickException(str(err)) from None
     counts = write_records(sampled, output)

@@ -497,7 +497,12 @@ def import_dump(path: str | Path, fmt: str, venue: str, year: int) -> dict[str, 
     if not path.is_file():
         raise RecordError(str(path), None, "no such file")
     if fmt == "json":
-        return records_from_submissions(((note, None) for note in _dump_notes(path)), edition)
+        notes = _dump_notes(path)
+        listed = {i for note in notes for i in _invitations(note)}
+        if listed and not any(i.startswith(edition.venue_id + "/") for i in listed):
+            raise RecordError(str(path), None, f"its notes are not of {edition.venue} {edition.year} (none is under "
+                                               f"{edition.venue_id}; e.g. {sorted(listed)[0]}); check --venue/--year")
+        return records_from_submissions(((note, None) for note in notes), edition)
     if fmt == "csv":
         return records_from_submissions(_csv_forums(path, edition), edition)
     if fmt == "peersum":
@@ -522,6 +527,7 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
     lines with ``paper_id`` ``{venue}_{year}_{forum}`` and every note of the discussion in
     ``reviews`` (``review_id``, ``writer``, ``comment``, ``rating``, ``confidence``, ``reply_to``)."""
     rows: dict[str, list[dict]] = {kind: [] for kind in RECORD_FILES}
+    others: set[str] = set()
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -531,8 +537,11 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
                 sample = json.loads(line)
             except json.JSONDecodeError as err:
                 raise RecordError(where, None, f"not valid JSON ({err.msg})") from None
+            if not isinstance(sample, dict):
+                raise RecordError(where, None, "expected a JSON object (one PeerSum sample)")
             venue, year, forum = _peersum_id(sample.get("paper_id"))
             if (venue, year) != (edition.venue, edition.year):
+                others.add(f"{venue} {year}" if venue else str(sample.get("paper_id")).rsplit("_", 1)[0])
                 continue
             base = {"paper_id": forum, "venue": edition.venue, "year": edition.year}
             decision = _text(sample.get("paper_acceptance"))
@@ -544,6 +553,12 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
                                                           "text": _text(sample["meta_review"]),
                                                           "parse_status": "given"}, "meta_review", where))
             notes = sample.get("reviews") or []
+            for index, note in enumerate(notes):
+                if not isinstance(note, dict) or not note.get("review_id"):
+                    raise RecordError(f"{where}: reviews[{index}]", "review_id", "is required and missing")
+                for key in ("rating", "confidence"):
+                    if note.get(key) is not None and not isinstance(note[key], (int, float)):
+                        raise RecordError(f"{where}: reviews[{index}]", key, f"expected a number, got {note[key]!r}")
             # A review is an official reviewer's note on the paper itself; their later notes are discussion.
             review_ids = {n["review_id"] for n in notes
                           if n.get("writer") == "official_reviewer" and n.get("reply_to") == forum}
@@ -560,4 +575,7 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
                     rows["rebuttal"].append(coerce_record({**base, "rebuttal_id": note["review_id"],
                                                            "review_id": answered, "source": HUMAN, "text": text},
                                                           "rebuttal", where))
+    if not rows["paper"]:
+        raise RecordError(str(path), None, f"no paper of {edition.venue} {edition.year} in this PeerSum dump; "
+                                           f"it holds {', '.join(sorted(others)) or 'no samples'}")
     return {kind: records_to_dataset(items, kind) for kind, items in rows.items()}

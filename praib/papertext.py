@@ -21,8 +21,8 @@
 heading, then ``s1``, ``s2``, ... in document order) and each paragraph ``s3.p2``. Ids
 depend only on the markdown, so the same text always gets the same ids.
 
-:func:`convert_pdf` makes a Paper record (``PAPER_FEATURES``) and truncates its text to a
-token budget with :func:`praib.generation.papers.prepare_paper_text`.
+:func:`convert_pdf` makes a Paper record (``PAPER_FEATURES``; title from the ``#`` heading,
+abstract from the section headed "Abstract") and truncates its text to a token budget with :func:`praib.generation.papers.prepare_paper_text`.
 
 With an OCR backend the pages are instead rendered to PNG and each page is sent to a
 vision-language model (PRAIB used DeepSeek-OCR for formulas and tables). A page is one
@@ -380,6 +380,14 @@ def _title_of(markdown: str) -> str | None:
     return match.group(1).strip() if match else None
 
 
+def _abstract_of(markdown: str) -> str | None:
+    """The paragraphs of the first section headed "Abstract", if any."""
+    for section in split_sections(markdown):
+        if section.heading and section.heading.strip().lower() == "abstract":
+            return "\n\n".join(text for _, text in section.paragraphs) or None
+    return None
+
+
 def convert_pdf(pdf: str | Path, *, paper_id: str | None = None, venue: str | None = None,
                 year: int | None = None, decision: str | None = None,
                 token_budget: int | None = DEFAULT_TOKEN_BUDGET, count_tokens: Any = None,
@@ -391,7 +399,7 @@ def convert_pdf(pdf: str | Path, *, paper_id: str | None = None, venue: str | No
     markdown = ocr_pdf(path, ocr_backend, prompt=ocr_prompt) if ocr_backend is not None else pdf_to_markdown(path)
     prepared = prepare_paper_text(markdown, token_budget, count_tokens)
     raw = {"paper_id": paper_id or path.stem, "venue": venue, "year": year, "decision": decision,
-           "title": _title_of(markdown), "text": prepared.text, "text_tokens": prepared.tokens,
+           "title": _title_of(markdown), "abstract": _abstract_of(markdown), "text": prepared.text, "text_tokens": prepared.tokens,
            "text_truncated": prepared.truncated}
     return ConvertedPaper(coerce_record(raw, "paper", str(path)), prepared)
 

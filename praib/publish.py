@@ -10,9 +10,11 @@ split, ``default: true`` on one) and ``dataset_info`` (each config's features an
 
 for the configs in :data:`CONFIGS`, each with the explicit schema of its record kind, so
 ``datasets.load_dataset(DIR, "reviews", split="train")`` returns the records with their features.
-The card's prose comes from a Jinja template (``datasets/praib/README.md`` by default) rendered
-with the configs, their fields and their counts; the YAML header is the template's own (licence,
-tags, ...) plus the generated ``configs`` and ``dataset_info``.
+The card's prose comes from a Jinja template (:data:`DEFAULT_CARD_TEMPLATE`, package data, by
+default) rendered with the configs, their fields and their counts; the YAML header is the
+template's own (licence, tags, ...) plus the generated ``configs`` and ``dataset_info``.
+:func:`repository_card` renders the same template for all configs without records: the card
+checked in as ``datasets/praib/README.md``.
 
 :func:`push_dataset_repo` uploads the built folder in one commit with
 ``HfApi.upload_folder``: the Hub then holds exactly the files that were built and checked
@@ -30,7 +32,7 @@ from typing import Mapping
 
 from datasets import Dataset, Features
 
-from praib.records import SCHEMAS, load_records
+from praib.records import SCHEMAS, load_records, records_to_dataset
 
 # config name -> record kind. Counterfactual and perturbed papers keep their original's paper_id
 # and say what was changed in their ``perturbation`` struct.
@@ -44,7 +46,7 @@ CONFIGS: dict[str, str] = {
     "perturbations": "paper",
 }
 SPLIT = "train"
-DEFAULT_CARD_TEMPLATE = Path(__file__).resolve().parent.parent / "datasets" / "praib" / "README.md"
+DEFAULT_CARD_TEMPLATE = Path(__file__).resolve().parent / "data" / "cards" / "praib.md.jinja"
 
 
 class PublishError(ValueError):
@@ -82,8 +84,11 @@ def _counts(records: Dataset) -> list[tuple[str, str, int]]:
             for (venue, year), n in sorted(pairs.items(), key=lambda item: (str(item[0][0]), item[0][1] or 0))]
 
 
-def render_card(template: str | Path, configs: Mapping[str, Dataset], default: str) -> str:
-    """The card: the template rendered with the configs, plus the generated YAML header."""
+def render_card(template: str | Path, configs: Mapping[str, Dataset], default: str, built: bool = True) -> str:
+    """The card: the template rendered with the configs, plus the generated YAML header.
+
+    ``built=False`` renders a card that describes the configs without their records: no row
+    counts in the prose, no split sizes in ``dataset_info``."""
     import jinja2
     from datasets.info import DatasetInfo, DatasetInfosDict
     from datasets.splits import SplitDict, SplitInfo
@@ -94,7 +99,7 @@ def render_card(template: str | Path, configs: Mapping[str, Dataset], default: s
     context = {"configs": [{
         "name": name, "kind": CONFIGS[name], "rows": len(records), "fields": _feature_rows(records.features),
         "counts": _counts(records), "perturbed": sum(p is not None for p in records["perturbation"]),
-        "default": name == default} for name, records in configs.items()]}
+        "default": name == default} for name, records in configs.items()], "built": built}
     try:
         text = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True) \
             .from_string(template.read_text(encoding="utf-8")).render(context)
@@ -108,11 +113,20 @@ def render_card(template: str | Path, configs: Mapping[str, Dataset], default: s
     MetadataConfigs(metadata).to_dataset_card_data(card.data)
     infos = {}
     for name, records in configs.items():
-        splits = SplitDict()
-        splits.add(SplitInfo(name=SPLIT, num_bytes=records.data.nbytes, num_examples=len(records)))
+        splits = None
+        if built:
+            splits = SplitDict()
+            splits.add(SplitInfo(name=SPLIT, num_bytes=records.data.nbytes, num_examples=len(records)))
         infos[name] = DatasetInfo(features=records.features, splits=splits, config_name=name)
     DatasetInfosDict(infos).to_dataset_card_data(card.data)
     return str(card)
+
+
+def repository_card(template: str | Path = DEFAULT_CARD_TEMPLATE) -> str:
+    """The card of the published repository without its records (every config, features, prose):
+    what ``datasets/praib/README.md`` holds."""
+    empty = {name: records_to_dataset([], kind) for name, kind in CONFIGS.items()}
+    return render_card(template, empty, "reviews", built=False)
 
 
 def build_dataset_repo(sources: Mapping[str, str | Path | Dataset], output: str | Path, *,
@@ -122,6 +136,7 @@ def build_dataset_repo(sources: Mapping[str, str | Path | Dataset], output: str 
     ``sources`` maps config names (keys of :data:`CONFIGS`) to records: a Dataset or anything
     :func:`praib.records.load_records` reads, validated against the config's record kind.
     ``default`` is the config loaded when none is named ("reviews" when present, else the first).
+    Building again into the same folder removes the Parquet files of configs no longer built.
     """
     unknown = [name for name in sources if name not in CONFIGS]
     if unknown:
@@ -138,9 +153,18 @@ def build_dataset_repo(sources: Mapping[str, str | Path | Dataset], output: str 
         if records.features != features:
             raise PublishError(f"config {name!r}: records do not have the {CONFIGS[name]} schema "
                                "(load them with praib.records.load_records)")
+        if name == "papers":
+            ids = [pid for pid, variant in zip(records["paper_id"], records["perturbation"]) if variant is None]
+            repeated = sorted({pid for pid, n in Counter(ids).items() if n > 1})
+            if repeated:
+                raise PublishError(f"config 'papers': paper_id repeats ({', '.join(repeated[:5])}"
+                                   f"{', ...' if len(repeated) > 5 else ''}); are these paper records?")
         configs[name] = records
     output = Path(output)
     card = render_card(card_template, configs, default)
+    for name in CONFIGS:
+        if name not in configs:  # a config of an earlier build into the same folder would be pushed too
+            (output / data_file(name)).unlink(missing_ok=True)
     for name, records in configs.items():
         path = output / data_file(name)
         path.parent.mkdir(parents=True, exist_ok=True)

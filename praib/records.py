@@ -331,11 +331,31 @@ def _iter_table(table_rows: Iterable[dict], label: str) -> Iterator[tuple[str, A
         yield f"{label}: row {index}", item
 
 
+def _dataset_rows(repo: str, config: str | None, split: str, label: str) -> tuple[Iterator[tuple[str, Any]], str]:
+    try:
+        loaded = datasets.load_dataset(repo, config, split=split)
+    except Exception as err:  # the Hub client and the builders raise many unrelated types
+        raise RecordError(label, None, f"could not load the dataset ({type(err).__name__}: {err})") from err
+    return _iter_table(loaded.to_list(), f"{label} [{split}]"), label
+
+
+def _is_dataset_repo(path: Path) -> bool:
+    """A folder laid out as a Hub dataset repository: a README whose YAML header names configs."""
+    card = path / "README.md"
+    if not card.is_file():
+        return False
+    header = card.read_text(encoding="utf-8").split("\n---", 1)[0]
+    return header.startswith("---") and re.search(r"^configs:", header, re.M) is not None
+
+
 def raw_rows(source: str | Path, split: str) -> tuple[Iterator[tuple[str, Any]], str]:
     """The rows of ``source`` as stored, before any schema check: an iterator of (where, row) pairs,
     ``where`` naming the file and line or row for error messages, and a label of the source.
     Raises :class:`RecordError` when the source itself cannot be read."""
     path = Path(source)
+    folder, _, config = str(source).partition(":")
+    if config and Path(folder).is_dir():  # a local dataset repository and one of its configs
+        return _dataset_rows(folder, config, split, str(source))
     if path.is_file():
         suffix = path.suffix.lower()
         if suffix == ".jsonl":
@@ -352,6 +372,8 @@ def raw_rows(source: str | Path, split: str) -> tuple[Iterator[tuple[str, Any]],
             if isinstance(loaded, datasets.DatasetDict):
                 loaded = _pick_split(loaded, split, str(path))
             return _iter_table(loaded.to_list(), str(path)), str(path)
+        if _is_dataset_repo(path):  # e.g. written by `praib data build`: its default config
+            return _dataset_rows(str(path), None, split, str(path))
         parquet = sorted(path.rglob("*.parquet"))
         jsonl = sorted(path.rglob("*.jsonl"))
         if parquet or jsonl:
@@ -360,11 +382,7 @@ def raw_rows(source: str | Path, split: str) -> tuple[Iterator[tuple[str, Any]],
         raise RecordError(str(path), None, "directory holds no saved dataset, .parquet or .jsonl files")
     if re.fullmatch(r"[\w.-]+/[\w.-]+(:[\w.-]+)?", str(source)) and not str(source).startswith("."):
         repo, _, config = str(source).partition(":")
-        try:
-            loaded = datasets.load_dataset(repo, config or None, split=split)
-        except Exception as err:  # the Hub client raises many unrelated types
-            raise RecordError(str(source), None, f"could not load Hub dataset ({type(err).__name__}: {err})") from err
-        return _iter_table(loaded.to_list(), f"{source} [{split}]"), str(source)
+        return _dataset_rows(repo, config or None, split, str(source))
     raise RecordError(str(source), None, "no such file or directory (and not a Hub dataset id 'org/name')")
 
 

@@ -175,7 +175,7 @@ class Verification:
 
 
 class Verifier:
-    """Checks references against ``sources`` in order; a :class:`praib.citations.CitationVerifier`."""
+    """Checks references against ``sources`` in order."""
 
     def __init__(self, sources: Sequence[CandidateSource]) -> None:
         if not sources:
@@ -201,9 +201,6 @@ class Verifier:
             return Verification(citation, verified, None, None, None, tuple(unanswered))
         similarity, record, service = closest
         return Verification(citation, verified, service, record, similarity, tuple(unanswered))
-
-    def verify(self, citation: Citation) -> Optional[bool]:
-        return self.check(citation).verified
 
 
 def check_texts(texts: Sequence[Optional[str]], verifier: Verifier, progress: bool = False) -> list[list[Verification]]:
@@ -574,6 +571,7 @@ def _bibliography_format(path: Path) -> str:
     return formats[last]
 
 
+_FORMAT_NAMES = {"dblp": "DBLP XML", "openalex": "OpenAlex works (JSONL)", "bibtex": "BibTeX"}
 _READERS = {"dblp": _dblp_records, "openalex": _openalex_jsonl_records, "bibtex": _bibtex_records}
 
 
@@ -589,7 +587,8 @@ class Bibliography:
     """Offline candidates: records of local files in an sqlite database with an FTS5 title index.
 
     A file is loaded once: :meth:`load` skips a file whose content (SHA-256) is already in the
-    database and replaces the records of one that changed.
+    database and replaces the records of one that changed. Candidates come only from the files
+    loaded through this object, not from others an earlier run left in the database.
     """
 
     name = "bibliography"
@@ -598,6 +597,7 @@ class Bibliography:
         self.db_path = Path(db_path)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         self.limit = limit
+        self.files: list[str] = []
         self._conn = sqlite3.connect(self.db_path, timeout=30)
         with self._conn:
             self._conn.executescript(
@@ -617,7 +617,8 @@ class Bibliography:
         kind = _bibliography_format(path)
         digest = _sha256(path)
         known = self._conn.execute("SELECT sha256, records FROM files WHERE path = ?", (str(path),)).fetchone()
-        if known and known[0] == digest:
+        if known and known[0] == digest and known[1]:
+            self._use(path)
             return known[1]
         count = 0
         with self._conn:  # one transaction: a file that fails half-way leaves the database as it was
@@ -632,22 +633,32 @@ class Bibliography:
                      record.doi, record.url))
                 self._conn.execute("INSERT INTO works_index (rowid, words) VALUES (?, ?)",
                                    (cursor.lastrowid, " ".join(title_words(record.title))))
+            if not count:  # raising inside the transaction leaves the database as it was
+                raise BibliographyError(f"{path}: no records read from it (read as {_FORMAT_NAMES[kind]})")
             self._conn.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)", (str(path), digest, kind, count))
         logger.info("loaded %d records from %s (%s)", count, path, kind)
+        self._use(path)
         return count
 
+    def _use(self, path: Path) -> None:
+        if str(path) not in self.files:
+            self.files.append(str(path))
+
     def __len__(self) -> int:
-        return self._conn.execute("SELECT COUNT(*) FROM works").fetchone()[0]
+        """Records of the files loaded through this object."""
+        marks = ", ".join("?" * len(self.files))
+        return self._conn.execute(f"SELECT COUNT(*) FROM works WHERE file IN ({marks})", self.files).fetchone()[0]
 
     def candidates(self, citation: Citation) -> list[BibRecord]:
         words = list(dict.fromkeys(title_words(citation.title)))
-        if not words:
+        if not words or not self.files:
             return []
+        marks = ", ".join("?" * len(self.files))
         rows = self._conn.execute(
             "SELECT works.title, works.authors, works.year, works.doi, works.url FROM works_index "
-            "JOIN works ON works.id = works_index.rowid WHERE works_index MATCH ? "
+            f"JOIN works ON works.id = works_index.rowid WHERE works_index MATCH ? AND works.file IN ({marks}) "
             "ORDER BY bm25(works_index), works.id LIMIT ?",
-            (" OR ".join(f'"{w}"' for w in words), self.limit)).fetchall()
+            (" OR ".join(f'"{w}"' for w in words), *self.files, self.limit)).fetchall()
         return [BibRecord(title, tuple(json.loads(authors)), year, doi, url)
                 for title, authors, year, doi, url in rows]
 

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from praib.citations import Citation, CitationVerifier, find_citations, verified_share
+from praib.citations import Citation, find_citations
 
 
 def only(text):
@@ -102,20 +102,3 @@ def test_citation_is_frozen():
     c = only("Vaswani et al. (2017). Attention is all you need.")
     with pytest.raises(dataclasses.FrozenInstanceError):
         c.year = 2018
-
-
-class FakeVerifier:
-    def __init__(self, answers):
-        self.answers = answers
-
-    def verify(self, citation):
-        return self.answers[citation.title]
-
-
-def test_verified_share_skips_unknown():
-    cs = [Citation("APA", ("A",), t, 2020, t) for t in ("a", "b", "c", "d")]
-    verifier = FakeVerifier({"a": True, "b": False, "c": None, "d": True})
-    assert isinstance(verifier, CitationVerifier)
-    assert verified_share(cs, verifier) == pytest.approx(2 / 3)
-    assert verified_share(cs[2:3], verifier) is None
-    assert verified_share([], verifier) is None

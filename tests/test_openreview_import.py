@@ -103,6 +103,24 @@ def test_peersum_raw_dump_keeps_its_venue_year():
         {**base, "rebuttal_id": "Au2ff", "source": "human", "text": "Yes, in the supplement."}])
 
 
+def test_peersum_dump_without_the_venue_year_or_with_bad_notes_says_so(tmp_path):
+    with pytest.raises(RecordError, match="no paper of ICLR 2019 in this PeerSum dump; it holds ICLR 2022, "
+                                          "NeurIPS 2021, NeurIPS 2022"):
+        import_dump(FIXTURES / "peersum_raw.jsonl", "peersum", "ICLR", 2019)
+    samples = [json.loads(line) for line in (FIXTURES / "peersum_raw.jsonl").read_text().splitlines() if line.strip()]
+    target = next(i for i, s in enumerate(samples) if s["paper_id"].startswith("nips_2022_"))
+    path = tmp_path / "peersum.jsonl"
+    samples[target]["reviews"][0]["rating"] = "7: good"
+    path.write_text("\n".join(json.dumps(s) for s in samples))
+    with pytest.raises(RecordError, match=rf"line {target + 1}: reviews\[0\]: field 'rating': expected a number"):
+        import_dump(path, "peersum", "NeurIPS", 2022)
+    samples[target]["reviews"][0]["rating"] = 7
+    del samples[target]["reviews"][1]["review_id"]
+    path.write_text("\n".join(json.dumps(s) for s in samples))
+    with pytest.raises(RecordError, match=rf"line {target + 1}: reviews\[1\]: field 'review_id': is required"):
+        import_dump(path, "peersum", "NeurIPS", 2022)
+
+
 def test_csv_without_paper_id_names_the_line(tmp_path):
     path = tmp_path / "reviews.csv"
     path.write_text("paper_id,title,rating\nA1,One,6\n,Two,3\n")
@@ -137,3 +155,6 @@ def test_cli_import_dump(tmp_path):
     bad = CliRunner().invoke(main, ["data", "import-dump", str(path), "--format", "json", "--venue", "ICLR",
                                     "--year", "2012", "--output", str(out)])
     assert bad.exit_code == 1 and "no OpenReview layout for ICLR 2012" in bad.output
+    wrong_year = CliRunner().invoke(main, ["data", "import-dump", str(path), "--format", "json", "--venue", "ICLR",
+                                           "--year", "2024", "--output", str(out)])
+    assert wrong_year.exit_code == 1 and "not of ICLR 2024 (none is under ICLR.cc/2024/Conference" in wrong_year.output

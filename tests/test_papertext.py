@@ -135,6 +135,7 @@ def test_paragraph_ids_are_stable_under_edits_elsewhere_and_text_before_headings
 def test_convert_pdf_makes_a_paper_record_and_truncates_to_the_budget(paper_pdf):
     full = convert_pdf(paper_pdf, venue="ICLR", year=2025)
     assert full.record["paper_id"] == "paper-17" and full.record["title"] == "Reviewing Reviewers"
+    assert full.record["abstract"] == "We measure how language models review papers of many kinds."
     assert (full.record["venue"], full.record["year"], full.record["perturbation"]) == ("ICLR", 2025, None)
     assert full.record["text"] == EXPECTED and not full.prepared.truncated
     # 10 tokens at 1.3 tokens per word keep floor(10 / 1.3) = 7 words ("#" and "##" count as words).
@@ -142,6 +143,7 @@ def test_convert_pdf_makes_a_paper_record_and_truncates_to_the_budget(paper_pdf)
     assert cut.record["text"] == "# Reviewing Reviewers\n\n## Abstract\n\nWe measure"
     assert cut.prepared.truncated and cut.prepared.tokens == 10  # ceil(1.3 * 7)
     assert (cut.record["text_tokens"], cut.record["text_truncated"]) == (10, True)
+    assert cut.record["abstract"] == full.record["abstract"]  # read before the cut
     assert full.record["text_truncated"] is False
 
 

@@ -15,7 +15,7 @@ import yaml
 from click.testing import CliRunner
 
 from praib.cli_data import data
-from praib.publish import PublishError, build_dataset_repo
+from praib.publish import DEFAULT_CARD_TEMPLATE, PublishError, build_dataset_repo, repository_card
 from praib.records import (META_REVIEW_FEATURES, PAPER_FEATURES, REBUTTAL_FEATURES, REVIEW_FEATURES, coerce_record,
                            records_to_dataset, save_records)
 
@@ -125,11 +125,38 @@ def test_card_names_every_config_file_and_counts(built):
     assert "{{ " not in body and "{%" not in body  # rendered (the BibTeX keeps its own "{{PRAIB}")
 
 
+def test_checked_in_card_is_the_rendered_template():
+    """datasets/praib/README.md is the template rendered for every config without records; the
+    template itself is package data, so a wheel install builds cards without the source tree."""
+    assert DEFAULT_CARD_TEMPLATE.is_relative_to(ROOT / "praib")
+    checked_in = (ROOT / "datasets" / "praib" / "README.md").read_text(encoding="utf-8")
+    assert checked_in == repository_card(), "regenerate datasets/praib/README.md (see datasets/README.md)"
+    meta = front_matter(ROOT / "datasets" / "praib" / "README.md")
+    assert [c["config_name"] for c in meta["configs"] if c.get("default")] == ["reviews"]
+    assert {c["config_name"] for c in meta["configs"]} == {
+        "papers", "reviews", "meta_reviews", "rebuttals", "generated_reviews", "counterfactuals", "perturbations"}
+    assert all("splits" not in info for info in meta["dataset_info"])  # no records, no sizes
+    assert "| `reviews` (default) | review |\n" in checked_in and "| venue | year | rows |" not in checked_in
+
+
+def test_rebuilding_with_fewer_configs_leaves_no_stale_files(tmp_path):
+    out = build_dataset_repo({"reviews": records("reviews"), "papers": records("papers")}, tmp_path / "repo")
+    build_dataset_repo({"reviews": records("reviews")}, out)
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.parquet")) == [
+        "data/reviews/train-00000-of-00001.parquet"]
+
+
 def test_build_refuses_unknown_configs_and_foreign_schemas(tmp_path):
     with pytest.raises(PublishError, match="unknown config.*reviewz"):
         build_dataset_repo({"reviewz": records("reviews")}, tmp_path / "x")
     with pytest.raises(PublishError, match="config 'papers': records do not have the paper schema"):
         build_dataset_repo({"papers": records("reviews")}, tmp_path / "x")
+    # Review rows read as papers pass the schema (the fields they share) but repeat their paper_id.
+    reviews = [{**row, "review_id": f"r{i}"} for i, row in enumerate(RAW["reviews"][1][:1] * 2)]
+    save_records(records_to_dataset([coerce_record(r, "review", "r") for r in reviews], "review"),
+                 tmp_path / "reviews.jsonl")
+    with pytest.raises(PublishError, match="config 'papers': paper_id repeats"):
+        build_dataset_repo({"papers": tmp_path / "reviews.jsonl"}, tmp_path / "x")
 
 
 def test_build_reports_the_bad_line(tmp_path):

@@ -1,4 +1,5 @@
 import json
+from importlib import resources
 
 import pytest
 
@@ -81,13 +82,27 @@ def test_directory_of_parquet_files_is_read_as_one_set(tmp_path):
     assert len(load_records(tmp_path / "shards")) == 2
 
 
+def test_a_dataset_repository_folder_is_read_by_config(tmp_path):
+    from praib.publish import build_dataset_repo
+
+    demo = resources.files("praib") / "data" / "demo"
+    repo = build_dataset_repo({"reviews": str(demo / "reviews.jsonl"), "papers": str(demo / "papers.jsonl")},
+                              tmp_path / "praib")
+    reviews = load_records(str(demo / "reviews.jsonl"))
+    assert load_records(repo).to_list() == reviews.to_list()  # the default config
+    assert load_records(f"{repo}:papers", "paper")["paper_id"] == load_records(str(demo / "papers.jsonl"),
+                                                                               "paper")["paper_id"]
+    with pytest.raises(RecordError, match="could not load the dataset"):
+        load_records(f"{repo}:no-such-config")
+
+
 def test_missing_path_that_is_not_a_hub_id_is_a_clear_error(tmp_path):
     with pytest.raises(RecordError, match="no such file or directory"):
         load_records(tmp_path / "nope.jsonl")
 
 
 def test_hub_id_is_tried_offline_and_fails_with_the_cause():
-    with pytest.raises(RecordError, match="could not load Hub dataset"):
+    with pytest.raises(RecordError, match="could not load the dataset"):
         load_records("praib-org/no-such-dataset")
 
 

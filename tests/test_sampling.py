@@ -113,3 +113,31 @@ def test_cli_sample(tmp_path):
     assert sorted(r["paper_id"] for r in load_records(out / "reviews.jsonl", "review")) == sorted(chosen)
     short = CliRunner().invoke(main, args[:-2] + ["--per-venue-year", "10", "--output", str(out)])
     assert short.exit_code == 1 and "NeurIPS 2023: 3 rejected paper(s), 5 needed" in short.output
+    # Every venue in PAPERS is sampled in every --year: NeurIPS has no 2024 papers.
+    one_year = CliRunner().invoke(main, args[:-2] + ["--year", "2024", "--output", str(out)])
+    assert one_year.exit_code == 1 and "NeurIPS 2024: 0 accepted paper(s), 2 needed" in one_year.output
+
+
+def test_years_restrict_the_draw_and_a_missing_year_is_a_shortage():
+    papers = records_to_dataset([paper(f"{venue}-{year}-{d}{i}", venue, year, "Accept" if d == "a" else "Reject")
+                                 for venue in ("ICLR", "NeurIPS") for year in (2020, 2021, 2022)
+                                 for d in "ar" for i in range(3)], "paper")
+    chosen = sample_paper_ids(papers, per_venue_year=2, seed=5, years=[2022, 2021])
+    expected = []
+    for venue in ("ICLR", "NeurIPS"):
+        for year in (2021, 2022):
+            for d in "ar":
+                expected += expected_ids([f"{venue}-{year}-{d}{i}" for i in range(3)], 5, venue, year, 1)
+    assert chosen == expected
+    with pytest.raises(SamplingError, match="ICLR 2023: 0 accepted paper.*NeurIPS 2023: 0 rejected paper"):
+        sample_paper_ids(papers, per_venue_year=2, years=[2022, 2023])
+    with pytest.raises(SamplingError, match="no original paper in 2019"):
+        sample_paper_ids(papers, per_venue_year=2, years=[2019])
+
+
+def test_a_paper_id_listed_twice_is_refused():
+    """Review records read as papers repeat their paper_id; sampling them would duplicate papers."""
+    twice = records_to_dataset([paper("p1", "ICLR", 2024, "Accept"), paper("p2", "ICLR", 2024, "Reject"),
+                                paper("p1", "ICLR", 2024, "Accept")], "paper")
+    with pytest.raises(SamplingError, match="1 paper id.*listed more than once.*p1"):
+        sample_paper_ids(twice, per_venue_year=2)

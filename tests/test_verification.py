@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 import praib.verification as verification
 from praib.cli import main
-from praib.citations import Citation, find_citations, verified_share
+from praib.citations import Citation, find_citations
 from praib.verification import (BibRecord, Bibliography, BibliographyError, Verifier, make_verifier, match,
                                 title_similarity, verification_summary)
 
@@ -102,10 +102,13 @@ def test_verifier_outcomes_and_the_citations_seam():
     missed = Verifier([near, empty]).check(cite(title, 2016))
     assert (missed.verified, missed.service, missed.record.year, missed.similarity) == (False, "near", 2010, 1.0)
     assert Verifier([silent]).check(cite(title, 2016)).verified is None
-    # praib.citations.verified_share leaves unanswered references out: 1 verified of 2 checked.
-    mixed = Verifier([Listed("x", [RESNET])])
-    assert verified_share([cite(title, 2016), cite("Unrelated work", 2016)], mixed) == 0.5
-    assert verified_share([cite(title, 2016)], Verifier([silent])) is None
+    # The share leaves unanswered references out: 1 verified of 2 checked, the unanswered third not counted.
+    checks = [Verifier([Listed("x", [RESNET])]).check(cite(title, 2016)),
+              Verifier([Listed("x", [RESNET])]).check(cite("Unrelated work", 2016)),
+              Verifier([silent]).check(cite(title, 2016))]
+    assert [c.verified for c in checks] == [True, False, None]
+    assert verification_summary([checks])["share"]["mean"] == 0.5
+    assert verification_summary([checks[2:]])["share"]["n"] == 0
 
 
 def test_summary_counts_by_hand():
@@ -179,6 +182,32 @@ def test_a_file_is_loaded_once_and_reloaded_when_it_changes(tmp_path, monkeypatc
     copy.write_text(copy.read_text().split("@article")[0])  # BERT entry removed
     assert again.load(copy) == 2 and len(again) == 2
     assert not again.candidates(cite("BERT: Pre-training of deep bidirectional transformers", 2018))
+
+
+def test_only_the_files_named_this_run_give_candidates(tmp_path):
+    """The database keeps every file ever loaded; a later run must not verify against the ones it
+    was not given."""
+    first = Bibliography(tmp_path / "db.sqlite3")
+    first.load(FIXTURES / "references.bib")
+    resnet = cite("Deep residual learning for image recognition", 2016)
+    other = tmp_path / "other.bib"
+    other.write_text("@article{x, title={Something Unrelated}, author={Doe, Jane}, year={2001}}\n")
+    later = Bibliography(tmp_path / "db.sqlite3")
+    later.load(other)
+    assert len(later) == 1 and later.candidates(resnet) == []
+    assert later.candidates(cite("Something unrelated", 2001))[0].title == "Something Unrelated"
+    later.load(FIXTURES / "dblp.xml")
+    assert [r.url for r in later.candidates(resnet)] == ["https://dblp.org/rec/conf/cvpr/HeZRS16"]
+
+
+def test_a_file_without_records_is_an_error_not_an_empty_source(tmp_path):
+    bib = Bibliography(tmp_path / "db.sqlite3")
+    for name, text, kind in (("refs.bib", "not bibtex at all {{{\n", "BibTeX"), ("works.jsonl", "\n", "OpenAlex"),
+                             ("dblp.xml", "<dblp></dblp>\n", "DBLP XML")):
+        (tmp_path / name).write_text(text)
+        with pytest.raises(BibliographyError, match=rf"{name}: no records read from it \(read as {kind}"):
+            bib.load(tmp_path / name)
+    assert bib.files == [] and len(bib) == 0
 
 
 def test_bad_bibliography_files_name_the_file_and_line(tmp_path):
