@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Iterator
 import yaml
 from datasets import Dataset
 
-from .records import REVIEW_SECTIONS, RecordError, coerce_record, records_to_dataset, save_records
+from .records import REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl, records_to_dataset, save_records
 from .scales import Scale, UnknownScaleError, VenueScales, venue_scales
 
 logger = logging.getLogger(__name__)
@@ -426,18 +426,11 @@ def write_records(records: dict[str, Dataset], output: str | Path) -> dict[str, 
 
 
 def _dump_notes(path: Path) -> list[dict]:
-    text = path.read_text(encoding="utf-8")
     if path.suffix.lower() == ".jsonl":
-        data = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    data.append(json.loads(line))
-                except json.JSONDecodeError as err:
-                    raise RecordError(f"{path}: line {number}", None, f"not valid JSON ({err.msg})") from None
+        data = [note for _, note in iter_jsonl(path)]
     else:
         try:
-            data = json.loads(text)
+            data = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as err:
             raise RecordError(f"{path}: line {err.lineno}", None, f"not valid JSON ({err.msg})") from None
     if isinstance(data, dict):

@@ -301,7 +301,9 @@ def coerce_record(raw: Any, kind: str, where: str, warn_unknown: set[str] | None
     return row
 
 
-def _iter_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
+def iter_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
+    """(where, value) for every non-blank line of a JSONL file; a line that is not JSON raises
+    :class:`RecordError` naming the file and line."""
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -359,7 +361,7 @@ def raw_rows(source: str | Path, split: str) -> tuple[Iterator[tuple[str, Any]],
     if path.is_file():
         suffix = path.suffix.lower()
         if suffix == ".jsonl":
-            return _iter_jsonl(path), str(path)
+            return iter_jsonl(path), str(path)
         if suffix == ".json":
             return _iter_json(path), str(path)
         if suffix == ".parquet":
