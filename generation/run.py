@@ -102,6 +102,13 @@ def partial_path(output: Path) -> Path:
     return output.with_suffix(".partial.jsonl") if output.suffix else output.with_name(output.name + ".partial.jsonl")
 
 
+def append_records(handle: Any, records: Sequence[dict]) -> None:
+    """Append records to an open partial file and force them to disk, so a crash loses none."""
+    handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    handle.flush()
+    os.fsync(handle.fileno())
+
+
 def template_id(prompt: Any) -> str:
     """Prompt name plus a hash of its template source: which template, and which version of it."""
     digest = hashlib.sha1(prompt.source_text.encode("utf-8")).hexdigest()[:12]
@@ -125,7 +132,7 @@ def _token_counter(backend: Any, tokenizer: Any | None) -> tuple[Callable[[str],
     return approximate_tokens, False
 
 
-def _default_source(model: str) -> str:
+def default_source(model: str) -> str:
     """The model's name as a review source: a local model directory is named by its folder,
     so that the records do not carry a machine-specific path; a Hub id stays as it is."""
     path = Path(model)
@@ -183,7 +190,7 @@ def run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | N
         raise ValueError(f"batch_size must be positive or None, got {batch_size}")
     scales_of: dict[tuple[Any, Any], VenueScales] = {}
     count_tokens, exact = _token_counter(backend, tokenizer)
-    source = source or _default_source(backend.model)
+    source = source or default_source(backend.model)
     template = template_id(prompt)
     summary = GenerationSummary(n_papers=len(papers), exact_tokens=exact,
                                 output=str(output) if output is not None else None)
@@ -248,9 +255,7 @@ def run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | N
             summary.output_tokens += (sum(count_many([raw or "" for raw in outputs])) if count_many is not None
                                       else sum(count_tokens(raw or "") for raw in outputs))
             if handle is not None:
-                handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in new)
-                handle.flush()
-                os.fsync(handle.fileno())
+                append_records(handle, new)
             records.extend(new)
             if bar is not None:
                 bar.update(len(batch))

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import sys
 from dataclasses import dataclass
@@ -108,7 +107,7 @@ def run_meta_reviews(papers: Any, reviews: Any, rebuttals: Any, backend: Any, pr
     """
     from praib.generation.backends import GenerationRequest, SamplingConfig
     from praib.generation.papers import approximate_tokens, find_tokenizer, prepare_papers, tokenizer_counter
-    from praib.generation.run import partial_path, prompt_scales, template_id
+    from praib.generation.run import append_records, default_source, partial_path, prompt_scales, template_id
     from praib.records import coerce_record, records_to_dataset, save_records
 
     if prompt.spec.output != "meta_review":
@@ -177,9 +176,7 @@ def run_meta_reviews(papers: Any, reviews: Any, rebuttals: Any, backend: Any, pr
                                           sampling=sampling, template=prompt.spec.name))
 
     hits_before, misses_before = getattr(backend, "hits", None), getattr(backend, "misses", None)
-    model_path = Path(backend.model)
-    # A local model directory is named by its folder, so records carry no machine-specific path.
-    source = source or (model_path.name if (model_path / "config.json").is_file() else backend.model)
+    source = source or default_source(backend.model)
     partial = partial_path(Path(output)) if output is not None else None
     handle = None
     if partial is not None:
@@ -203,9 +200,7 @@ def run_meta_reviews(papers: Any, reviews: Any, rebuttals: Any, backend: Any, pr
                                                  template=template, sampling=sampling),
                                          "meta_review", f"meta-review of paper {paper['paper_id']}"))
             if handle is not None:
-                handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in new)
-                handle.flush()
-                os.fsync(handle.fileno())
+                append_records(handle, new)
             records.extend(new)
             if bar is not None:
                 bar.update(len(new))
