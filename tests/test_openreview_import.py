@@ -9,17 +9,10 @@ from click.testing import CliRunner
 from praib.cli import main
 from praib.openreview import import_dump
 from praib.records import RecordError, load_records
+from tests.test_openreview import assert_records
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openreview"
 EXPECTED = json.loads((FIXTURES / "expected_records.json").read_text())
-
-
-def assert_records(actual, expected):
-    assert len(actual) == len(expected)
-    for got, want in zip(actual, expected):
-        for field, value in got.items():
-            default = [] if isinstance(value, list) else None
-            assert value == want.get(field, default), (got.get("review_id") or got["paper_id"], field)
 
 
 def dump_of(fixture: str) -> list[dict]:
