@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from .cli_common import default_cache_dir, judge_options, key_values, make_judge, param_values
+from .cli_common import default_cache_dir, judge_options, key_values, make_judge, param_values, write_json
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
 
@@ -113,8 +113,7 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
 
         click.echo("\n" + "\n".join(verification_lines(results["groups"])))
     if output:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_json(results, output)
         click.echo(f"\nWrote {output}", err=True)
 
 

@@ -5,6 +5,7 @@ Command modules import from here, never from ``praib.cli``, which imports them.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -43,6 +44,12 @@ def make_judge(kind: str, model: str, base_url: str, max_new_tokens: int, cache_
 
 def default_cache_dir() -> Path:
     return Path(os.environ.get("PRAIB_CACHE") or Path.home() / ".cache" / "praib" / "calls")
+
+
+def write_json(data, output: Path) -> None:
+    """A command's results as indented UTF-8 JSON, creating the folder."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def key_values(pairs: tuple[str, ...], option: str) -> dict[str, str]:

@@ -3,17 +3,11 @@ command (ATEs of counterfactual edits), which the main CLI attaches as `praib co
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from .cli_common import judge_options, key_values, make_judge
-
-
-def _write_json(result: dict, output: Path) -> None:
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+from .cli_common import judge_options, key_values, make_judge, write_json
 
 
 def _nonempty(records, path):
@@ -79,7 +73,7 @@ def robustness(original, perturbed_paths, kind, alpha, margin_pairs, split, outp
     if "treatment_effects" in report:
         click.echo("\nAverage treatment effects of soundness-critical versus soundness-neutral edits\n"
                    + format_effects_table(report["treatment_effects"]))
-    _write_json(report, output)
+    write_json(report, output)
     click.echo(f"wrote {output}")
 
 
@@ -118,5 +112,5 @@ def effects(original, variants, alpha, no_sensitivity, split, judge_model, judge
         raise click.ClickException(str(err)) from None
     result["inputs"] = {"original": str(original), "variants": str(variants)}
     click.echo(format_effects_table(result))
-    _write_json(result, output)
+    write_json(result, output)
     click.echo(f"wrote {output}")

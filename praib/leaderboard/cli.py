@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ..cli_common import judge_options, make_judge
+from ..cli_common import judge_options, make_judge, write_json
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
 
@@ -153,6 +153,5 @@ def eras(human_reviews, split_year, output, split, workers, no_progress):
     analysis = era_analysis(reviews, split_year=split_year, workers=workers, progress=not no_progress)
     click.echo(era_tables(analysis))
     if output:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps(analysis, indent=2) + "\n", encoding="utf-8")
+        write_json(analysis, output)
         click.echo(f"wrote {output}")
