@@ -28,9 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from praib.atomic import AtomicItems  # noqa: E402
-from praib.coverage import EmbeddingPrefilter, coverage_for_papers  # noqa: E402
-from praib.judge import Judge  # noqa: E402
+from praib.metrics.judged.atomic import AtomicItems  # noqa: E402
+from praib.metrics.judged.coverage import EmbeddingPrefilter, coverage_for_papers  # noqa: E402
+from praib.llm.judge import Judge  # noqa: E402
 
 POINTS = [
     ("The ablation study is missing.", "No ablation is provided to isolate the contribution of each component.",

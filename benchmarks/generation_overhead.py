@@ -31,8 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for tests.tiny_model
 
-from praib.generation.backends import SamplingConfig, make_backend  # noqa: E402
-from praib.generation.cache import CachedBackend, CallCache  # noqa: E402
+from praib.llm.backends import SamplingConfig, make_backend  # noqa: E402
+from praib.llm.cache import CachedBackend, CallCache  # noqa: E402
 from praib.generation.prompts import load_prompt  # noqa: E402
 from praib.generation.run import run_generation  # noqa: E402
 from praib.records import coerce_record, records_to_dataset  # noqa: E402

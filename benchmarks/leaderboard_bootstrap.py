@@ -8,7 +8,7 @@ each with three human reviews and one review by the submitted model, ratings dra
 scale. praib's run (:func:`praib.leaderboard.run.score_submissions`) scores every review once and
 draws ``--draws`` cluster resamples of papers over the per-review values. The baseline is the
 straightforward cluster bootstrap: resample the papers, then score the resampled reviews with
-:func:`praib.evaluation.evaluate_reviews`, once per draw; it is timed over ``--baseline-draws``
+:func:`praib.evaluation.evaluate.evaluate_reviews`, once per draw; it is timed over ``--baseline-draws``
 draws and its per-draw time scaled to ``--draws`` (each draw costs the same). Printed: both
 times and their ratio, and the two CIs of FRE for the model, which agree up to bootstrap noise.
 """
@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from praib.evaluation import evaluate_reviews  # noqa: E402
+from praib.evaluation.evaluate import evaluate_reviews  # noqa: E402
 from praib.leaderboard.run import score_submissions  # noqa: E402
 from praib.leaderboard.submission import Submission  # noqa: E402
 from praib.records import coerce_record, load_records, records_to_dataset  # noqa: E402

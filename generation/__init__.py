@@ -1,6 +1,6 @@
-"""Review generation with LLM backends (``praib.generation``).
+"""Review and meta-review generation (``praib.generation``).
 
-Prompt templates per strategy, venue and year, the vLLM / OpenAI-compatible /
-transformers backends and the on-disk call cache live here; see the project
-issues for the plan. The records they produce are ``praib.records`` Reviews.
+Prompt templates per strategy, venue and year, paper preparation (token budget, appendix removal) and the
+run loop that sends every item through a :mod:`praib.llm` backend and the call cache. The records it
+produces are :mod:`praib.records` Reviews and MetaReviews.
 """

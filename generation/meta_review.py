@@ -105,7 +105,7 @@ def run_meta_reviews(papers: Any, reviews: Any, rebuttals: Any, backend: Any, pr
     perturbation. Papers whose perturbed component came back unchanged are skipped, so every record
     of a perturbed run really had one perturbed input.
     """
-    from praib.generation.backends import GenerationRequest, SamplingConfig
+    from praib.llm.backends import GenerationRequest, SamplingConfig
     from praib.generation.papers import approximate_tokens, find_tokenizer, prepare_papers, tokenizer_counter
     from praib.generation.run import append_records, default_source, partial_path, prompt_scales, template_id
     from praib.records import coerce_record, records_to_dataset, save_records
@@ -131,7 +131,7 @@ def run_meta_reviews(papers: Any, reviews: Any, rebuttals: Any, backend: Any, pr
         from praib.records import SCHEMAS
         from praib.records import records_to_dataset as to_dataset
 
-        from .registry import apply_perturbation
+        from praib.perturb.registry import apply_perturbation
 
         record_kind = _RECORD_KIND[component]
         id_field = SCHEMAS[record_kind][2]

@@ -6,7 +6,7 @@ on the prompt's scale, and writes Review records (``praib.records.REVIEW_FEATURE
 
 Nothing is lost on a crash or Ctrl-C:
 
-* give it a :class:`praib.generation.cache.CachedBackend` (the CLI always does):
+* give it a :class:`praib.llm.cache.CachedBackend` (the CLI always does):
   every output is stored on disk as soon as the backend returns it, so a rerun
   of the same command sends only the requests the cache lacks, and a repeated
   run sends none;
@@ -37,8 +37,8 @@ from praib.parsing import parse_review
 from praib.records import PARSE_FAILED, PARSE_OK, REVIEW_SECTIONS, coerce_record, records_to_dataset, save_records
 from praib.scales import VenueScales, generic_scales, venue_scales
 
-from .backends import GenerationRequest, SamplingConfig
-from .papers import DEFAULT_TOKEN_BUDGET, approximate_tokens, find_tokenizer, prepare_papers, tokenizer_counter
+from praib.llm.backends import GenerationRequest, SamplingConfig
+from praib.generation.papers import DEFAULT_TOKEN_BUDGET, approximate_tokens, find_tokenizer, prepare_papers, tokenizer_counter
 
 logger = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ def _revisions(backend: Any, batch: Sequence[GenerationRequest]) -> list[str | N
     cache, inner = getattr(backend, "cache", None), getattr(backend, "inner", None)
     if cache is None or inner is None or not callable(getattr(cache, "metadata", None)):
         return [current] * len(batch)
-    from .cache import CallCache
+    from praib.llm.cache import CallCache
 
     revisions = []
     for request in batch:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from .logic import (extract_logic, logic_by_paper, logic_features, numbered_paragraphs, split_paragraphs, table,
+from praib.perturb.logic import (extract_logic, logic_by_paper, logic_features, numbered_paragraphs, split_paragraphs, table,
                     template_path)
 
 CRITICAL_FAMILIES = ("finding", "conclusion", "result")
@@ -319,7 +319,7 @@ def neutral_counterfactuals(papers: Any, kinds: Sequence[str] = NEUTRAL_KINDS, *
     ``soundness-neutral`` only). A paper the edit left unchanged (nothing to respell, say) gives no variant."""
     if not kinds:
         return []
-    from .registry import apply_perturbation, get_perturbation
+    from praib.perturb.registry import apply_perturbation, get_perturbation
 
     wrong = [k for k in kinds if get_perturbation(k).category != NEUTRAL or get_perturbation(k).component != "paper"]
     if wrong:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 
-from .rewrite import render_template, template_file
-from .text import prose_blocks
+from praib.perturb.rewrite import render_template, template_file
+from praib.perturb.text import prose_blocks
 
 PLACEMENTS = ("white-text", "comment", "appendix")
 

@@ -5,7 +5,7 @@ answers in JSON (``logic_extract.jinja``), then checks and corrects its own answ
 (``logic_refine.jinja``, the self-refinement step). The answer is validated (every paragraph id
 exists, every link points to an existing item, ids are unique); an invalid answer is sent back
 with the list of problems (``max_retries`` times) before :class:`LogicError` names the paper and
-the problems. Every call goes through a :class:`praib.judge.Judge` (its backend is usually behind
+the problems. Every call goes through a :class:`praib.llm.judge.Judge` (its backend is usually behind
 the call cache, so a rerun is free).
 """
 

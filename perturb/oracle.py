@@ -23,11 +23,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from praib.robustness import reviewer_label
+from praib.metrics.perturbation.robustness import reviewer_label
 
-from .counterfactual import CRITICAL
-from .logic import template_path
-from .rewrite import render_template
+from praib.perturb.counterfactual import CRITICAL
+from praib.perturb.logic import template_path
+from praib.perturb.rewrite import render_template
 
 ORACLE_SOURCE = "oracle"
 MAX_STEPS_DOWN = 2
@@ -71,12 +71,12 @@ def oracle_reviews(reviews: Any, variants: Any, *, judge: Any = None, seed: int 
     ``variants``: counterfactual papers (PAPER_FEATURES with ``perturbation``). A variant whose paper
     has no review is skipped with a note on stderr.
     """
-    from praib.generation.backends import GenerationRequest
+    from praib.llm.backends import GenerationRequest
     from praib.parsing import parse_reviews
     from praib.records import coerce_record, records_to_dataset
     from praib.scales import venue_scales
 
-    from .reviews import rewrite_score_lines
+    from praib.perturb.reviews import rewrite_score_lines
 
     # Parsed first: a model review's rating is in its text, and the oracle changes the fields.
     originals = [r for r in parse_reviews(reviews).to_list() if r.get("perturbation") is None]

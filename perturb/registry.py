@@ -4,7 +4,7 @@ The set follows the aspect-guided perturbation taxonomy (paper: contribution, so
 presentation; review: tone, factual correctness, conclusion; rebuttal: tone, presentation,
 completeness), the soundness-neutral edits of the counterfactual-review study (voice, spelling,
 language errors, layout) and prompt injection. Rule-based edits are exact under a seed; LLM-driven
-ones go through a :class:`praib.judge.Judge`'s backend and its call cache.
+ones go through a :class:`praib.llm.judge.Judge`'s backend and its call cache.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Callable
 
 from praib.records import REVIEW_SECTIONS
 
-from . import injection, reviews, rewrite, surface
-from .text import aspect_section_types
+from praib.perturb import injection, reviews, rewrite, surface
+from praib.perturb.text import aspect_section_types
 
 _POSITIONAL = ("row", "rng", "rows", "rngs", "judge", "progress")
 _ID_FIELD = {"paper": "paper_id", "review": "review_id", "rebuttal": "rebuttal_id"}
@@ -151,7 +151,7 @@ def apply_perturbation(kind: str, records, *, seed: int = 0, judge=None, progres
         found = next((k for k in _ID_FIELD if set(records.column_names) == set(_component_columns(k))), "unknown")
         raise ValueError(f"`{kind}` edits {component} records; these are {found} records")
     if perturbation.needs_llm and judge is None:
-        raise ValueError(f"`{kind}` is rewritten by an LLM: pass a judge (praib.judge.Judge; "
+        raise ValueError(f"`{kind}` is rewritten by an LLM: pass a judge (praib.llm.judge.Judge; "
                          "on the command line --judge MODEL)")
     accepted = inspect.signature(perturbation.run).parameters
     allowed = [name for name in accepted if name not in _POSITIONAL]

@@ -141,7 +141,7 @@ def parse_false_claims(output: str) -> list[str]:
 
 def generate_claim_buckets(papers, judge, progress: bool = False) -> dict[str, list[str]]:
     """One bucket of false weakness claims per paper (``papers``: a Dataset of paper records)."""
-    from .rewrite import generate_texts
+    from praib.perturb.rewrite import generate_texts
 
     rows = list(papers)
     outputs = generate_texts(judge, "false_claims", [{"title": r["title"] or "", "paper": r["text"] or ""}

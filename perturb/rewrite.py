@@ -22,8 +22,8 @@ from typing import Any, Sequence
 
 import jinja2
 
-from .logic import BUILTIN_TEMPLATES
-from .text import prose_blocks, sections
+from praib.perturb.logic import BUILTIN_TEMPLATES
+from praib.perturb.text import prose_blocks, sections
 
 _SPAN_EDIT = re.compile(
     r"Start Words\s*:[ \t]*(?P<start>[^\n]*)\n[ \t\-*]*Ending Words\s*:[ \t]*(?P<end>[^\n]*)\n"
@@ -65,7 +65,7 @@ def render_template(path: Path, **variables: Any) -> str:
 def generate_texts(judge, template: str, items: Sequence[dict[str, Any]], progress: bool = False,
                    override: str | Path | None = None) -> list[str]:
     """One free-text answer per item from ``template`` rendered with the item, through the judge's backend."""
-    from praib.generation.backends import GenerationRequest
+    from praib.llm.backends import GenerationRequest
 
     path = template_file(template, override)
     requests = [GenerationRequest(messages=(("user", judge.render(path, **item)),), sampling=judge.sampling,

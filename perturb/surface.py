@@ -14,7 +14,7 @@ import random
 import re
 from functools import lru_cache
 
-from .text import (Block, blocks, editable_words, edit_words, match_case, prose_blocks, protected_spans, read_pairs,
+from praib.perturb.text import (Block, blocks, editable_words, edit_words, match_case, prose_blocks, protected_spans, read_pairs,
                    sections)
 
 _LISTED = 6  # word changes quoted in a description before "..."

@@ -71,9 +71,9 @@ from typing import Any
 
 from datasets import Dataset
 
-from .records import (PARSE_FAILED, PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL, REVIEW_FEATURES, REVIEW_SECTIONS,
+from praib.records import (PARSE_FAILED, PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL, REVIEW_FEATURES, REVIEW_SECTIONS,
                       records_to_dataset)
-from .scales import GENERIC_VENUE, Scale, UnknownScaleError, VenueScales, generic_scales, venue_scales
+from praib.scales import GENERIC_VENUE, Scale, UnknownScaleError, VenueScales, generic_scales, venue_scales
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from praib.agreement import alpha_by_venue, ordinal_alpha, panel_agreement, self_agreement
+from praib.metrics.scores.agreement import alpha_by_venue, ordinal_alpha, panel_agreement, self_agreement
 
 
 def rows(panels):

@@ -2,11 +2,11 @@ import json
 
 import pytest
 
-from praib.atomic import (
+from praib.metrics.judged.atomic import (
     ATOMIC_SCHEMA, AtomicItems, atomic_statistics, extract_atomic, extraction_fidelity, intra_review_overlap,
     overlap_summary,
 )
-from praib.judge import Judge
+from praib.llm.judge import Judge
 from tests.stubs import RecordingBackend
 
 
@@ -99,7 +99,7 @@ def test_statistics_split_by_decision_by_hand():
 
 
 def test_extraction_through_the_tiny_transformers_model(tiny_model_dir):
-    from praib.generation.backends import SamplingConfig, TransformersBackend
+    from praib.llm.backends import SamplingConfig, TransformersBackend
 
     judge = Judge(TransformersBackend(str(tiny_model_dir)), SamplingConfig(max_new_tokens=8, temperature=0.0))
     items = extract_atomic(["The paper presents a novel attention mechanism. It lacks baselines."], judge, "generated")

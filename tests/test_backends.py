@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from praib.generation.backends import (
+from praib.llm.backends import (
     BackendError, GenerationRequest, OpenAIBackend, SamplingConfig, VLLMBackend,
     build_vllm_requests, make_backend,
 )
@@ -368,7 +368,7 @@ def test_vllm_real_engine_tiny_model(tiny_model_dir, tmp_path):  # noqa: F811
     script.write_text(f"""
 import json, os
 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
-from praib.generation.backends import VLLMBackend, GenerationRequest, SamplingConfig
+from praib.llm.backends import VLLMBackend, GenerationRequest, SamplingConfig
 
 if __name__ == "__main__":
     b = VLLMBackend({str(tiny_model_dir)!r}, dtype="float32", max_model_len=256, enforce_eager=True)

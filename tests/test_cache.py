@@ -11,8 +11,8 @@ import threading
 
 import pytest
 
-from praib.generation.backends import GenerationRequest, SamplingConfig
-from praib.generation.cache import CachedBackend, CallCache
+from praib.llm.backends import GenerationRequest, SamplingConfig
+from praib.llm.cache import CachedBackend, CallCache
 
 BASE = GenerationRequest(
     messages=(("system", "You are a reviewer."), ("user", "Review this paper.")),
@@ -81,8 +81,8 @@ def test_key_depends_on_backend_and_model():
 
 def test_key_same_across_processes():
     code = (
-        "from praib.generation.backends import GenerationRequest, SamplingConfig\n"
-        "from praib.generation.cache import CallCache\n"
+        "from praib.llm.backends import GenerationRequest, SamplingConfig\n"
+        "from praib.llm.cache import CallCache\n"
         "r = GenerationRequest(messages=(('system', 'You are a reviewer.'), ('user', 'Review this paper.')),"
         " sampling=SamplingConfig(max_new_tokens=512), template='zero_shot/iclr/2025')\n"
         "print(CallCache.key('vllm', 'm', r))\n"
@@ -184,7 +184,7 @@ def test_resume_after_interrupt_between_generate_calls(tmp_path):
 
 
 def test_cached_backend_with_transformers(tmp_path, tiny_model_dir):  # noqa: F811
-    from praib.generation.backends import make_backend
+    from praib.llm.backends import make_backend
 
     inner = make_backend("transformers", str(tiny_model_dir))
     cb = CachedBackend(inner, tmp_path)

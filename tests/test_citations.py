@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from praib.citations import Citation, find_citations
+from praib.metrics.text.citations import Citation, find_citations
 
 
 def only(text):

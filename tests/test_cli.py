@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from praib.cli import main
+from praib.cli.main import main
 
 HUMAN_PANEL = [
     # paper, decision, ratings of three human reviewers, their confidences (ICLR 2025 scale)
@@ -172,7 +172,7 @@ def test_unknown_group_by_field_is_a_clear_error(reviews_file):
 
 def test_demo_runs_through_the_installed_entry_point(tmp_path):
     output = tmp_path / "demo.json"
-    completed = subprocess.run([sys.executable, "-m", "praib.cli", "evaluate", "--demo", "--output", str(output),
+    completed = subprocess.run([sys.executable, "-m", "praib.cli.main", "evaluate", "--demo", "--output", str(output),
                                 "--no-progress"], capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr
     results = json.loads(output.read_text())

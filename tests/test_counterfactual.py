@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from praib.generation.cache import CachedBackend, CallCache
-from praib.judge import Judge
+from praib.llm.cache import CachedBackend, CallCache
+from praib.llm.judge import Judge
 from praib.perturb.counterfactual import (ProjectionError, apply_edits, build_counterfactuals,
                                           critical_counterfactuals)
 from praib.perturb.logic import LogicError, extract_logic, split_paragraphs, validate_logic

@@ -8,7 +8,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from praib.cli import main
+from praib.cli.main import main
 from praib.perturb.logic import split_paragraphs
 from praib.records import load_records
 
@@ -57,7 +57,7 @@ class DemoModel:
 @pytest.fixture
 def model(monkeypatch):
     stub = DemoModel()
-    monkeypatch.setattr("praib.generation.backends.make_backend", lambda kind, name, **options: stub)
+    monkeypatch.setattr("praib.llm.judge.make_backend", lambda kind, name, **options: stub)
     return stub
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from praib.judge import Judge
+from praib.llm.judge import Judge
 from praib.perturb.oracle import lower_rating, oracle_reviews, steps_down
 from praib.records import load_records, records_to_dataset
-from praib.treatment import counterfactual_effects
+from praib.metrics.perturbation.treatment import counterfactual_effects
 from tests.stubs import RecordingBackend
 
 DEMO = "praib/data/demo"

@@ -4,11 +4,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from praib.atomic import AtomicItems
-from praib.coverage import (
+from praib.metrics.judged.atomic import AtomicItems
+from praib.metrics.judged.coverage import (
     CoverageMatrix, EmbeddingPrefilter, coverage_for_papers, coverage_metrics, judge_pairs,
 )
-from praib.judge import Judge
+from praib.llm.judge import Judge
 
 METRICS = Path(__file__).resolve().parent.parent / "metrics"
 _PAIR = re.compile(r"Base text: '(.*)'\nTarget text: '(.*)'\n")
@@ -173,7 +173,7 @@ def test_evaluate_module_loads_offline_and_matches():
 
 
 def test_pipeline_runs_through_the_tiny_transformers_model(tiny_model_dir):
-    from praib.generation.backends import TransformersBackend
+    from praib.llm.backends import TransformersBackend
 
     judge = Judge(TransformersBackend(str(tiny_model_dir)))
     matrix = judge_pairs(["The ablation is missing."], ["No ablation is given.", "Well written."], judge)
@@ -182,7 +182,7 @@ def test_pipeline_runs_through_the_tiny_transformers_model(tiny_model_dir):
 
 
 def test_a_rerun_through_the_call_cache_makes_no_judge_calls(tmp_path):
-    from praib.generation.cache import CachedBackend
+    from praib.llm.cache import CachedBackend
 
     inner = PairBackend(yes={("h0", "g1")})
     first = judge_pairs(["h0", "h1"], ["g0", "g1"], Judge(CachedBackend(inner, tmp_path)))

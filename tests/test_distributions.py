@@ -3,7 +3,7 @@
 
 import pytest
 
-from praib.distributions import (
+from praib.metrics.scores.distributions import (
     DECISION_CLASSES,
     by_decision,
     confidence_gap,

@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 from scipy.stats import mannwhitneyu
 
-from praib.cli import main
+from praib.cli.main import main
 from praib.leaderboard.eras import era_analysis, era_tables, spans_both_eras, split_year_for
-from praib.readability import readability
+from praib.metrics.text.readability import readability
 from praib.records import coerce_record, records_to_dataset
 
 DISAPERE = Path("/work/shared/data/disapere/disapere_review_rebuttal_pairs.jsonl")

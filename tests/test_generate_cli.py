@@ -14,7 +14,7 @@ from importlib import resources
 import pytest
 from click.testing import CliRunner
 
-from praib.cli import main
+from praib.cli.main import main
 from praib.records import load_records
 
 ICLR25_REVIEW = """## Review Summary

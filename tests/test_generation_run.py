@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from praib.generation.backends import SamplingConfig, make_backend
-from praib.generation.cache import CachedBackend, CallCache
+from praib.llm.backends import SamplingConfig, make_backend
+from praib.llm.cache import CachedBackend, CallCache
 from praib.generation.papers import (PaperError, PreparedPaper, approximate_tokens, find_appendix, find_tokenizer,
                                      load_papers,
                                      prepare_paper_text, prepare_papers, remove_appendix,

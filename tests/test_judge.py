@@ -1,6 +1,6 @@
 import pytest
 
-from praib.judge import Judge
+from praib.llm.judge import Judge
 from tests.stubs import RecordingBackend
 
 

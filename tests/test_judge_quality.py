@@ -4,7 +4,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from praib.judge_quality import cohen_kappa, judge_accuracy, krippendorff_nominal, two_judge_agreement
+from praib.metrics.judged.judge_quality import cohen_kappa, judge_accuracy, krippendorff_nominal, two_judge_agreement
 
 # A 2x2 table of two judges over 10 items:
 #                 judge b: yes   judge b: no

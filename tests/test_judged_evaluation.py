@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from praib.evaluation import evaluate_reviews
-from praib.judge import Judge
+from praib.evaluation.evaluate import evaluate_reviews
+from praib.llm.judge import Judge
 from praib.records import coerce_record, records_to_dataset
 
 HUMAN = "HUMAN REVIEW. The loss in Eq. (3) is wrong. Strengths: clear. Weaknesses: small data; no ablation."
@@ -94,7 +94,7 @@ def test_judge_is_recorded_and_every_metric_went_through_it(results):
 def test_judged_run_through_the_cli_with_the_tiny_model(tmp_path, tiny_model_dir):
     from click.testing import CliRunner
 
-    from praib.cli import main
+    from praib.cli.main import main
 
     path = tmp_path / "reviews.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in dataset().to_list()))
@@ -150,7 +150,7 @@ def test_rule_based_math_and_atomic_statistics_sit_beside_the_judge(results):
 
 
 def test_prefilter_savings_and_audit_are_reported():
-    from praib.coverage import EmbeddingPrefilter
+    from praib.metrics.judged.coverage import EmbeddingPrefilter
 
     # A threshold no pair reaches: all 3 item pairs (2 weakness + 1 strength) are skipped.
     results = evaluate_reviews(dataset(), judge=Judge(TemplateAwareStub()),
@@ -165,8 +165,8 @@ def test_prefilter_savings_and_audit_are_reported():
 def test_score_writes_every_review_judgement(tmp_path, tiny_model_dir):
     from click.testing import CliRunner
 
-    from praib.cli import main
-    from praib.judged import JUDGEMENT_FEATURES
+    from praib.cli.main import main
+    from praib.evaluation.judged import JUDGEMENT_FEATURES
     from praib.records import save_records
 
     path = save_records(dataset(), tmp_path / "reviews.parquet")
@@ -184,7 +184,7 @@ def test_score_writes_every_review_judgement(tmp_path, tiny_model_dir):
 
 
 def test_judgement_records_with_a_stub_judge():
-    from praib.judged import ReviewJudgements, judgement_records
+    from praib.evaluation.judged import ReviewJudgements, judgement_records
 
     columns = dataset().to_dict()
     judge = Judge(TemplateAwareStub())
@@ -196,7 +196,7 @@ def test_judgement_records_with_a_stub_judge():
 
 
 def test_a_judged_rerun_is_free_through_the_call_cache(tmp_path):
-    from praib.generation.cache import CachedBackend, CallCache
+    from praib.llm.cache import CachedBackend, CallCache
 
     first_stub, second_stub = TemplateAwareStub(), TemplateAwareStub()
     first = evaluate_reviews(dataset(), judge=Judge(CachedBackend(first_stub, CallCache(tmp_path))))

@@ -14,14 +14,14 @@ import pytest
 from click.testing import CliRunner
 from scipy.stats import mannwhitneyu
 
-from praib.citations import find_citations
-from praib.cli import main
-from praib.distributions import distribution_difference
+from praib.metrics.text.citations import find_citations
+from praib.cli.main import main
+from praib.metrics.scores.distributions import distribution_difference
 from praib.parsing import parse_reviews
-from praib.readability import readability
+from praib.metrics.text.readability import readability
 from praib.records import load_records
 from praib.scales import venue_scales
-from praib.xref import find_xrefs
+from praib.metrics.text.xref import find_xrefs
 from tests.test_leaderboard_report import cell, decode_png, parse, table
 
 DEMO = Path(str(resources.files("praib") / "data" / "demo"))

@@ -302,7 +302,7 @@ def test_bad_results_directories_are_named_in_the_error(tmp_path):
 
 
 def test_report_command(tmp_path):
-    from praib.cli import main
+    from praib.cli.main import main
 
     directory = write_results(tmp_path / "results")
     html, markdown = tmp_path / "new" / "r.html", tmp_path / "md" / "r.md"  # folders made as needed
@@ -409,7 +409,7 @@ def test_era_tables_and_trend_plot(tmp_path):
 
 def test_robustness_verdicts_of_praib_robustness_are_tabled(tmp_path):
     from praib.records import coerce_record, records_to_dataset
-    from praib.robustness import robustness_report
+    from praib.metrics.perturbation.robustness import robustness_report
 
     # Twelve papers rated 5, 6, 8 (x4); the soundness edit lowers each to 3, 5, 6: mean change -5/3,
     # all twelve changes negative (one-sided Wilcoxon p = 2^-12); confidences unchanged (equivalent).

@@ -1,5 +1,5 @@
 """`praib leaderboard run` on two submissions built from the demo set: the results directory, the
-run's numbers against the metric functions called directly (praib.readability, numpy, the
+run's numbers against the metric functions called directly (praib.metrics.text.readability, numpy, the
 krippendorff package), and the bootstrap interval against an independent numpy bootstrap."""
 
 import json
@@ -13,12 +13,12 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from praib.cli import main
+from praib.cli.main import main
 from praib.leaderboard import run as run_module
 from praib.leaderboard.run import RESULT_FEATURES, run_leaderboard
 from praib.leaderboard.submission import load_submission
 from praib.parsing import parse_reviews
-from praib.readability import readability
+from praib.metrics.text.readability import readability
 from praib.records import REVIEW_SECTIONS, load_records
 
 DEMO = Path(str(resources.files("praib").joinpath("data/demo")))
@@ -247,7 +247,7 @@ def test_cli_run_and_push_request(tmp_path, monkeypatch):
 
 
 def test_judged_metrics_come_from_the_judge():
-    from praib.judge import Judge
+    from praib.llm.judge import Judge
     from praib.leaderboard.submission import Submission
     from praib.records import coerce_record, records_to_dataset
     from tests.test_judged_evaluation import HUMAN, MODEL, TemplateAwareStub
@@ -279,7 +279,7 @@ def test_judged_metrics_come_from_the_judge():
 
 
 def test_cli_says_when_the_judge_gave_no_usable_answer(tmp_path, monkeypatch):
-    from praib.judge import Judge
+    from praib.llm.judge import Judge
 
     class Babbler:
         name, model, model_revision = "babbler", "babbler", None
@@ -287,7 +287,7 @@ def test_cli_says_when_the_judge_gave_no_usable_answer(tmp_path, monkeypatch):
         def generate(self, requests, progress=False):
             return ["lorem ipsum" for _ in requests]
 
-    monkeypatch.setattr("praib.leaderboard.cli.make_judge", lambda *args: Judge(Babbler()))
+    monkeypatch.setattr("praib.cli.leaderboard.make_judge", lambda *args: Judge(Babbler()))
     submission = write_submission(tmp_path / "demo-model-b", model_rows("demo-model-b")[:2], "demo-model-b")
     out = tmp_path / "out"
     result = CliRunner().invoke(main, ["leaderboard", "run", str(submission), "--demo", "--n-bootstrap", "5",
@@ -303,9 +303,9 @@ def test_cli_says_when_the_judge_gave_no_usable_answer(tmp_path, monkeypatch):
 
 
 def test_counterfactual_reviews_with_a_judge_give_ate_rows():
-    from praib.judge import Judge
+    from praib.llm.judge import Judge
     from praib.leaderboard.submission import Submission
-    from praib.treatment import counterfactual_effects
+    from praib.metrics.perturbation.treatment import counterfactual_effects
     from tests.test_treatment import ReadingJudge, build_study, dataset
 
     original, variants, _ = build_study(papers=6)
@@ -317,7 +317,7 @@ def test_counterfactual_reviews_with_a_judge_give_ate_rows():
     rows, details = run_module.score_submissions([submission], dataset(human), n_bootstrap=5,
                                                  judge=Judge(ReadingJudge()), workers=1)
     ate = {r["metric"]: r for r in rows if r["submission"] == "oracle" and r["metric"].startswith("ate_")}
-    # The same effects as praib.treatment called directly on the submission's records.
+    # The same effects as praib.metrics.perturbation.treatment called directly on the submission's records.
     direct = counterfactual_effects(dataset(original), dataset(variants), Judge(ReadingJudge()))
     entry = direct["reviewers"]["oracle/zero_generic"]
     assert ate["ate_ranking_score"]["value"] == pytest.approx(entry["ranking_score"])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from praib.cli import main
+from praib.cli.main import main
 from praib.leaderboard.submission import (SubmissionError, load_submission, manifest_problems,
                                           validate_submission)
 

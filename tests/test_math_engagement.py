@@ -8,9 +8,9 @@ from pathlib import Path
 import evaluate
 import pytest
 
-from praib.generation.backends import SamplingConfig, make_backend
-from praib.judge import Judge
-from praib.math_engagement import (
+from praib.llm.backends import SamplingConfig, make_backend
+from praib.llm.judge import Judge
+from praib.metrics.judged.math_engagement import (
     ANSWER_SCHEMA,
     MathJudgement,
     detect_math_rule_based,

@@ -7,12 +7,12 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from praib.cli import main
-from praib.generation.cache import CachedBackend, CallCache
+from praib.cli.main import main
+from praib.llm.cache import CachedBackend, CallCache
 from praib.generation.prompts import load_prompt
 from praib.generation.run import partial_path
-from praib.judge import Judge
-from praib.perturb.meta_review import parse_decision, run_meta_reviews
+from praib.llm.judge import Judge
+from praib.generation.meta_review import parse_decision, run_meta_reviews
 from praib.perturb.registry import apply_perturbation
 from praib.records import coerce_record, load_records, records_to_dataset
 from tests.stubs import RecordingBackend
@@ -141,7 +141,7 @@ def test_the_cli_writes_meta_reviews_of_the_demo_papers(tmp_path, monkeypatch):
     papers, reviews, rebuttals = _inputs(2)
     rebuttals.to_json(str(tmp_path / "rebuttals.jsonl"), lines=True)
     backend = RecordingBackend([ANSWER])
-    monkeypatch.setattr("praib.generation.backends.make_backend", lambda kind, model, **options: backend)
+    monkeypatch.setattr("praib.llm.backends.make_backend", lambda kind, model, **options: backend)
     args = ["meta-review", "--papers", f"{DEMO}/papers.jsonl", "--reviews", f"{DEMO}/reviews.jsonl",
             "--rebuttals", str(tmp_path / "rebuttals.jsonl"), "--prompt", "meta_review_dimensions",
             "--perturb-component", "paper", "--perturbation", PAPER_KIND, "--backend", "openai", "--model", "m",

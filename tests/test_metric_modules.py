@@ -6,8 +6,8 @@ from pathlib import Path
 import evaluate
 import pytest
 
-from praib.citations import find_citations
-from praib.readability import readability
+from praib.metrics.text.citations import find_citations
+from praib.metrics.text.readability import readability
 
 METRICS = Path(__file__).resolve().parents[1] / "metrics"
 

@@ -11,8 +11,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from click.testing import CliRunner
 
-from praib.cli import main
-from praib.openreview import CollectionError, NoteFetcher, collect, load_edition, normalise_forum
+from praib.cli.main import main
+from praib.sources.openreview import CollectionError, NoteFetcher, collect, load_edition, normalise_forum
 from praib.records import load_records
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openreview"

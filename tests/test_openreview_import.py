@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from praib.cli import main
-from praib.openreview import import_dump
+from praib.cli.main import main
+from praib.sources.openreview import import_dump
 from praib.records import RecordError, load_records
 from tests.test_openreview import assert_records
 

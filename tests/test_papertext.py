@@ -8,10 +8,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from click.testing import CliRunner
 
-from praib.generation.backends import SamplingConfig
-from praib.papertext import (OCR_PROMPT, PaperTextError, VisionOpenAIBackend, convert_pdf, ocr_pdf,
+from praib.llm.backends import SamplingConfig
+from praib.sources.papertext import (OCR_PROMPT, PaperTextError, VisionOpenAIBackend, convert_pdf, ocr_pdf,
                              paragraph_index, pdf_to_markdown, split_sections)
-from praib.cli_data import data
+from praib.cli.data import data
 from praib.records import PAPER_FEATURES, load_records
 from tests.stubs import RecordingBackend
 
@@ -182,7 +182,7 @@ def test_convert_pdf_with_ocr_uses_the_model_text(paper_pdf):
 
 
 def test_plain_hyphen_is_kept_and_paragraphs_go_on_across_page_breaks():
-    from praib.papertext import TextLine, markdown_from_pages
+    from praib.sources.papertext import TextLine, markdown_from_pages
 
     pages = [[TextLine("We use a state-of-", 690), TextLine("the-art model and com\x02", 678)],
              [TextLine("putation on", 690)], [TextLine("two GPUs.", 690)], [TextLine("Next one.", 690)]]

@@ -5,8 +5,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from praib.cli import main
-from praib.judge import Judge
+from praib.cli.main import main
+from praib.llm.judge import Judge
 from praib.records import load_records
 from tests.stubs import RecordingBackend
 
@@ -80,7 +80,7 @@ def test_false_claims_from_a_claims_file(tmp_path):
 def test_llm_kind_through_the_judge_options(tmp_path, monkeypatch):
     backend = RecordingBackend(["1. Text Span to Edit\n- Start Words: Dense graphs\n- Ending Words: not nodes.\n"
                                 "2. Edited Text Span\nWe are the first to notice that dense graphs are slow."])
-    monkeypatch.setattr("praib.perturb.cli.make_judge", lambda *args: Judge(backend))
+    monkeypatch.setattr("praib.cli.perturb.make_judge", lambda *args: Judge(backend))
     output = tmp_path / "out.jsonl"
     result = run("--kind", "overclaim-novelty", "--input", str(DEMO / "papers.jsonl"), "--output", str(output),
                  "--judge", "stub-model")
@@ -112,7 +112,7 @@ def test_false_claims_generated_by_the_judge_are_saved_beside_the_output(tmp_pat
     answer = "".join(f"False Claim: Claim {i}.\nWhy the claim is false: a\nWhy the claim is weakness: b\n"
                      for i in range(5))
     backend = RecordingBackend([answer])
-    monkeypatch.setattr("praib.perturb.cli.make_judge", lambda *args: Judge(backend))
+    monkeypatch.setattr("praib.cli.perturb.make_judge", lambda *args: Judge(backend))
     output = tmp_path / "out.jsonl"
     result = run("--kind", "false-claims", "--input", str(DEMO / "reviews.jsonl"), "--output", str(output),
                  "--papers", str(DEMO / "papers.jsonl"), "--judge", "stub-model")

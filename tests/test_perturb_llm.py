@@ -2,8 +2,8 @@
 
 import pytest
 
-from praib.generation.cache import CachedBackend, CallCache
-from praib.judge import Judge
+from praib.llm.cache import CachedBackend, CallCache
+from praib.llm.judge import Judge
 from praib.perturb.registry import apply_perturbation
 from praib.perturb.reviews import generate_claim_buckets
 from praib.perturb.rewrite import SpanEdit, apply_span_edits, parse_span_edits

@@ -14,8 +14,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from praib.cli_data import data
-from praib.publish import DEFAULT_CARD_TEMPLATE, PublishError, build_dataset_repo, repository_card
+from praib.cli.data import data
+from praib.sources.publish import DEFAULT_CARD_TEMPLATE, PublishError, build_dataset_repo, repository_card
 from praib.records import (META_REVIEW_FEATURES, PAPER_FEATURES, REBUTTAL_FEATURES, REVIEW_FEATURES, coerce_record,
                            records_to_dataset, save_records)
 
@@ -226,7 +226,7 @@ def run_praib(*args, endpoint):
     env = {**os.environ, "HF_ENDPOINT": endpoint, "HF_HUB_OFFLINE": "0", "HF_HUB_DISABLE_TELEMETRY": "1",
            "HF_TOKEN": "", "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
            "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"}
-    return subprocess.run([sys.executable, "-m", "praib.cli", *args], env=env, cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "praib.cli.main", *args], env=env, cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from praib import readability as R
-from praib.readability import ReadabilityScores, count_syllables, readability
+from praib.metrics.text import readability as R
+from praib.metrics.text.readability import ReadabilityScores, count_syllables, readability
 
 DISAPERE = Path("/work/shared/data/disapere/disapere_review_rebuttal_pairs.jsonl")
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from praib.evaluation import evaluate_reviews
+from praib.evaluation.evaluate import evaluate_reviews
 from praib.records import coerce_record, records_to_dataset
 
 DISAPERE = Path(__file__).resolve().parents[2] / "shared" / "data" / "disapere" / "disapere_review_rebuttal_pairs.jsonl"

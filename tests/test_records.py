@@ -83,7 +83,7 @@ def test_directory_of_parquet_files_is_read_as_one_set(tmp_path):
 
 
 def test_a_dataset_repository_folder_is_read_by_config(tmp_path):
-    from praib.publish import build_dataset_repo
+    from praib.sources.publish import build_dataset_repo
 
     demo = resources.files("praib") / "data" / "demo"
     repo = build_dataset_repo({"reviews": str(demo / "reviews.jsonl"), "papers": str(demo / "papers.jsonl")},

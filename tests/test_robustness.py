@@ -7,9 +7,9 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats as sps
 
-from praib.cli import main
+from praib.cli.main import main
 from praib.records import coerce_record, records_to_dataset
-from praib.robustness import (
+from praib.metrics.perturbation.robustness import (
     PairingError,
     decision_level,
     format_robustness_table,
@@ -201,7 +201,7 @@ def test_cli_refuses_an_empty_file_and_says_when_no_score_can_be_tested(tmp_path
 
 
 def test_reviewer_label_names_a_local_model_directory_by_its_folder():
-    from praib.robustness import reviewer_label
+    from praib.metrics.perturbation.robustness import reviewer_label
 
     assert reviewer_label({"source": "tiny", "model": "/tmp/tiny", "prompt": "guidelines"}) == "tiny/guidelines"
     assert reviewer_label({"source": "Qwen/Qwen2.5-7B", "model": "Qwen/Qwen2.5-7B"}) == "Qwen/Qwen2.5-7B"

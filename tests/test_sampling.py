@@ -6,9 +6,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from praib.cli import main
+from praib.cli.main import main
 from praib.records import coerce_record, load_records, records_to_dataset
-from praib.sampling import SamplingError, is_withdrawn, sample_paper_ids, sample_records
+from praib.sources.sampling import SamplingError, is_withdrawn, sample_paper_ids, sample_records
 
 
 def paper(paper_id, venue, year, decision, **extra):

@@ -1,4 +1,4 @@
-"""praib.stats robustness and treatment-effect statistics, checked against scipy/statsmodels
+"""praib.metrics.perturbation.stats robustness and treatment-effect statistics, checked against scipy/statsmodels
 called directly and against hand computations."""
 
 import numpy as np
@@ -8,7 +8,7 @@ import statsmodels.formula.api as smf
 from scipy import stats as sps
 from statsmodels.stats.weightstats import ttost_paired
 
-from praib.stats import (
+from praib.metrics.perturbation.stats import (
     acceptance_rate_change,
     ate_mixed_model,
     benjamini_hochberg,

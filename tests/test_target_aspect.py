@@ -10,8 +10,8 @@ from pathlib import Path
 import evaluate
 import pytest
 
-from praib.judge import Judge
-from praib.target_aspect import (
+from praib.llm.judge import Judge
+from praib.metrics.judged.target_aspect import (
     ASPECTS, TARGETS, agreement_report, label_distribution, label_items, label_set_agreement, rejection_rate,
     restructure_meta_review)
 
@@ -278,7 +278,7 @@ def test_evaluate_module_docstring_example():
 # --- the real transformers backend on the tiny model -----------------------------------------
 
 def test_pipeline_through_transformers_backend_on_tiny_model(tiny_model_dir):  # noqa: F811
-    from praib.generation.backends import SamplingConfig, make_backend
+    from praib.llm.backends import SamplingConfig, make_backend
 
     judge = Judge(make_backend("transformers", str(tiny_model_dir)),
                   sampling=SamplingConfig(max_new_tokens=8, temperature=0.0))

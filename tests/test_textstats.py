@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from praib.citations import find_citations
-from praib.readability import readability
-from praib.textstats import CHUNK_SIZE, TEXT_METRICS, score_texts
-from praib.xref import XREF_TYPES, xref_counts
+from praib.metrics.text.citations import find_citations
+from praib.metrics.text.readability import readability
+from praib.metrics.text.textstats import CHUNK_SIZE, TEXT_METRICS, score_texts
+from praib.metrics.text.xref import XREF_TYPES, xref_counts
 
 VARIED = [
     "The method is sound. The results are weak.",

@@ -11,11 +11,11 @@ import statsmodels.formula.api as smf
 from click.testing import CliRunner
 from rouge_score import rouge_scorer
 
-from praib.generation.backends import SamplingConfig
-from praib.judge import Judge
+from praib.llm.backends import SamplingConfig
+from praib.llm.judge import Judge
 from praib.records import coerce_record, records_to_dataset
-from praib.robustness import PairingError
-from praib.treatment import (
+from praib.metrics.perturbation.robustness import PairingError
+from praib.metrics.perturbation.treatment import (
     aligned_pairs,
     assertion_features,
     assertion_jaccard,
@@ -227,7 +227,7 @@ def test_variants_need_a_soundness_category():
 
 
 def test_effects_command_with_a_stub_judge(tmp_path, monkeypatch):
-    from praib import cli_robustness
+    from praib.cli import robustness as cli_robustness
 
     original, variants, _ = build_study(papers=10)
     (tmp_path / "o.jsonl").write_text("".join(json.dumps(r) + "\n" for r in original))
@@ -269,7 +269,7 @@ def test_without_a_judge_only_the_score_effect_and_rouge_are_measured(study, tmp
 
     (tmp_path / "o.jsonl").write_text("".join(json.dumps(r) + "\n" for r in original))
     (tmp_path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in variants))
-    from praib import cli_robustness
+    from praib.cli import robustness as cli_robustness
 
     printed = CliRunner().invoke(cli_robustness.effects, [
         "--original", str(tmp_path / "o.jsonl"), "--variants", str(tmp_path / "v.jsonl"),

@@ -11,10 +11,10 @@ import evaluate
 import pytest
 from click.testing import CliRunner
 
-import praib.verification as verification
-from praib.cli import main
-from praib.citations import Citation, find_citations
-from praib.verification import (BibRecord, Bibliography, BibliographyError, Verifier, make_verifier, match,
+import praib.sources.verification as verification
+from praib.cli.main import main
+from praib.metrics.text.citations import Citation, find_citations
+from praib.sources.verification import (BibRecord, Bibliography, BibliographyError, Verifier, make_verifier, match,
                                 title_similarity, verification_summary)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "verification"

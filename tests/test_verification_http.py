@@ -12,8 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from praib.citations import Citation, find_citations
-from praib.verification import Crossref, Dblp, OpenAlex, ResponseCache, Verifier, make_verifier, verification_rows
+from praib.metrics.text.citations import Citation, find_citations
+from praib.sources.verification import Crossref, Dblp, OpenAlex, ResponseCache, Verifier, make_verifier, verification_rows
 
 FIXTURES = Path(__file__).parent / "fixtures" / "verification"
 
@@ -143,7 +143,7 @@ def test_429_with_retry_after_is_waited_out(server, tmp_path):
 def test_retry_after_longer_than_patience_leaves_the_reference_unchecked(server, tmp_path, caplog):
     server.script = Script({"status": 429, "headers": {"Retry-After": "3600"}, "body": ""})
     started = time.monotonic()
-    with caplog.at_level(logging.WARNING, logger="praib.verification"):
+    with caplog.at_level(logging.WARNING, logger="praib.sources.verification"):
         result = Verifier([fast(Crossref, server, tmp_path, max_wait=5)]).check(RESNET)
     assert time.monotonic() - started < 2
     assert len(server.script.requests) == 1
@@ -166,7 +166,7 @@ def test_timeout_then_success(server, tmp_path):
 
 def test_timeouts_every_time_give_no_answer_and_a_warning(server, tmp_path, caplog):
     server.script = Script({"sleep": 1.0, "body": body("dblp_search.json")})
-    with caplog.at_level(logging.WARNING, logger="praib.verification"):
+    with caplog.at_level(logging.WARNING, logger="praib.sources.verification"):
         result = Verifier([fast(Dblp, server, tmp_path, timeout=0.3, max_tries=2)]).check(TRANSFORMER)
     assert len(server.script.requests) == 2
     assert result.verified is None and result.unanswered == ("dblp",)
@@ -184,7 +184,7 @@ def test_client_errors_are_not_retried(server, tmp_path):
 def test_malformed_answer_is_no_answer_and_is_not_cached(server, tmp_path, caplog, bad_body):
     server.script = Script({"body": bad_body}, {"body": body("crossref_works.json")})
     crossref = fast(Crossref, server, tmp_path)
-    with caplog.at_level(logging.WARNING, logger="praib.verification"):
+    with caplog.at_level(logging.WARNING, logger="praib.sources.verification"):
         first = Verifier([crossref]).check(RESNET)
     assert first.verified is None and "crossref: malformed answer" in caplog.text
     # Nothing bad was kept: the next run asks again and gets the good answer.

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from praib.xref import XREF_PATTERN, XREF_TYPES, XrefMatch, find_xrefs, xref_counts
+from praib.metrics.text.xref import XREF_PATTERN, XREF_TYPES, XrefMatch, find_xrefs, xref_counts
 
 
 def test_types_are_exactly_the_documented_ones():

@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-from praib.stats import ate_mixed_model, ranking_score
+from praib.metrics.perturbation.stats import ate_mixed_model, ranking_score
 
 _CITATION = """\
 @article{counterfactualreviewlogic2026,

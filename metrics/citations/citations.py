@@ -4,9 +4,9 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.citations import find_citations
-from praib.verification import check_texts, make_verifier, verification_summary
-from praib.stats import summarise
+from praib.metrics.text.citations import find_citations
+from praib.sources.verification import check_texts, make_verifier, verification_summary
+from praib.metrics.perturbation.stats import summarise
 
 _CITATION = PRAIB_CITATION
 

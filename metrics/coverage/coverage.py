@@ -5,7 +5,7 @@ import evaluate
 import numpy as np
 
 from praib import PRAIB_CITATION
-from praib.coverage import coverage_metrics, summarise_pairs
+from praib.metrics.judged.coverage import coverage_metrics, summarise_pairs
 
 _CITATION = PRAIB_CITATION
 
@@ -18,7 +18,7 @@ density = E / H, compaction = E / G (density and compaction over all items; the 
 versions E / covered human items and E / matched generated items are returned as
 density_covered and compaction_matched). Each is summarised over review pairs as mean,
 sample standard deviation and count (undefined values, e.g. recall when H = 0, are skipped).
-This module does not call a judge: produce the matrices with praib.coverage.judge_pairs.
+This module does not call a judge: produce the matrices with praib.metrics.judged.coverage.judge_pairs.
 """
 
 _KWARGS_DESCRIPTION = """\

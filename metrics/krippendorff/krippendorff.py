@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.agreement import alpha_by_venue, ordinal_alpha, panel_agreement
+from praib.metrics.scores.agreement import alpha_by_venue, ordinal_alpha, panel_agreement
 
 _CITATION = PRAIB_CITATION + """\
 @misc{krippendorff2011,

@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.math_engagement import math_engagement_summary, rule_based_judgements
+from praib.metrics.judged.math_engagement import math_engagement_summary, rule_based_judgements
 
 _CITATION = PRAIB_CITATION
 
@@ -18,12 +18,12 @@ whose human reviews engaged) and P(+|-) (the same over papers whose human review
 not).
 
 This module's only configuration, "rules" (the default), labels reviews offline with
-the rule-based proxy `praib.math_engagement.detect_math_rule_based` (numbered
+the rule-based proxy `praib.metrics.judged.math_engagement.detect_math_rule_based` (numbered
 equation/theorem/lemma/... references, LaTeX math, Greek-letter commands, inline
 formulas). Its results are a proxy and carry `method: "rules"`. The paper's method is
 an LLM judge, which needs a model and so is not an `evaluate` configuration: call
-`praib.math_engagement.judge_math_engagement(texts, judge)` and pass the labels to
-`praib.math_engagement.math_engagement_summary` (and `method_agreement` to compare it
+`praib.metrics.judged.math_engagement.judge_math_engagement(texts, judge)` and pass the labels to
+`praib.metrics.judged.math_engagement.math_engagement_summary` (and `method_agreement` to compare it
 with the rules), or run `praib evaluate --judge MODEL`.
 """
 
@@ -58,7 +58,7 @@ class MathEngagement(evaluate.Metric):
         if self.config_name not in ("default", "rules"):
             raise ValueError(
                 f"metrics/math_engagement has only the offline 'rules' configuration, not {self.config_name!r}; "
-                "for the judged version call praib.math_engagement.judge_math_engagement and "
+                "for the judged version call praib.metrics.judged.math_engagement.judge_math_engagement and "
                 "math_engagement_summary")
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

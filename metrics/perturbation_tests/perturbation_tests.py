@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-from praib.stats import equivalence_margin, verdict
+from praib.metrics.perturbation.stats import equivalence_margin, verdict
 
 _CITATION = """\
 @article{li2025aspectguided,

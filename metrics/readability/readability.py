@@ -4,9 +4,9 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.evaluation import READABILITY_KEYS
-from praib.stats import summarise
-from praib.textstats import score_texts
+from praib.evaluation.evaluate import READABILITY_KEYS
+from praib.metrics.perturbation.stats import summarise
+from praib.metrics.text.textstats import score_texts
 
 _CITATION = PRAIB_CITATION + """\
 @article{flesch1948,

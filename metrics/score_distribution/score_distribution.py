@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.distributions import confidence_gap, distribution_difference, normalised_distribution
+from praib.metrics.scores.distributions import confidence_gap, distribution_difference, normalised_distribution
 
 _CITATION = PRAIB_CITATION
 

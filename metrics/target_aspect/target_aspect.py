@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.target_aspect import agreement_report, label_distribution
+from praib.metrics.judged.target_aspect import agreement_report, label_distribution
 
 _CITATION = PRAIB_CITATION + """\
 @misc{target_aspect_agreement,
@@ -22,7 +22,7 @@ paper, with M the set of distinct (target, aspect) pairs of the model's items an
 precision = |M & E| / |M|, recall = |M & E| / |E|, F1 = 2PR / (P + R). Reported overall (pairs
 tagged with strength/weakness), per kind, per target and per aspect (sets restricted to that
 label), as mean/std over papers (macro) and from pooled counts (micro), with label shares per side.
-Labels are given, not judged: use praib.target_aspect.label_items to produce them.
+Labels are given, not judged: use praib.metrics.judged.target_aspect.label_items to produce them.
 """
 
 _KWARGS_DESCRIPTION = """\

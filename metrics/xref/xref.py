@@ -4,9 +4,9 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.stats import summarise
-from praib.textstats import score_texts
-from praib.xref import XREF_TYPES
+from praib.metrics.perturbation.stats import summarise
+from praib.metrics.text.textstats import score_texts
+from praib.metrics.text.xref import XREF_TYPES
 
 _CITATION = PRAIB_CITATION
 

@@ -1,12 +1,11 @@
 """Options and helpers shared by the commands of the ``praib`` command line.
 
-Command modules import from here, never from ``praib.cli``, which imports them.
+Command modules import from here, never from ``praib.cli.main``, which imports them.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import click
@@ -29,21 +28,6 @@ def judge_options(command):
     for option in reversed(options):
         command = option(command)
     return command
-
-
-def make_judge(kind: str, model: str, base_url: str, max_new_tokens: int, cache_dir: Path | None):
-    """A judge at temperature 0 behind the on-disk call cache."""
-    from praib.generation.backends import SamplingConfig, make_backend
-    from praib.generation.cache import CachedBackend, CallCache
-    from praib.judge import Judge
-
-    options = {"base_url": base_url} if kind == "openai" else {}
-    backend = CachedBackend(make_backend(kind, model, **options), CallCache(cache_dir or default_cache_dir()))
-    return Judge(backend, SamplingConfig(max_new_tokens=max_new_tokens, temperature=0.0))
-
-
-def default_cache_dir() -> Path:
-    return Path(os.environ.get("PRAIB_CACHE") or Path.home() / ".cache" / "praib" / "calls")
 
 
 def write_json(data, output: Path) -> None:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from praib.cli_common import default_cache_dir, judge_options, make_judge
+from praib.cli.common import judge_options
+from praib.llm.judge import default_cache_dir, make_judge
 
 CRITICAL_CHOICES = ("finding", "conclusion", "result")
 DEFAULT_KINDS = "finding,conclusion,result,spelling,voice,language-errors,layout"
@@ -26,11 +27,11 @@ def _hide_dataset_bars(no_progress: bool) -> None:
 
 
 def _errors():
-    from praib.generation.backends import BackendError
+    from praib.llm.backends import BackendError
     from praib.records import RecordError
 
-    from .counterfactual import ProjectionError
-    from .logic import LogicError
+    from praib.perturb.counterfactual import ProjectionError
+    from praib.perturb.logic import LogicError
 
     return (BackendError, RecordError, LogicError, ProjectionError, ValueError, KeyError)
 
@@ -61,7 +62,7 @@ def extract(papers_source, output, max_retries, templates, judge_model, judge_ba
     from praib.generation.papers import PaperError, load_papers
     from praib.records import save_records
 
-    from .logic import extract_logic
+    from praib.perturb.logic import extract_logic
 
     if not judge_model:
         raise click.UsageError("--judge MODEL is required")
@@ -97,8 +98,8 @@ def build(papers_source, output, kinds, logic_source, seed, max_attempts, templa
     _hide_dataset_bars(no_progress)
     from praib.generation.papers import PaperError, load_papers
 
-    from .counterfactual import build_counterfactuals, describe_attempts
-    from .logic import load_logic
+    from praib.perturb.counterfactual import build_counterfactuals, describe_attempts
+    from praib.perturb.logic import load_logic
 
     chosen = [k.strip() for k in kinds.split(",") if k.strip()]
     if not chosen:
@@ -140,7 +141,7 @@ def oracle(reviews_source, variants_source, output, seed, templates, judge_model
     _hide_dataset_bars(no_progress)
     from praib.records import load_records, save_records
 
-    from .oracle import oracle_reviews
+    from praib.perturb.oracle import oracle_reviews
 
     try:
         judge = _judge_or_none(judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir)
@@ -193,14 +194,14 @@ def meta_review(papers_source, reviews_source, rebuttals_source, prompt_name, pe
     perturbed; resumable from the call cache (--cache-dir) like `praib generate`. --judge runs the
     perturbations that need a model."""
     _hide_dataset_bars(no_progress)
-    from praib.generation.backends import SamplingConfig, make_backend
-    from praib.generation.cache import CachedBackend, CallCache
+    from praib.llm.backends import SamplingConfig, make_backend
+    from praib.llm.cache import CachedBackend, CallCache
     from praib.generation.papers import PaperError, load_papers
     from praib.generation.prompts import load_prompt
     from praib.generation.run import DEFAULT_BATCH_SIZE
     from praib.records import load_records
 
-    from .meta_review import run_meta_reviews
+    from praib.generation.meta_review import run_meta_reviews
 
     if (perturb_component is None) != (kind is None):
         raise click.UsageError("--perturb-component and --perturbation go together")

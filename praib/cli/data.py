@@ -32,7 +32,7 @@ def verify_citations(reviews_path, output, citation_services, bibliographies, co
     services or local bibliography files, and write what was cited, whether it was verified, and
     the matched record."""
     from praib.records import RecordError, load_records, save_records
-    from praib.verification import check_texts, make_verifier, verification_rows
+    from praib.sources.verification import check_texts, make_verifier, verification_rows
 
     if not (citation_services or bibliographies):
         raise click.UsageError("give --services and/or --bibliography")
@@ -80,10 +80,10 @@ def pdf_command(inputs, output, venue, year, decision, token_budget, tokenizer, 
         ocr_prompt, cache_dir, no_progress):
     """Convert PDFs (files, or every .pdf directly inside a directory) to markdown Paper records;
     the file name without .pdf is the paper id."""
-    from praib.cli_common import default_cache_dir
-    from praib.generation.backends import BackendError
+    from praib.llm.judge import default_cache_dir
+    from praib.llm.backends import BackendError
     from praib.generation.papers import tokenizer_counter
-    from praib.papertext import OCR_PROMPT, PaperTextError, VisionOpenAIBackend, convert_pdfs
+    from praib.sources.papertext import OCR_PROMPT, PaperTextError, VisionOpenAIBackend, convert_pdfs
     from praib.records import records_to_dataset, save_records
 
     count_tokens = None
@@ -96,7 +96,7 @@ def pdf_command(inputs, output, venue, year, decision, token_budget, tokenizer, 
             raise click.ClickException(f"could not load tokenizer {tokenizer!r}: {err}") from None
     ocr = None
     if ocr_model:
-        from praib.generation.cache import CachedBackend, CallCache
+        from praib.llm.cache import CachedBackend, CallCache
 
         ocr = CachedBackend(VisionOpenAIBackend(ocr_model, base_url=ocr_base_url),
                             CallCache(cache_dir or default_cache_dir()))
@@ -135,7 +135,7 @@ def build_command(output, card_template, default_config, **sources):
     `datasets.load_dataset(DIR, CONFIG)` reads back with the records' schemas."""
     import datasets
 
-    from praib.publish import DEFAULT_CARD_TEMPLATE, PublishError, build_dataset_repo
+    from praib.sources.publish import DEFAULT_CARD_TEMPLATE, PublishError, build_dataset_repo
     from praib.records import RecordError
 
     given = {name: path for name, path in sources.items() if path}
@@ -158,7 +158,7 @@ def build_command(output, card_template, default_config, **sources):
 @click.option("--token", default=None, help="Hub token. [default: $HF_TOKEN or the one saved by `hf auth login`]")
 def push_command(folder, repo_id, private, token):
     """Upload a folder written by `praib data build` to the Hub in one commit ($HF_ENDPOINT is honoured)."""
-    from praib.publish import PublishError, push_dataset_repo
+    from praib.sources.publish import PublishError, push_dataset_repo
 
     try:
         url = push_dataset_repo(folder, repo_id, private=private, token=token)
@@ -168,7 +168,7 @@ def push_command(folder, repo_id, private, token):
 
 
 def _record_counts(counts: dict[str, int], papers) -> str:
-    from praib.sampling import is_withdrawn
+    from praib.sources.sampling import is_withdrawn
 
     withdrawn = sum(is_withdrawn(d) for d in papers["decision"])
     return (f"{counts['paper']} papers ({withdrawn} withdrawn or desk-rejected), {counts['review']} reviews, "
@@ -200,8 +200,8 @@ def collect_command(venue, years, output, cache_dir, offline, baseurl, pace, pag
 
     import datasets
 
-    from praib.cli_common import default_cache_dir
-    from praib.openreview import CollectionError, NoteFetcher, collect, load_edition, login_token, write_records
+    from praib.llm.judge import default_cache_dir
+    from praib.sources.openreview import CollectionError, NoteFetcher, collect, load_edition, login_token, write_records
     from praib.records import RecordError
 
     datasets.disable_progress_bars()
@@ -244,7 +244,7 @@ def import_dump_command(dump, fmt, venue, year, output):
     """Convert a shared OpenReview dump of one venue-year into praib records."""
     import datasets
 
-    from praib.openreview import import_dump, write_records
+    from praib.sources.openreview import import_dump, write_records
     from praib.records import RecordError
 
     datasets.disable_progress_bars()
@@ -279,9 +279,9 @@ def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, see
 
     import datasets
 
-    from praib.openreview import write_records
+    from praib.sources.openreview import write_records
     from praib.records import RecordError, load_records
-    from praib.sampling import SamplingError, sample_records
+    from praib.sources.sampling import SamplingError, sample_records
 
     datasets.disable_progress_bars()
     try:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from ..cli_common import judge_options, make_judge, write_json
+from praib.cli.common import judge_options, write_json
+from praib.llm.judge import make_judge
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
 
@@ -30,7 +31,7 @@ def _demo_reviews_path() -> str:
 def submit(submission, validate, benchmark_papers, manifest, max_unparsed, split):
     """Check a leaderboard SUBMISSION: a Hub dataset id, or a directory or JSONL/JSON/Parquet file of
     generated Review records with its manifest.json. Exits with 0 when valid, 1 otherwise."""
-    from .submission import validate_submission
+    from praib.leaderboard.submission import validate_submission
 
     if not validate:
         raise click.UsageError("submit only checks a submission: add --validate. Publish the valid "
@@ -68,11 +69,11 @@ def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, 
     write the results directory (read it with `praib report`). Judged metrics need --judge;
     perturbed records in a submission give robustness rows, and reviews of counterfactual papers
     (with --judge) treatment-effect rows."""
-    from praib.generation.backends import BackendError
+    from praib.llm.backends import BackendError
 
-    from ..records import RecordError, load_records, perturbation_kind
-    from .run import JUDGED_METRICS, run_leaderboard, select_rows
-    from .submission import SubmissionError, load_submission
+    from praib.records import RecordError, load_records, perturbation_kind
+    from praib.leaderboard.run import JUDGED_METRICS, run_leaderboard, select_rows
+    from praib.leaderboard.submission import SubmissionError, load_submission
 
     if not submissions:
         raise click.UsageError("give at least one SUBMISSION")
@@ -119,7 +120,7 @@ def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, 
 @click.option("--private", is_flag=True, help="Create the repository as private.")
 def push(directory, repo_id, token, private):
     """Publish a results DIRECTORY written by `praib leaderboard run` as a Hub dataset."""
-    from .run import push_results
+    from praib.leaderboard.run import push_results
 
     try:
         push_results(directory, repo_id, token=token, private=private)
@@ -139,9 +140,9 @@ def push(directory, repo_id, token, private):
 def eras(human_reviews, split_year, output, split, workers, no_progress):
     """Human reviews across years and before/after the LLM era: per-year means and Mann-Whitney U
     tests between eras, per venue (PRAIB Tables 4-6)."""
-    from ..records import HUMAN_SOURCE, RecordError, load_records
-    from .eras import era_analysis, era_tables
-    from .run import select_rows
+    from praib.records import HUMAN_SOURCE, RecordError, load_records
+    from praib.leaderboard.eras import era_analysis, era_tables
+    from praib.leaderboard.run import select_rows
 
     try:
         reviews = load_records(human_reviews, "review", split=split)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-from .cli_common import default_cache_dir, judge_options, key_values, make_judge, param_values, write_json
+from praib.cli.common import judge_options, key_values, param_values, write_json
+from praib.llm.judge import default_cache_dir, make_judge
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
 
@@ -68,11 +69,11 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
     INPUT is a JSONL, JSON or Parquet file of review records, a saved dataset
     directory, or a Hub dataset id ('org/name' or 'org/name:config').
     """
-    from praib.generation.backends import BackendError
+    from praib.llm.backends import BackendError
 
-    from .evaluation import evaluate_reviews
-    from .records import RecordError, load_records
-    from .report import behaviour_table
+    from praib.evaluation.evaluate import evaluate_reviews
+    from praib.records import RecordError, load_records
+    from praib.evaluation.table import behaviour_table
 
     if demo == bool(input_path):
         raise click.UsageError("give either INPUT or --demo")
@@ -84,7 +85,7 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
         if judge_model:
             judge = make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
             if coverage_prefilter is not None:
-                from .coverage import EmbeddingPrefilter
+                from praib.metrics.judged.coverage import EmbeddingPrefilter
 
                 prefilter = EmbeddingPrefilter(threshold=coverage_prefilter)
             if second_judge_model:
@@ -95,7 +96,7 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
         meta_reviews = load_records(meta_reviews_path, "meta_review", split=split) if meta_reviews_path else None
         citation_verifier = None
         if citation_services or bibliographies:
-            from .verification import make_verifier
+            from praib.sources.verification import make_verifier
 
             citation_verifier = make_verifier(citation_services, bibliographies, contact_email,
                                               citation_cache or cache_dir)
@@ -109,7 +110,7 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
     results["reference"] = reference_path
     click.echo(behaviour_table(results))
     if citation_verifier is not None:
-        from .verification import verification_lines
+        from praib.sources.verification import verification_lines
 
         click.echo("\n" + "\n".join(verification_lines(results["groups"])))
     if output:
@@ -170,8 +171,8 @@ def generate(backend_kind, model, prompt_name, papers_source, output, venue, yea
     interruption, run the same command again and only the missing reviews are
     generated; an identical rerun generates nothing.
     """
-    from praib.generation.backends import BackendError, SamplingConfig, make_backend
-    from praib.generation.cache import CachedBackend, CallCache
+    from praib.llm.backends import BackendError, SamplingConfig, make_backend
+    from praib.llm.cache import CachedBackend, CallCache
     from praib.generation.papers import PaperError, load_papers
     from praib.generation.prompts import load_prompt
     from praib.generation.run import DEFAULT_BATCH_SIZE, run_generation
@@ -294,11 +295,11 @@ def score(input_path, output, split, judge_model, judge_backend, judge_base_url,
     """Judge every review of INPUT once and write what the judge decided: math engagement with its
     rationale (and the rule-based detector), atomic strengths and weaknesses, and their target and
     aspect labels. `praib evaluate --judge` with the same judge and cache reuses these calls."""
-    from praib.generation.backends import BackendError
+    from praib.llm.backends import BackendError
 
-    from .judged import ReviewJudgements, judgement_records
-    from .parsing import parse_reviews
-    from .records import RecordError, load_records, save_records
+    from praib.evaluation.judged import ReviewJudgements, judgement_records
+    from praib.parsing import parse_reviews
+    from praib.records import RecordError, load_records, save_records
 
     if not judge_model:
         raise click.UsageError("--judge MODEL is required")
@@ -315,13 +316,13 @@ def score(input_path, output, split, judge_model, judge_backend, judge_base_url,
 
 
 # Commands defined in their own modules (each imports its heavy dependencies lazily).
-from praib.perturb.cli import perturb  # noqa: E402
-from praib.perturb.cli_counterfactual import counterfactual, meta_review  # noqa: E402
+from praib.cli.perturb import perturb  # noqa: E402
+from praib.cli.counterfactual import counterfactual, meta_review  # noqa: E402
 
-from .cli_data import data  # noqa: E402
-from .cli_robustness import effects, robustness  # noqa: E402
-from .leaderboard.cli import eras, leaderboard, submit  # noqa: E402
-from .leaderboard.report_cli import report  # noqa: E402
+from praib.cli.data import data  # noqa: E402
+from praib.cli.robustness import effects, robustness  # noqa: E402
+from praib.cli.leaderboard import eras, leaderboard, submit  # noqa: E402
+from praib.cli.report import report  # noqa: E402
 
 counterfactual.add_command(effects)
 for command in (perturb, counterfactual, meta_review, robustness, submit, leaderboard, report, eras, data):

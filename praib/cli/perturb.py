@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from praib.cli_common import judge_options, key_values, make_judge
+from praib.cli.common import judge_options, key_values
+from praib.llm.judge import make_judge
 
 
 def _option_values(pairs: tuple[str, ...]) -> dict:
@@ -46,11 +47,11 @@ def perturb(list_kinds, kind, input_path, output, seed, split, claims, papers, t
             option_pairs, no_progress, judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir):
     """Apply the perturbation KIND to every record of INPUT and write them to OUTPUT, each with a
     `perturbation` struct saying what changed. Originals and perturbed records pair by paper_id."""
-    from praib.generation.backends import BackendError
+    from praib.llm.backends import BackendError
     from praib.records import RecordError, load_records, save_records
 
-    from .registry import apply_perturbation, get_perturbation, list_perturbations
-    from .reviews import generate_claim_buckets, load_claim_buckets, save_claim_buckets
+    from praib.perturb.registry import apply_perturbation, get_perturbation, list_perturbations
+    from praib.perturb.reviews import generate_claim_buckets, load_claim_buckets, save_claim_buckets
 
     if no_progress:
         import datasets

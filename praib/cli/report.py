@@ -19,7 +19,7 @@ def report(directory, output, markdown, title):
     Table 1 with 95% CIs and distances to the human reference, coverage, target/aspect,
     robustness and treatment-effect tables when computed, score-distribution plots and the
     pre/post-LLM era comparison of the human reviews."""
-    from .report import ReportError, write_report
+    from praib.leaderboard.report import ReportError, write_report
 
     try:
         sections = write_report(directory, output, markdown, title)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from .cli_common import judge_options, key_values, make_judge, write_json
+from praib.cli.common import judge_options, key_values, write_json
+from praib.llm.judge import make_judge
 
 
 def _nonempty(records, path):
@@ -49,10 +50,10 @@ def robustness(original, perturbed_paths, kind, alpha, margin_pairs, split, outp
     score follows; `praib counterfactual effects --judge` adds the aspect and sentiment effects."""
     from datasets import concatenate_datasets
 
-    from .parsing import parse_reviews
-    from .records import RecordError, load_records
-    from .robustness import format_robustness_table, robustness_report
-    from .treatment import CRITICAL, NEUTRAL, counterfactual_effects, format_effects_table
+    from praib.parsing import parse_reviews
+    from praib.records import RecordError, load_records
+    from praib.metrics.perturbation.robustness import format_robustness_table, robustness_report
+    from praib.metrics.perturbation.treatment import CRITICAL, NEUTRAL, counterfactual_effects, format_effects_table
 
     margins = _margins(margin_pairs)
     try:
@@ -95,11 +96,11 @@ def effects(original, variants, alpha, no_sensitivity, split, judge_model, judge
 
     The aspect and sentiment differences and the assertion Jaccard need --judge; without one,
     the score difference and ROUGE-2 are measured."""
-    from praib.generation.backends import BackendError
+    from praib.llm.backends import BackendError
 
-    from .parsing import parse_reviews
-    from .records import RecordError, load_records
-    from .treatment import counterfactual_effects, format_effects_table
+    from praib.parsing import parse_reviews
+    from praib.records import RecordError, load_records
+    from praib.metrics.perturbation.treatment import counterfactual_effects, format_effects_table
 
     try:
         before = parse_reviews(_nonempty(load_records(original, "review", split=split), original))

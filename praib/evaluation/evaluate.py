@@ -19,27 +19,27 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 from datasets import Dataset, concatenate_datasets
 
-from . import __version__
-from .agreement import alpha_by_venue, panel_agreement
-from .distributions import confidence_gap, decision_class, distribution_difference, normalised_distribution
-from .parsing import parse_reviews
-from .records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
-from .scales import UnknownScaleError, generic_scales, venue_scales
-from .stats import summarise
-from .textstats import score_texts
-from .xref import XREF_TYPES
+from praib import __version__
+from praib.metrics.scores.agreement import alpha_by_venue, panel_agreement
+from praib.metrics.scores.distributions import confidence_gap, decision_class, distribution_difference, normalised_distribution
+from praib.parsing import parse_reviews
+from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
+from praib.scales import UnknownScaleError, generic_scales, venue_scales
+from praib.metrics.perturbation.stats import summarise
+from praib.metrics.text.textstats import score_texts
+from praib.metrics.text.xref import XREF_TYPES
 
 if TYPE_CHECKING:
-    from .coverage import EmbeddingPrefilter
-    from .judge import Judge
-    from .verification import Verifier
+    from praib.metrics.judged.coverage import EmbeddingPrefilter
+    from praib.llm.judge import Judge
+    from praib.sources.verification import Verifier
 
 DEFAULT_GROUP_BY = ("source", "model", "prompt")
 READABILITY_KEYS = ("tkc", "ttr", "fre", "fkg")
 
 
 def text_metric_summary(scores: dict[str, np.ndarray], rows: np.ndarray) -> dict:
-    """Summaries of the text metrics (as returned by :func:`praib.textstats.score_texts`)
+    """Summaries of the text metrics (as returned by :func:`praib.metrics.text.textstats.score_texts`)
     over the reviews at positions ``rows``."""
     summary = {key: summarise(scores[key][rows]) for key in READABILITY_KEYS}
     summary["xref"] = {
@@ -178,8 +178,8 @@ def evaluate_reviews(
     is ``"human"`` are the reference. ``scale`` is ``"venue"`` (each review is
     parsed and its scores validated against its venue-year scale) or
     ``"generic"`` (1-10 rating, 1-5 confidence, for prompts that ask for it).
-    With a ``judge`` (:class:`praib.judge.Judge`), the judged metrics of
-    :mod:`praib.judged` are added to every group (math engagement, coverage of
+    With a ``judge`` (:class:`praib.llm.judge.Judge`), the judged metrics of
+    :mod:`praib.evaluation.judged` are added to every group (math engagement, coverage of
     the human atomic items, target/aspect agreement, rejection rate), with the
     judge and its parameters recorded under ``"judge"``; ``prefilter`` skips
     coverage pairs whose embeddings are far apart (its savings and an audit of
@@ -187,7 +187,7 @@ def evaluate_reviews(
     and reports the two judges' agreement under ``"second_judge"``; with
     ``meta_reviews`` (MetaReview records) the expert side of the target/aspect
     agreement is each paper's restructured meta-review instead of its human reviews.
-    With a ``citation_verifier`` (:class:`praib.verification.Verifier`), every formatted
+    With a ``citation_verifier`` (:class:`praib.sources.verification.Verifier`), every formatted
     reference is checked and each group gets ``verified_citations`` (Table 1's "Cit.": the
     per-review share verified, and verified/total counts per review).
     Returns a JSON-ready dict with one entry per group.
@@ -229,7 +229,7 @@ def evaluate_reviews(
                                     is_reference, scale))
         positions_of.append(rows_array)
     if citation_verifier is not None:
-        from .verification import check_texts, verification_summary
+        from praib.sources.verification import check_texts, verification_summary
 
         checks = check_texts(columns["text"], citation_verifier, progress=progress)
         for entry, rows_array in zip(entries, positions_of):
@@ -237,12 +237,12 @@ def evaluate_reviews(
                 [checks[i] if np.isfinite(scores["tkc"][i]) else None for i in rows_array])
     judged = {}
     if judge is not None:
-        from .judged import ReviewJudgements, group_judged_metrics
+        from praib.evaluation.judged import ReviewJudgements, group_judged_metrics
 
         judgements = ReviewJudgements(columns, judge, progress=progress)
         expert_labels = None
         if meta_reviews is not None:
-            from .judged import meta_review_expert_labels
+            from praib.evaluation.judged import meta_review_expert_labels
 
             human_texts: dict = defaultdict(list)
             for i in reference_rows:
@@ -266,7 +266,7 @@ def evaluate_reviews(
         if prefilter is not None:
             judged["coverage_prefilter"] = {**prefilter.stats(), "audit": prefilter.audit(sample_size=50, seed=0)}
         if second_judge is not None:
-            from .judged import second_judge_agreement
+            from praib.evaluation.judged import second_judge_agreement
 
             judged["second_judge"] = second_judge_agreement(columns, judgements, judge, second_judge,
                                                             reference_rows.tolist(), progress=progress)

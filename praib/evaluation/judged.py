@@ -21,7 +21,7 @@ label (target-aspect agreement). Per group this gives:
 the same inputs and reports the two judges' agreement, and :func:`judgement_records`
 gives every review's judgements as a table (``praib score``).
 
-All calls go through one :class:`praib.judge.Judge`, normally behind the on-disk
+All calls go through one :class:`praib.llm.judge.Judge`, normally behind the on-disk
 call cache, so an interrupted judged run resumes and a re-run costs nothing.
 """
 
@@ -34,14 +34,14 @@ import numpy as np
 
 from datasets import Dataset, Features, List, Value
 
-from .atomic import AtomicItems, atomic_statistics, extract_atomic, extraction_fidelity, overlap_summary
-from .coverage import EmbeddingPrefilter, coverage_for_papers, judge_many, review_pairs
-from .stats import summarise
-from .judge import Judge
-from .judge_quality import two_judge_agreement
-from .math_engagement import detect_math_rule_based, judge_math_engagement, math_engagement_summary, method_agreement
-from .records import HUMAN_SOURCE
-from .target_aspect import (agreement_report, label_distribution, label_items, rejection_rate,
+from praib.metrics.judged.atomic import AtomicItems, atomic_statistics, extract_atomic, extraction_fidelity, overlap_summary
+from praib.metrics.judged.coverage import EmbeddingPrefilter, coverage_for_papers, judge_many, review_pairs
+from praib.metrics.perturbation.stats import summarise
+from praib.llm.judge import Judge
+from praib.metrics.judged.judge_quality import two_judge_agreement
+from praib.metrics.judged.math_engagement import detect_math_rule_based, judge_math_engagement, math_engagement_summary, method_agreement
+from praib.records import HUMAN_SOURCE
+from praib.metrics.judged.target_aspect import (agreement_report, label_distribution, label_items, rejection_rate,
                             restructure_meta_review)
 
 KINDS = (("strengths", "strength"), ("weaknesses", "weakness"))

@@ -19,10 +19,10 @@ from collections import defaultdict
 import numpy as np
 from datasets import Dataset
 
-from ..evaluation import year_group_of
-from ..parsing import parse_reviews
-from ..stats import summarise
-from ..textstats import score_texts
+from praib.evaluation.evaluate import year_group_of
+from praib.parsing import parse_reviews
+from praib.metrics.perturbation.stats import summarise
+from praib.metrics.text.textstats import score_texts
 
 ERA_METRICS = ("tkc", "ttr", "fre", "fkg", "xref", "citations", "rating", "confidence")
 #: First post-LLM year per venue (PRAIB Table 5); other venues use DEFAULT_SPLIT_YEAR.

@@ -11,7 +11,7 @@ import io
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .report import LeaderboardResults
+    from praib.leaderboard.report import LeaderboardResults
 
 HUMAN_COLOUR, MODEL_COLOUR, SPREAD_COLOUR, POST_ERA_COLOUR = "#7f7f7f", "#1f77b4", "#cfdcea", "#fbe3c8"
 # Longer submission names are cut on the axes (the tables carry them in full).
@@ -79,7 +79,7 @@ def metric_intervals_png(results: "LeaderboardResults", metrics: list[str],
     """One panel per metric (pooled over venues): every source's value with its 95% CI as a thin
     error bar, the spread of its per-review values (``spreads[(source, metric)]`` = (mean, std))
     as a wide pale bar, and the human value as a dashed line. None when no metric has a value."""
-    from .report import HUMAN, POOLED, metric_label
+    from praib.leaderboard.report import HUMAN, POOLED, metric_label
 
     panels = {}
     for metric in metrics:
@@ -122,7 +122,7 @@ def era_trends_png(series: list[dict]) -> bytes | None:
     (the tick labels, e.g. "<=2018" for a year group). None when it is empty."""
     if not series:
         return None
-    from .report import format_p, metric_label
+    from praib.leaderboard.report import format_p, metric_label
 
     figure, axes = _figure(len(series), 4, (3.2, 2.5))
     for ax, entry in zip(axes, series):

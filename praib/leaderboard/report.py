@@ -342,7 +342,7 @@ def review_spreads(results: LeaderboardResults) -> dict[tuple[str, str], tuple[f
 
 
 def _behaviour_section(results: LeaderboardResults) -> Section:
-    from .plots import metric_intervals_png
+    from praib.leaderboard.plots import metric_intervals_png
 
     section = Section("behaviour", "Behaviour (PRAIB Table 1)",
                       "Readability (TKC, TTR, FRE, FKG), specificity (citations and cross-references per review), "
@@ -386,7 +386,7 @@ def _family_section(results: LeaderboardResults, family: Family) -> Section:
 
 
 def _distribution_section(results: LeaderboardResults) -> Section:
-    from .plots import score_distribution_png
+    from praib.leaderboard.plots import score_distribution_png
 
     section = _family_section(results, DISTRIBUTIONS)
     for submission, details in results.details.items():
@@ -416,9 +416,9 @@ def _verdicts(tree, path=()) -> list[tuple[tuple[str, ...], dict]]:
     return []
 
 
-# The symbols of praib.robustness's printed table.
+# The symbols of praib.metrics.perturbation.robustness's printed table.
 VERDICT_MARKS = {"increase": "↑", "decrease": "↓", "equivalent": "≈", "inconclusive": "?"}
-# Keys of praib.robustness.robustness_report that only nest its results, left out of row names.
+# Keys of praib.metrics.perturbation.robustness.robustness_report that only nest its results, left out of row names.
 _NESTING_KEYS = {"reviewers", "perturbations", "scores"}
 
 
@@ -585,7 +585,7 @@ def era_series(eras: dict) -> list[dict]:
 
 
 def _eras_section(results: LeaderboardResults) -> Section:
-    from .plots import era_trends_png
+    from praib.leaderboard.plots import era_trends_png
 
     section = Section("eras", "Human reviews before and after LLMs",
                       "How the human reference changed across years, and a Mann-Whitney U test between the "

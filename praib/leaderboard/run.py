@@ -5,26 +5,26 @@ Per submission (its original records; perturbed ones are set aside) and per slic
 and ``"all"``), the metrics are:
 
 ``tkc``, ``ttr``, ``fre``, ``fkg``, ``xref``, ``citations``, ``rating``, ``confidence``
-    mean per review (:func:`praib.textstats.score_texts` and the parsed scores);
+    mean per review (:func:`praib.metrics.text.textstats.score_texts` and the parsed scores);
     ``distance_to_human`` = |value - human value|.
 ``rating_gap``
     mean of (rating - median human rating of the same paper); distance = |gap|.
 ``rating_tv``, ``confidence_tv``
     total variation between the submission's and the human distribution on the scale
-    (:func:`praib.distributions.distribution_difference`), per venue-year, averaged with equal
+    (:func:`praib.metrics.scores.distributions.distribution_difference`), per venue-year, averaged with equal
     weight over the venue-years of the slice; it is its own distance.
 ``krippendorff_alpha``
     ordinal alpha of the human panels with the submission's ratings added (alpha_H+L of
-    :func:`praib.agreement.panel_agreement`), averaged over year groups, then (for ``"all"``)
+    :func:`praib.metrics.scores.agreement.panel_agreement`), averaged over year groups, then (for ``"all"``)
     over venues; distance = |alpha_H+L - alpha_H| over the same year groups. For the human row,
-    alpha_H of :func:`praib.agreement.alpha_by_venue`.
+    alpha_H of :func:`praib.metrics.scores.agreement.alpha_by_venue`.
 judged metrics (with a judge; pooled slice only, no interval)
     ``math_engagement`` (distance |value - human value|), ``math_p_pos_given_{pos,neg}`` (PRAIB's
     P(+|+) and P(+|-); no distance), ``coverage_{recall,precision}_{strengths,
     weaknesses}`` and ``target_aspect_f1`` (distance 1 - value: 1 means the human items are matched
-    exactly), from :func:`praib.evaluation.evaluate_reviews`.
+    exactly), from :func:`praib.evaluation.evaluate.evaluate_reviews`.
 
-Point values equal those of :func:`praib.evaluation.evaluate_reviews` on the same records. The
+Point values equal those of :func:`praib.evaluation.evaluate.evaluate_reviews` on the same records. The
 interval is a cluster bootstrap over papers: the slice's papers (those with a review of the
 submission or of the human reference), sorted by id, are resampled with replacement and each
 drawn paper brings all its reviews, human and model. Draw b is
@@ -46,15 +46,15 @@ import krippendorff
 import numpy as np
 from datasets import Dataset, Features, Value
 
-from .. import __version__
-from ..evaluation import evaluate_reviews, scale_values, year_group_of
-from ..parsing import parse_reviews
-from ..records import HUMAN_SOURCE, perturbation_kind
-from ..textstats import score_texts
-from .submission import Submission
+from praib import __version__
+from praib.evaluation.evaluate import evaluate_reviews, scale_values, year_group_of
+from praib.parsing import parse_reviews
+from praib.records import HUMAN_SOURCE, perturbation_kind
+from praib.metrics.text.textstats import score_texts
+from praib.leaderboard.submission import Submission
 
 if TYPE_CHECKING:
-    from ..judge import Judge
+    from praib.llm.judge import Judge
 
 ALL_VENUES = "all"
 TEXT_METRICS = ("tkc", "ttr", "fre", "fkg", "xref", "citations")
@@ -292,8 +292,8 @@ def _perturbation_details(submission: Submission, judge: "Judge | None") -> tupl
     records against its originals, and the result metrics they give when the submission has a
     single reviewer (model and prompt): ``robustness_<score>_<edit>`` (mean change, perturbed
     minus original) and ``ate_<difference>_{critical,neutral}``, ``ate_ranking_score``."""
-    from ..robustness import robustness_report
-    from ..treatment import CRITICAL, NEUTRAL, counterfactual_effects
+    from praib.metrics.perturbation.robustness import robustness_report
+    from praib.metrics.perturbation.treatment import CRITICAL, NEUTRAL, counterfactual_effects
 
     parsed = parse_reviews(submission.reviews, scale=submission.scale)
     originals = select_rows(parsed, lambda row: perturbation_kind(row) is None)
@@ -361,7 +361,7 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
                       seed: int = 0, judge: "Judge | None" = None, workers: int | None = None,
                       progress: bool = False) -> tuple[list[dict], dict[str, dict]]:
     """The results rows (``RESULT_FEATURES``) of the human reference and every submission, and the
-    :func:`praib.evaluation.evaluate_reviews` details of each submission by name."""
+    :func:`praib.evaluation.evaluate.evaluate_reviews` details of each submission by name."""
     from tqdm.auto import tqdm
 
     names = [s.name for s in submissions]
@@ -437,7 +437,7 @@ def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, outpu
     human reference spans both eras) and ``run.json``. Returns the results table."""
     import pyarrow.parquet as pq
 
-    from .eras import era_analysis, spans_both_eras
+    from praib.leaderboard.eras import era_analysis, spans_both_eras
 
     output = Path(output)
     rows, details = score_submissions(submissions, reference, n_bootstrap, seed, judge, workers, progress)

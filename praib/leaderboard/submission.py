@@ -39,7 +39,7 @@ from pathlib import Path
 
 from datasets import Dataset
 
-from ..records import HUMAN_SOURCE, PARSE_FAILED, RecordError, load_records, perturbation_kind
+from praib.records import HUMAN_SOURCE, PARSE_FAILED, RecordError, load_records, perturbation_kind
 
 MANIFEST_NAME = "manifest.json"
 SCALE_CHOICES = ("venue", "generic")
@@ -203,7 +203,7 @@ class ValidationReport:
 
 def _schema_rows(source: str, split: str, report: ValidationReport) -> list[dict]:
     """Every row through :func:`praib.records.coerce_record`; each bad row is one problem line."""
-    from ..records import coerce_record, raw_rows
+    from praib.records import coerce_record, raw_rows
 
     rows, errors = [], []
     try:
@@ -224,7 +224,7 @@ def _schema_rows(source: str, split: str, report: ValidationReport) -> list[dict
 
 
 def _scale_problems(rows: list[dict], scale: str) -> list[str]:
-    from ..scales import UnknownScaleError, generic_scales, venue_scales
+    from praib.scales import UnknownScaleError, generic_scales, venue_scales
 
     outside: dict[str, list[str]] = defaultdict(list)
     unknown_scale: Counter = Counter()
@@ -258,8 +258,8 @@ def validate_submission(source: str, benchmark_papers: str | Path | None = None,
     duplicates (same paper, model, prompt, perturbation and text), ratings and confidences
     outside the venue-year scale, human records and records whose model or prompt the manifest
     does not name."""
-    from ..parsing import parse_reviews
-    from ..records import records_to_dataset
+    from praib.parsing import parse_reviews
+    from praib.records import records_to_dataset
 
     report = ValidationReport(source)
     try:

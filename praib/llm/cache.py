@@ -18,7 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Sequence
 
-from .backends import GenerationRequest
+from praib.llm.backends import GenerationRequest
 
 __all__ = ["CallCache", "CachedBackend"]
 

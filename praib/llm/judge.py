@@ -1,19 +1,20 @@
 """An LLM used as a judge: the seam every judged metric goes through.
 
 A :class:`Judge` wraps a generation backend (vLLM, OpenAI-compatible server or
-transformers, usually behind :class:`praib.generation.cache.CachedBackend` so a
+transformers, usually behind :class:`praib.llm.cache.CachedBackend` so a
 judged run resumes and a re-run is free) with deterministic sampling, renders
 judge prompts from template files, and asks for constrained answers: one of a
 set of choices, or JSON that fits a schema.
 
 Judge templates are Jinja files rendered as the user message. The built-in ones
-live in ``generation/templates/judges/``; pass a path to a ``.jinja`` file of
+live in ``praib/llm/templates/``; pass a path to a ``.jinja`` file of
 your own to override one (same variables).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -21,13 +22,10 @@ from typing import Any, Sequence
 
 import jinja2
 
-from .generation.backends import Backend, GenerationRequest, SamplingConfig
+from praib.llm.backends import Backend, GenerationRequest, SamplingConfig, make_backend
+from praib.llm.cache import CachedBackend, CallCache
 
-def _builtin_judge_dir() -> Path:
-    # In an installed package, praib.generation's files sit next to it rather than at the repo root.
-    from . import generation
-
-    return Path(generation.__file__).resolve().parent / "templates" / "judges"
+BUILTIN_JUDGE_TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 @dataclass
@@ -53,9 +51,9 @@ class Judge:
         """The user message of judge template ``template`` (a built-in name or a .jinja path)."""
         path = Path(template)
         if path.suffix != ".jinja":
-            path = _builtin_judge_dir() / f"{template}.jinja"
+            path = BUILTIN_JUDGE_TEMPLATES / f"{template}.jinja"
         if not path.exists():
-            available = sorted(p.stem for p in _builtin_judge_dir().glob("*.jinja"))
+            available = sorted(p.stem for p in BUILTIN_JUDGE_TEMPLATES.glob("*.jinja"))
             raise ValueError(f"no judge template {template!r}; built-in: {', '.join(available)}")
         try:
             return _template(path.resolve()).render(**variables)
@@ -116,3 +114,15 @@ def _loads(output: str) -> Any | None:
     except json.JSONDecodeError:
         return None
     return value
+
+
+def default_cache_dir() -> Path:
+    """Where LLM answers are cached unless a command says otherwise: $PRAIB_CACHE or ~/.cache/praib/calls."""
+    return Path(os.environ.get("PRAIB_CACHE") or Path.home() / ".cache" / "praib" / "calls")
+
+
+def make_judge(kind: str, model: str, base_url: str, max_new_tokens: int, cache_dir: Path | None) -> Judge:
+    """A judge at temperature 0 behind the on-disk call cache."""
+    options = {"base_url": base_url} if kind == "openai" else {}
+    backend = CachedBackend(make_backend(kind, model, **options), CallCache(cache_dir or default_cache_dir()))
+    return Judge(backend, SamplingConfig(max_new_tokens=max_new_tokens, temperature=0.0))

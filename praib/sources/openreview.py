@@ -27,12 +27,12 @@ from typing import Any, Callable, Iterable, Iterator
 import yaml
 from datasets import Dataset
 
-from .records import REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl, records_to_dataset, save_records
-from .scales import Scale, UnknownScaleError, VenueScales, venue_scales
+from praib.records import REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl, records_to_dataset, save_records
+from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
 
 logger = logging.getLogger(__name__)
 
-EDITIONS_DIR = Path(__file__).parent / "data" / "openreview"
+EDITIONS_DIR = Path(__file__).resolve().parents[1] / "data" / "openreview"
 API_BASEURLS = {1: "https://api.openreview.net", 2: "https://api2.openreview.net"}
 RECORD_FILES = {"paper": "papers.jsonl", "review": "reviews.jsonl", "meta_review": "meta_reviews.jsonl",
                 "rebuttal": "rebuttals.jsonl"}

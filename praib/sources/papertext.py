@@ -26,10 +26,10 @@ abstract from the section headed "Abstract") and truncates its text to a token b
 
 With an OCR backend the pages are instead rendered to PNG and each page is sent to a
 vision-language model (PRAIB used DeepSeek-OCR for formulas and tables). A page is one
-:class:`~praib.generation.backends.GenerationRequest` whose user message holds the image
+:class:`~praib.llm.backends.GenerationRequest` whose user message holds the image
 as a ``data:image/png;base64,...`` URI followed by the instruction;
 :class:`VisionOpenAIBackend` turns such URIs into OpenAI ``image_url`` content parts. The
-request is an ordinary one, so :class:`~praib.generation.cache.CachedBackend` caches each
+request is an ordinary one, so :class:`~praib.llm.cache.CachedBackend` caches each
 page's transcription like any other call.
 """
 
@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from praib.generation.backends import GenerationRequest, OpenAIBackend, SamplingConfig
+from praib.llm.backends import GenerationRequest, OpenAIBackend, SamplingConfig
 from praib.generation.papers import DEFAULT_TOKEN_BUDGET, PreparedPaper, prepare_paper_text
 
 SOFT_HYPHEN = "\x02"  # pdfium's mark for a hyphen it recognised as a line-end word break

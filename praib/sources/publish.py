@@ -46,7 +46,7 @@ CONFIGS: dict[str, str] = {
     "perturbations": "paper",
 }
 SPLIT = "train"
-DEFAULT_CARD_TEMPLATE = Path(__file__).resolve().parent / "data" / "cards" / "praib.md.jinja"
+DEFAULT_CARD_TEMPLATE = Path(__file__).resolve().parents[1] / "data" / "cards" / "praib.md.jinja"
 
 
 class PublishError(ValueError):

@@ -23,8 +23,8 @@ from typing import Iterable
 
 from datasets import Dataset
 
-from .distributions import decision_class
-from .records import perturbation_kind
+from praib.metrics.scores.distributions import decision_class
+from praib.records import perturbation_kind
 
 _NOT_REVIEWED_WORDS = ("withdraw", "desk")
 

@@ -1,7 +1,7 @@
 """Verification of formatted references against Crossref, OpenAlex, DBLP or an offline bibliography.
 
 PRAIB (section 4.2, Table 1's "Cit." column) checks every MLA/APA/IEEE reference a review gives
-(:func:`praib.citations.find_citations`) against bibliographic databases, so that invented
+(:func:`praib.metrics.text.citations.find_citations`) against bibliographic databases, so that invented
 references show up. A reference is *verified* when one of the sources returns a record that
 passes the matching rule below; *not verified* when the sources answered and none of their
 records passed; *unchecked* (``None``) when no source answered at all (network failure, rate
@@ -59,9 +59,9 @@ from urllib.parse import urlencode
 import requests
 from datasets import Dataset, Features, List, Value
 
-from . import __version__
-from .citations import Citation, find_citations
-from .stats import summarise
+from praib import __version__
+from praib.metrics.text.citations import Citation, find_citations
+from praib.metrics.perturbation.stats import summarise
 
 logger = logging.getLogger(__name__)
 
@@ -683,7 +683,7 @@ def make_verifier(services: str | Sequence[str] = (), bibliographies: Sequence[s
     bibliography database is ``cache_dir/bibliography.sqlite3`` (default: praib's cache directory).
     ``base_urls`` maps a service name to another address; ``service_options`` go to every service
     (timeout, max_tries, backoff, interval, max_wait, rows)."""
-    from .cli_common import default_cache_dir
+    from praib.llm.judge import default_cache_dir
 
     services = parse_services(services)
     directory = Path(cache_dir) if cache_dir else default_cache_dir()

@@ -43,8 +43,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .distributions import decision_class
-from .stats import summarise
+from praib.metrics.scores.distributions import decision_class
+from praib.metrics.perturbation.stats import summarise
 
 __all__ = [
     "ATOMIC_SCHEMA", "AtomicItems", "extract_atomic", "parse_atomic", "extraction_fidelity",
@@ -203,7 +203,7 @@ def atomic_statistics(reviews: Sequence[AtomicItems], decisions: Sequence[str | 
     items, of the weakness items and of both; each summarised as mean, std (ddof=1) and n.
     ``ws_ratio`` is weaknesses / strengths over reviews with at least one strength (with its
     median too). ``decisions`` (the paper decision of each review, free text) adds
-    ``"accept"`` and ``"reject"`` blocks via :func:`praib.distributions.decision_class`.
+    ``"accept"`` and ``"reject"`` blocks via :func:`praib.metrics.scores.distributions.decision_class`.
     Invalid extractions are left out and counted in ``invalid``.
     """
     if decisions is not None and len(decisions) != len(reviews):

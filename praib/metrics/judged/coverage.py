@@ -21,7 +21,7 @@ non-empty and are symmetric (density / compaction = G / H). The conditional vers
 reported too, as ``density_covered`` (E / covered human items) and ``compaction_matched``
 (E / matched generated items).
 
-Per-review-pair values are aggregated with :func:`praib.evaluation.summarise` (mean, std
+Per-review-pair values are aggregated with :func:`praib.evaluation.evaluate.summarise` (mean, std
 with ddof=1, n), skipping undefined ones. By default each generated review is paired with
 each human review of the same paper (the seed's per-paper count ratios in Table 25 are
 per human review); ``pool_human=True`` instead pools all human items of the paper into one
@@ -41,8 +41,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .atomic import AtomicItems
-from .stats import summarise
+from praib.metrics.judged.atomic import AtomicItems
+from praib.metrics.perturbation.stats import summarise
 
 __all__ = ["CoverageMatrix", "coverage_metrics", "judge_pairs", "judge_many", "coverage_for_papers",
            "EmbeddingPrefilter", "SIDES", "METRICS"]

@@ -30,9 +30,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from .stats import summarise
-from .judge import Judge
-from .judge_quality import two_judge_agreement
+from praib.metrics.perturbation.stats import summarise
+from praib.llm.judge import Judge
+from praib.metrics.judged.judge_quality import two_judge_agreement
 
 TEMPLATE = "math_engagement"
 METHODS = ("judge", "rules")
@@ -293,7 +293,7 @@ def math_engagement_summary(paper_ids: Sequence[Any], sources: Sequence[Any], en
 def method_agreement(judge_labels: Sequence[bool | None], rule_labels: Sequence[bool | None]) -> dict:
     """How well the rule-based proxy matches the judge on the same reviews.
 
-    Returns :func:`praib.judge_quality.two_judge_agreement` (``cohen_kappa``,
+    Returns :func:`praib.metrics.judged.judge_quality.two_judge_agreement` (``cohen_kappa``,
     ``krippendorff_alpha``, ``agreement``, ``n``, ``skipped``) plus the positive
     rate of each method over the compared reviews (``judge_positive_rate``,
     ``rules_positive_rate``).

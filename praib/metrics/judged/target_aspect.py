@@ -5,7 +5,7 @@ Follows the target-aspect agreement study (``shared/seeds/target-aspect-agreemen
 
 * every strength or weakness gets one **target** (which part of the paper it is about) and one
   **aspect** (which quality of it), from the coding scheme of the seed's Table 1, by a judge with
-  four prompts, target/aspect x strength/weakness (``generation/templates/judges/
+  four prompts, target/aspect x strength/weakness (``praib/llm/templates/
   {target,aspect}_{strength,weakness}.jinja``), answers constrained to the label set;
 * for each paper the model's and the experts' label sets are compared with precision, recall and
   F1 (:func:`label_set_agreement`), overall, for strengths and weaknesses, per target and per
@@ -30,7 +30,7 @@ does not spell out more; these are the choices made here):
 * Per target T: the same, with both sets restricted to the pairs whose target is T (a paper is
   counted for T only when at least one side has a T pair). Per aspect likewise.
 * Aggregation: ``macro`` is the mean (and sample std) of the per-paper values over the papers
-  counted (``praib.evaluation.summarise``); ``micro`` pools true positives, |M| and |E| over
+  counted (``praib.evaluation.evaluate.summarise``); ``micro`` pools true positives, |M| and |E| over
   papers first. The seed reports one number per cell without saying which; its per-paper framing
   ("for each paper ... compared") matches ``macro``, which is what ``target_aspect_f1`` reports.
 """
@@ -40,8 +40,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
-from .distributions import decision_class
-from .stats import summarise
+from praib.metrics.scores.distributions import decision_class
+from praib.metrics.perturbation.stats import summarise
 
 TARGETS = ("Problem", "Prior Research", "Method", "Theory", "Experiment", "Conclusion", "Paper")
 ASPECTS = ("Impact", "Novelty", "Clarity", "Validity", "Not-specific")

@@ -7,7 +7,7 @@ Here every perturbed record is paired with the original record of the same paper
 records keep the original's ``paper_id`` and carry a ``perturbation`` struct naming the edit.
 
 For every score the records hold (rating, confidence, each sub-score, and a numeric decision)
-and every perturbation kind, :func:`robustness_report` gives a :func:`praib.stats.verdict`:
+and every perturbation kind, :func:`robustness_report` gives a :func:`praib.metrics.perturbation.stats.verdict`:
 a significant increase or decrease (one-sided Wilcoxon signed-rank tests), equivalence within
 the seed's margin (TOST), or inconclusive. Where decisions exist it adds their transition
 matrix, Cohen's kappa between the original and perturbed decisions, and the change in the
@@ -21,10 +21,10 @@ from typing import Any
 
 from datasets import Dataset
 
-from .judge_quality import cohen_kappa
-from .records import perturbation_kind
-from .scales import UnknownScaleError, generic_scales, venue_scales
-from .stats import NARROW_MARGIN, acceptance_rate_change, equivalence_margin, transition_matrix, verdict
+from praib.metrics.judged.judge_quality import cohen_kappa
+from praib.records import perturbation_kind
+from praib.scales import UnknownScaleError, generic_scales, venue_scales
+from praib.metrics.perturbation.stats import NARROW_MARGIN, acceptance_rate_change, equivalence_margin, transition_matrix, verdict
 
 PAIR_FIELDS = {
     "review": ("paper_id", "source", "model", "prompt", "reviewer_id"),
@@ -220,7 +220,7 @@ def robustness_report(original: Dataset, perturbed: Dataset, kind: str = "review
     """Verdicts of every score under every perturbation, per reviewer; JSON-ready.
 
     ``margins`` overrides the equivalence margin of named scores (``{"rating": 1.5}``);
-    otherwise a score's margin follows the span of its scale (:func:`praib.stats.equivalence_margin`).
+    otherwise a score's margin follows the span of its scale (:func:`praib.metrics.perturbation.stats.equivalence_margin`).
     """
     paired = pair_records(original, perturbed, kind)
     cache: dict = {}

@@ -12,7 +12,7 @@ differences, counterfactual minus original:
 Assertions, their sentiment and whether they concern soundness come from a judge
 (``ate_assertions.jinja``, one call per review). Per reviewer and difference, a linear
 mixed-effects model with the paper as random effect estimates the ATE of critical and of
-neutral edits and tests whether they differ (:func:`praib.stats.ate_mixed_model`); the
+neutral edits and tests whether they differ (:func:`praib.metrics.perturbation.stats.ate_mixed_model`); the
 p-values are Benjamini-Hochberg corrected across reviewers per difference, as in the seed.
 The ranking score averages, over the differences, the ATE gap in units of the neutral
 differences' standard deviation (signed so that larger is better).
@@ -32,8 +32,8 @@ from typing import Any
 from datasets import Dataset
 from tqdm.auto import tqdm
 
-from .robustness import PairingError, pair_records, reviewer_label
-from .stats import ate_mixed_model, benjamini_hochberg, ranking_score, summarise
+from praib.metrics.perturbation.robustness import PairingError, pair_records, reviewer_label
+from praib.metrics.perturbation.stats import ate_mixed_model, benjamini_hochberg, ranking_score, summarise
 
 CRITICAL, NEUTRAL = "soundness-critical", "soundness-neutral"
 # Difference name -> the direction a reviewer that notices broken research logic moves it.
@@ -126,7 +126,7 @@ def counterfactual_effects(original: Dataset, variants: Dataset, judge=None, alp
     ``original`` holds the reviews of the original papers, ``variants`` the reviews of their
     counterfactual versions, each with a ``perturbation`` struct whose ``category`` is
     ``soundness-critical`` or ``soundness-neutral``; they pair as in
-    :func:`praib.robustness.pair_records`. ``rating`` must be parsed already (see
+    :func:`praib.metrics.perturbation.robustness.pair_records`. ``rating`` must be parsed already (see
     :func:`praib.parsing.parse_reviews`). With ``sensitivity`` the judge also aligns the
     assertions of each original review and each review of a neutral version.
 

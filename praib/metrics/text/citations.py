@@ -46,7 +46,7 @@ IEEE "A. Vaswani"); ``title`` is stripped of its quotes and of a final ``.`` or 
 ``surnames`` gives the family names ("Laine", "van der Maaten") for look-ups.
 
 Checking the references against Crossref, OpenAlex, DBLP or a local bibliography, and the
-share verified per review, is :mod:`praib.verification`'s work; this module has no network code.
+share verified per review, is :mod:`praib.sources.verification`'s work; this module has no network code.
 """
 
 from __future__ import annotations

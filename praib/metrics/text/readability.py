@@ -46,7 +46,7 @@ Sentences
 Texts without words
     :func:`readability` returns ``tkc == words == 0``, ``sentences`` and ``syllables`` 0,
     and ``ttr``, ``fre`` and ``fkg`` ``None`` (undefined). The batch engine
-    (:mod:`praib.textstats`) writes NaN for undefined scores.
+    (:mod:`praib.metrics.text.textstats`) writes NaN for undefined scores.
 
 Calibration: on the 506 ICLR 2019/2020 reviews of DISAPERE these rules give a mean FRE of
 43.65 and FKG of 11.76 (the paper's Table 4 human values are 43.5 and 11.7); without the

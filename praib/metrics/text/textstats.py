@@ -3,13 +3,13 @@
 :func:`score_texts` returns, for each text, the columns of :data:`TEXT_METRICS`:
 
 ``tkc``, ``ttr``, ``fre``, ``fkg``
-    as :func:`praib.readability.readability` (rules in that module's docstring);
+    as :func:`praib.metrics.text.readability.readability` (rules in that module's docstring);
 ``xref``, ``xref_<type>``
-    cross-reference mentions in total and per type, as :func:`praib.xref.xref_counts`;
+    cross-reference mentions in total and per type, as :func:`praib.metrics.text.xref.xref_counts`;
 ``xref_per_100_tokens``
     ``100 * xref / tkc``;
 ``citations``
-    number of formatted references, ``len(praib.citations.find_citations(text))``.
+    number of formatted references, ``len(praib.metrics.text.citations.find_citations(text))``.
 
 Values are identical to calling those functions text by text; missing values are NaN:
 every column is NaN for a text that is ``None``, empty or only whitespace, and ``ttr``,
@@ -33,9 +33,9 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from . import readability as _readability
-from .citations import find_citations
-from .xref import GROUP_TYPES, XREF_PATTERN, XREF_TYPES
+from praib.metrics.text import readability as _readability
+from praib.metrics.text.citations import find_citations
+from praib.metrics.text.xref import GROUP_TYPES, XREF_PATTERN, XREF_TYPES
 
 __all__ = ["TEXT_METRICS", "CHUNK_SIZE", "score_texts"]
 
@@ -65,7 +65,7 @@ def _score_one(text: Optional[str]) -> tuple:
     n_words = len(words)
 
     per_type = [0] * len(XREF_TYPES)
-    for match in XREF_PATTERN.finditer(" " + text):  # see praib.xref.iter_xref_matches
+    for match in XREF_PATTERN.finditer(" " + text):  # see praib.metrics.text.xref.iter_xref_matches
         per_type[_TYPE_POSITION[match.lastindex]] += 1
     n_xref = sum(per_type)
     n_citations = len(find_citations(text))

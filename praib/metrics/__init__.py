@@ -1,0 +1,1 @@
+"""The metric algorithms, grouped: text, scores and agreement, judged, and perturbation statistics."""

@@ -1,0 +1,1 @@
+"""Metrics of ratings and confidences: agreement with human panels and score distributions."""

@@ -1,0 +1,1 @@
+"""Metrics of review text: readability, cross-references and citations, and the batch kernel that scores them."""

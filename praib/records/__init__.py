@@ -1,0 +1,8 @@
+"""Records: the typed tables every stage of praib reads and writes (schemas and I/O)."""
+
+from praib.records.io import (coerce_record, iter_jsonl, load_records, raw_rows, records_to_dataset,
+                              save_records)
+from praib.records.schema import (GENERATION_FEATURES, HUMAN_SOURCE, META_REVIEW_FEATURES, PAPER_FEATURES,
+                                  PARSE_FAILED, PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL, PERTURBATION_FEATURES,
+                                  REBUTTAL_FEATURES, REVIEW_FEATURES, REVIEW_SECTIONS, SCHEMAS, RecordError,
+                                  perturbation_kind)
