@@ -170,6 +170,105 @@ def _backend_counts(backend: Any) -> tuple[int, int] | None:
     return None
 
 
+@dataclass(frozen=True)
+class RunItem:
+    """One request of a run: ``id`` names it where the run stops (a paper id), ``request`` is rendered already."""
+
+    id: str
+    request: GenerationRequest
+
+
+@dataclass
+class RunOutcome:
+    """What :func:`run_requests` made: one record per item, in order, with the raw outputs."""
+
+    records: list[dict[str, Any]]
+    outputs: list[str]
+    n_from_cache: int | None     # None when the backend has no cache
+    n_backend_calls: int | None
+    backend_seconds: float       # inside backend.generate (cache lookups included)
+
+
+def run_requests(items: Sequence[RunItem], backend: Any, make_record: Callable[[int, str, str | None], dict], *,
+                 output: str | Path | None, batch_size: int | None, progress: bool, unit: str,
+                 description: str) -> RunOutcome:
+    """Send every item's request to ``backend`` in batches and turn each answer into a record.
+
+    ``make_record(index, raw_output, model_revision)`` builds the record of ``items[index]``; the
+    revision is the one stored with the cached call (see :func:`_revisions`). Each finished batch
+    is appended to ``<output>.partial.jsonl`` (flushed and fsynced) before the next one is sent;
+    a partial file an interrupted run left is appended to, and behind a ``CachedBackend`` a rerun
+    sends only the requests the cache lacks. The caller writes the final file (:func:`finish_run`).
+    """
+    partial = partial_path(output) if output is not None else None
+    handle = None
+    if partial is not None:
+        partial.parent.mkdir(parents=True, exist_ok=True)
+        if partial.exists() and partial.stat().st_size:
+            # An earlier run stopped here; keep its records (they matter most without a cache).
+            logger.warning("%s exists (an earlier run was interrupted); appending to it", partial)
+        handle = partial.open("a", encoding="utf-8")
+    counts_before = _backend_counts(backend)
+    size = batch_size or len(items) or 1
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=len(items), unit=unit, desc=description, file=sys.stderr, dynamic_ncols=True)
+    records: list[dict[str, Any]] = []
+    outputs: list[str] = []
+    backend_seconds = 0.0
+    try:
+        for start in range(0, len(items), size):
+            batch = [item.request for item in items[start:start + size]]
+            tick = time.perf_counter()
+            # One batch holding everything (vLLM): let the backend show its own progress.
+            answers = backend.generate(batch, progress=progress and batch_size is None and len(batch) > 1)
+            backend_seconds += time.perf_counter() - tick
+            if len(answers) != len(batch):
+                raise RuntimeError(f"backend {backend.name} returned {len(answers)} outputs for {len(batch)} requests")
+            revisions = _revisions(backend, batch)
+            new = [make_record(start + offset, raw, revisions[offset]) for offset, raw in enumerate(answers)]
+            if handle is not None:
+                append_records(handle, new)
+            records.extend(new)
+            outputs.extend(answers)
+            if bar is not None:
+                bar.update(len(batch))
+                counts = _backend_counts(backend)
+                if counts and counts_before:
+                    bar.set_postfix(cached=counts[0] - counts_before[0], refresh=False)
+    except BaseException:
+        if bar is not None:
+            bar.close()
+        if handle is not None:
+            handle.close()
+        unfinished = f", at {items[len(records)].id}" if len(records) < len(items) else ""
+        logger.warning("stopped after %d of %d %ss%s%s; %s", len(records), len(items), unit, unfinished,
+                       f" (finished ones are in {partial})" if partial is not None else "",
+                       "rerun the same command to resume: outputs already generated are in the call cache"
+                       if counts_before is not None else "this backend has no call cache, so a rerun starts over")
+        raise
+    if bar is not None:
+        bar.close()
+    if handle is not None:
+        handle.close()
+    counts_after = _backend_counts(backend)
+    from_cache = calls = None
+    if counts_before and counts_after:
+        from_cache, calls = counts_after[0] - counts_before[0], counts_after[1] - counts_before[1]
+    return RunOutcome(records, outputs, from_cache, calls, backend_seconds)
+
+
+def finish_run(records: list[dict[str, Any]], kind: str, output: str | Path | None) -> Dataset:
+    """The records of a finished run as a Dataset of ``kind``, written to ``output`` (which replaces
+    the partial file) when there is one."""
+    dataset = records_to_dataset(records, kind)
+    if output is not None:
+        save_records(dataset, output)
+        partial_path(output).unlink(missing_ok=True)
+    return dataset
+
+
 def run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | None, year: int | None,
                    output: str | Path | None, sampling: SamplingConfig | None = None,
                    knowledge_cutoff: str | None = None, token_budget: int | None = DEFAULT_TOKEN_BUDGET,
@@ -208,74 +307,30 @@ def run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | N
         contexts.append(context)
     prepared_papers = prepare_papers([paper["text"] or "" for paper in rows], token_budget, count_tokens,
                                      remove_appendix)
-    requests: list[GenerationRequest] = []
-    for prepared, context in zip(prepared_papers, contexts):
+    items: list[RunItem] = []
+    for paper, prepared, context in zip(rows, prepared_papers, contexts):
         messages = prompt.render(paper_text=prepared.text, venue=context[0], year=context[1],
                                  knowledge_cutoff=knowledge_cutoff, **(prompt_params or {}))
-        requests.append(GenerationRequest(messages=tuple((m["role"], m["content"]) for m in messages),
-                                          sampling=sampling, template=prompt.spec.name))
+        items.append(RunItem(paper["paper_id"], GenerationRequest(
+            messages=tuple((m["role"], m["content"]) for m in messages), sampling=sampling,
+            template=prompt.spec.name)))
         summary.n_truncated += prepared.truncated
         summary.n_appendix_removed += prepared.appendix_removed
 
-    partial = partial_path(output) if output is not None else None
-    handle = None
-    if partial is not None:
-        partial.parent.mkdir(parents=True, exist_ok=True)
-        if partial.exists() and partial.stat().st_size:
-            # An earlier run stopped here; keep its records (they matter most without a cache).
-            logger.warning("%s exists (an earlier run was interrupted); appending to it", partial)
-        handle = partial.open("a", encoding="utf-8")
-    counts_before = _backend_counts(backend)
-    size = batch_size or len(requests) or 1
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=len(requests), unit="review", desc=f"{source} / {prompt.spec.name}", file=sys.stderr,
-                   dynamic_ncols=True)
-    records: list[dict[str, Any]] = []
-    try:
-        for start in range(0, len(requests), size):
-            batch = requests[start:start + size]
-            tick = time.perf_counter()
-            # One batch holding everything (vLLM): let the backend show its own progress.
-            outputs = backend.generate(batch, progress=progress and batch_size is None and len(batch) > 1)
-            summary.backend_seconds += time.perf_counter() - tick
-            if len(outputs) != len(batch):
-                raise RuntimeError(f"backend {backend.name} returned {len(outputs)} outputs for {len(batch)} requests")
-            new = []
-            revisions = _revisions(backend, batch)
-            for offset, raw in enumerate(outputs):
-                index = start + offset
-                paper_venue, paper_year = contexts[index]
-                new.append(_review_record(rows[index], prepared_papers[index], raw, scales_of[contexts[index]],
-                                          backend=backend, source=source, prompt=prompt.spec.name,
-                                          venue=paper_venue, year=paper_year, model_revision=revisions[offset],
-                                          template=template, sampling=sampling, knowledge_cutoff=knowledge_cutoff))
-            count_many = getattr(count_tokens, "count_many", None)
-            summary.output_tokens += (sum(count_many([raw or "" for raw in outputs])) if count_many is not None
-                                      else sum(count_tokens(raw or "") for raw in outputs))
-            if handle is not None:
-                append_records(handle, new)
-            records.extend(new)
-            if bar is not None:
-                bar.update(len(batch))
-                counts = _backend_counts(backend)
-                if counts and counts_before:
-                    bar.set_postfix(cached=counts[0] - counts_before[0], refresh=False)
-    except BaseException:
-        if bar is not None:
-            bar.close()
-        if handle is not None:
-            handle.close()
-        logger.warning("stopped after %d of %d reviews%s; %s", len(records), len(requests),
-                       f" (finished ones are in {partial})" if partial is not None else "",
-                       "rerun the same command to resume: outputs already generated are in the call cache"
-                       if counts_before is not None else "this backend has no call cache, so a rerun starts over")
-        raise
-    if bar is not None:
-        bar.close()
-    if handle is not None:
-        handle.close()
+    def review_record(index: int, raw: str, model_revision: str | None) -> dict[str, Any]:
+        paper_venue, paper_year = contexts[index]
+        return _review_record(rows[index], prepared_papers[index], raw, scales_of[contexts[index]], backend=backend,
+                              source=source, prompt=prompt.spec.name, venue=paper_venue, year=paper_year,
+                              model_revision=model_revision, template=template, sampling=sampling,
+                              knowledge_cutoff=knowledge_cutoff)
+
+    done = run_requests(items, backend, review_record, output=output, batch_size=batch_size, progress=progress,
+                        unit="review", description=f"{source} / {prompt.spec.name}")
+    records = done.records
+    summary.backend_seconds = done.backend_seconds
+    outputs = [raw or "" for raw in done.outputs]
+    count_many = getattr(count_tokens, "count_many", None)
+    summary.output_tokens = sum(count_many(outputs)) if count_many is not None else sum(map(count_tokens, outputs))
 
     for record in records:
         status = record["parse_status"]
@@ -287,14 +342,8 @@ def run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | N
         else:
             summary.n_partial += 1
     summary.n_generated = len(records)
-    counts_after = _backend_counts(backend)
-    if counts_before and counts_after:
-        summary.n_from_cache = counts_after[0] - counts_before[0]
-        summary.n_backend_calls = counts_after[1] - counts_before[1]
-    dataset = records_to_dataset(records, "review")
-    if output is not None:
-        save_records(dataset, output)
-        partial.unlink(missing_ok=True)
+    summary.n_from_cache, summary.n_backend_calls = done.n_from_cache, done.n_backend_calls
+    dataset = finish_run(records, "review", output)
     summary.seconds = time.perf_counter() - started
     if summary.n_unparsed:
         logger.warning("%d of %d outputs could not be parsed; their raw text is kept (parse_status 'failed')",
@@ -386,5 +435,6 @@ def generate_reviews(papers: Dataset, backend: Any, prompt: Any, *, venue: str |
     return result.records
 
 
-__all__: Sequence[str] = ("DEFAULT_BATCH_SIZE", "GenerationResult", "GenerationSummary", "generate_reviews",
-                          "partial_path", "prompt_scales", "run_generation", "template_id")
+__all__: Sequence[str] = ("DEFAULT_BATCH_SIZE", "GenerationResult", "GenerationSummary", "RunItem", "RunOutcome",
+                          "finish_run", "generate_reviews", "partial_path", "prompt_scales", "run_generation",
+                          "run_requests", "template_id")

@@ -14,7 +14,7 @@ from praib.generation.run import partial_path
 from praib.llm.judge import Judge
 from praib.generation.meta_review import parse_decision, run_meta_reviews
 from praib.perturb.registry import apply_perturbation
-from praib.records import coerce_record, load_records, records_to_dataset
+from praib.records import PARSE_FAILED, PARSE_OK, PARSE_PARTIAL, coerce_record, load_records, records_to_dataset
 from tests.stubs import RecordingBackend
 
 DEMO = "praib/data/demo"
@@ -125,6 +125,73 @@ def test_an_interrupted_run_resumes_and_an_identical_rerun_makes_no_calls(tmp_pa
     assert (run.n_from_cache, run.n_backend_calls) == (4, 0)
     assert not partial_path(output).exists()
     assert [json.loads(line)["paper_id"] for line in output.read_text().splitlines()] == papers["paper_id"]
+
+
+def test_a_meta_review_served_from_the_cache_records_the_revision_of_the_cached_call(tmp_path):
+    """Fixed defect: the meta-review loop recorded the backend's current revision, not the cached call's."""
+    papers, reviews, rebuttals = _inputs(2)
+    cache = CallCache(tmp_path / "c")
+    run_meta_reviews(papers, reviews, rebuttals, CachedBackend(RecordingBackend([ANSWER]), cache),
+                     load_prompt("meta_review_score"), output=None, progress=False)
+
+    class Updated(RecordingBackend):
+        model_revision = "rev2"
+
+    updated = Updated([ANSWER])
+    run = run_meta_reviews(papers, reviews, rebuttals, CachedBackend(updated, cache), load_prompt("meta_review_score"),
+                           output=None, progress=False)
+    assert updated.requests == []
+    assert [r["generation"]["model_revision"] for r in run.records] == ["rev1", "rev1"]
+
+
+def test_a_backend_that_loses_an_output_stops_a_meta_review_run(tmp_path):
+    """Fixed defect: the meta-review loop did not check that every request got one output."""
+    papers, reviews, rebuttals = _inputs(2)
+    output = tmp_path / "meta.jsonl"
+
+    class Lossy(RecordingBackend):
+        def generate(self, requests, progress=False):
+            return super().generate(requests, progress)[:-1]
+
+    with pytest.raises(RuntimeError, match="backend stub returned 1 outputs for 2 requests"):
+        run_meta_reviews(papers, reviews, rebuttals, Lossy([ANSWER]), load_prompt("meta_review_score"),
+                         output=output, batch_size=2, progress=False)
+    assert not output.exists() and partial_path(output).read_text() == ""
+
+
+def test_meta_review_parse_statuses_are_the_record_constants():
+    """Fixed defect: the meta-review loop wrote its own status strings instead of praib.records' constants."""
+    papers, reviews, rebuttals = _inputs(3)
+    run = run_meta_reviews(papers, reviews, rebuttals, RecordingBackend([ANSWER, "Overall Score: 5", "No verdict."]),
+                           load_prompt("meta_review_score"), output=None, progress=False)
+    assert run.records["parse_status"] == [PARSE_OK, PARSE_PARTIAL, PARSE_FAILED]
+    assert run.records["parse_reason"] == [None, "no final decision found", "no overall score and no final decision found"]
+    assert str(run).startswith("3 meta-reviews; 1 parsed")
+
+
+def test_a_killed_meta_review_run_appends_to_its_partial_file_like_a_review_run(tmp_path):
+    """Without a cache the partial file is all that survives: a second killed run appends to it."""
+    papers, reviews, rebuttals = _inputs(3)
+    output = tmp_path / "meta.jsonl"
+
+    class DiesAfter(RecordingBackend):
+        def __init__(self, answers, calls):
+            super().__init__(answers)
+            self.calls = calls
+
+        def generate(self, requests, progress=False):
+            if self.calls == 0:
+                raise KeyboardInterrupt
+            self.calls -= 1
+            return super().generate(requests, progress)
+
+    for calls in (1, 2):
+        with pytest.raises(KeyboardInterrupt):
+            run_meta_reviews(papers, reviews, rebuttals, DiesAfter([ANSWER], calls), load_prompt("meta_review_score"),
+                             output=output, batch_size=1, progress=False)
+    kept = [json.loads(line)["paper_id"] for line in partial_path(output).read_text().splitlines()]
+    first, second = papers["paper_id"][:2]
+    assert kept == [first, first, second] and not output.exists()
 
 
 def test_a_review_prompt_or_half_a_perturbation_is_refused():
