@@ -71,7 +71,6 @@ def oracle_reviews(reviews: Any, variants: Any, *, judge: Any = None, seed: int 
     ``variants``: counterfactual papers (PAPER_FEATURES with ``perturbation``). A variant whose paper
     has no review is skipped with a note on stderr.
     """
-    from praib.llm.backends import GenerationRequest
     from praib.parsing import parse_reviews
     from praib.records import coerce_record, records_to_dataset
     from praib.scales import venue_scales
@@ -98,10 +97,9 @@ def oracle_reviews(reviews: Any, variants: Any, *, judge: Any = None, seed: int 
 
     paraphrases: dict[str, str] = {}
     if judge is not None and reviewed:
-        template = template_path("oracle_paraphrase", templates)
-        requests = [GenerationRequest(messages=(("user", judge.render(template, review=r["text"] or "")),),
-                                      sampling=judge.sampling, template="oracle:paraphrase") for r in reviewed]
-        outputs = judge.backend.generate(requests, progress=progress)
+        outputs = judge.text(template_path("oracle_paraphrase", templates),
+                             [{"review": r["text"] or ""} for r in reviewed], label="oracle:paraphrase",
+                             progress=progress)
         paraphrases = {r["review_id"]: out.strip() for r, out in zip(reviewed, outputs)}
 
     comment_template = template_path("oracle_comment", templates)

@@ -64,13 +64,9 @@ def render_template(path: Path, **variables: Any) -> str:
 
 def generate_texts(judge, template: str, items: Sequence[dict[str, Any]], progress: bool = False,
                    override: str | Path | None = None) -> list[str]:
-    """One free-text answer per item from ``template`` rendered with the item, through the judge's backend."""
-    from praib.llm.backends import GenerationRequest
-
+    """One free-text answer per item from ``template`` rendered with the item, through the judge."""
     path = template_file(template, override)
-    requests = [GenerationRequest(messages=(("user", judge.render(path, **item)),), sampling=judge.sampling,
-                                  template=f"perturb:{path.stem}") for item in items]
-    return list(judge.backend.generate(requests, progress=progress)) if requests else []
+    return judge.text(path, items, label=f"perturb:{path.stem}", progress=progress)
 
 
 def parse_span_edits(output: str) -> list[SpanEdit]:

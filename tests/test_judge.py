@@ -28,6 +28,18 @@ def test_json_answers_are_decoded_or_none(template):
     assert backend.requests[0].json_schema == '{"type":"object"}'
 
 
+def test_text_answers_are_free_and_keyed_by_the_stage_label(template):
+    backend = RecordingBackend(["An edit.", "Another."])
+    judge = Judge(backend)
+    assert judge.text(template, [{"review": "a"}, {"review": "b"}], label="perturb:verdict") == ["An edit.", "Another."]
+    first = backend.requests[0]
+    assert (first.template, first.choices, first.json_schema) == ("perturb:verdict", None, None)
+    assert first.messages == (("user", "Is this review about maths?\na\n"),)
+    judge.text(template, [{"review": "c"}])
+    assert backend.requests[-1].template == "judge:verdict"
+    assert judge.text(template, []) == [] and len(backend.requests) == 3
+
+
 def test_missing_variable_and_unknown_template_are_clear_errors(template):
     judge = Judge(RecordingBackend(["x"]))
     with pytest.raises(ValueError, match="'review' is undefined"):

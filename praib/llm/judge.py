@@ -60,10 +60,21 @@ class Judge:
         except jinja2.UndefinedError as err:
             raise ValueError(f"judge template {path.name}: {err.message}") from None
 
-    def _requests(self, template: str | Path, items: Sequence[dict], **constraint: Any) -> list[GenerationRequest]:
+    def _requests(self, template: str | Path, items: Sequence[dict], label: str | None = None,
+                  **constraint: Any) -> list[GenerationRequest]:
+        label = label or f"judge:{Path(str(template)).stem}"
         return [GenerationRequest(messages=(("user", self.render(template, **item)),), sampling=self.sampling,
-                                  template=f"judge:{Path(str(template)).stem}", **constraint)
+                                  template=label, **constraint)
                 for item in items]
+
+    def text(self, template: str | Path, items: Sequence[dict], label: str | None = None,
+             progress: bool = False) -> list[str]:
+        """One free-text answer per item (an edit, a paraphrase). ``label`` is the template name the
+        call cache keys the requests by (default ``judge:<template name>``); stages that kept their
+        own name (``perturb:...``, ``oracle:...``) pass it so that their cached answers stay valid."""
+        if not items:
+            return []
+        return list(self.backend.generate(self._requests(template, items, label), progress=progress))
 
     def choose(self, template: str | Path, items: Sequence[dict], choices: Sequence[str],
                progress: bool = False) -> list[str]:
