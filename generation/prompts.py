@@ -41,6 +41,7 @@ import jinja2
 import yaml
 
 from praib.scales import UnknownScaleError, VenueScales, generic_scales, venue_scales
+from praib.templates import TemplateSet
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 SYSTEM_TEMPLATE = "system.jinja"
@@ -150,14 +151,9 @@ def _fail(message: str) -> None:
     raise PromptRenderError(message)
 
 
-def _environment(directory: Path) -> jinja2.Environment:
-    # The template's own folder first (a user's shared blocks), then the built-in folder,
-    # so that user templates can include the built-in shared blocks too.
-    dirs = [str(directory)] if directory.resolve() == TEMPLATES_DIR.resolve() else [str(directory), str(TEMPLATES_DIR)]
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(dirs), undefined=jinja2.StrictUndefined,
-                             keep_trailing_newline=True, autoescape=False)
-    env.globals["fail"] = _fail
-    return env
+# A user's template is looked up in its own folder first (its shared blocks), then in the built-in folder.
+PROMPT_TEMPLATES = TemplateSet("prompt", TEMPLATES_DIR, globals={"fail": _fail}, keep_trailing_newline=True,
+                               autoescape=False)
 
 
 def _rebuttal_list(rebuttal: Any, n_reviews: int) -> list[str | None] | None:
@@ -179,7 +175,7 @@ class Prompt:
         self.source_text = source_text
         self.system = system                      # whether the shared system prompt is prepended
         self.params = dict(params or {})          # extra parameters: name -> "required" | "optional"
-        self._env = _environment(spec.path.parent)
+        self._env = PROMPT_TEMPLATES.environment(spec.path.parent)
 
     def __repr__(self) -> str:
         return f"Prompt({self.spec.name!r}, scale={self.spec.scale!r}, output={self.spec.output!r})"

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from praib.perturb.logic import (extract_logic, logic_by_paper, logic_features, numbered_paragraphs, split_paragraphs, table,
-                    template_path)
+from praib.perturb.logic import (TEMPLATES, extract_logic, logic_by_paper, logic_features, numbered_paragraphs,
+                                split_paragraphs, table)
 
 CRITICAL_FAMILIES = ("finding", "conclusion", "result")
 NEUTRAL_KINDS = ("spelling", "voice", "language-errors", "layout")
@@ -255,7 +255,7 @@ def _run_round(jobs: list[_Job], judge: Any, seed: int, templates: str | Path | 
         group = [j for j in jobs if j.family == family]
         if not group:
             continue
-        answers = judge.json(template_path(f"counterfactual_{family}", templates),
+        answers = judge.json(TEMPLATES.path(f"counterfactual_{family}", templates),
                              [_edit_context(j) for j in group], EDIT_SCHEMAS[family], progress=progress)
         for job, answer in zip(group, answers):
             try:
@@ -269,7 +269,7 @@ def _run_round(jobs: list[_Job], judge: Any, seed: int, templates: str | Path | 
             planned.append((job, kind, summary, changed, allowed))
     if not planned:
         return
-    projections = judge.json(template_path("counterfactual_project", templates), [
+    projections = judge.json(TEMPLATES.path("counterfactual_project", templates), [
         {"family": job.family, "changed": changed,
          "paragraphs": [p for p in job.paragraphs if p["id"] in allowed]}
         for job, _, _, changed, allowed in planned], PROJECTION_SCHEMA, progress=progress)
@@ -286,7 +286,7 @@ def _run_round(jobs: list[_Job], judge: Any, seed: int, templates: str | Path | 
         projected.append((job, kind, _describe(summary, edits), changed, edits, text))
     if not projected:
         return
-    verdicts = judge.json(template_path("counterfactual_judge", templates), [
+    verdicts = judge.json(TEMPLATES.path("counterfactual_judge", templates), [
         {"family": job.family, "changed": changed, "description": description, "edits": edits,
          "goal": job.logic["goal"]["summary"]}
         for job, _, description, changed, edits, _ in projected], VERDICT_SCHEMA, progress=progress)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 
-from praib.perturb.rewrite import render_template, template_file
+from praib.perturb.logic import TEMPLATES
 from praib.perturb.text import prose_blocks
 
 PLACEMENTS = ("white-text", "comment", "appendix")
@@ -29,8 +29,9 @@ def injection_text(row: dict, override: str | Path | None = None) -> str:
     except UnknownScaleError:
         scales = generic_scales()
     top = scales.rating.values[-1]
-    return render_template(template_file("injection", override),
-        rating=top, rating_label=scales.rating.labels[top].split(":")[0].strip(), title=row.get("title") or "").strip()
+    return TEMPLATES.render(TEMPLATES.path(Path(override) if override else "injection"), rating=top,
+                            rating_label=scales.rating.labels[top].split(":")[0].strip(),
+                            title=row.get("title") or "").strip()
 
 
 def inject(row: dict, rng: random.Random, placement: str, template: str | Path | None = None) -> tuple[dict, str]:

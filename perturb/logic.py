@@ -18,7 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-BUILTIN_TEMPLATES = Path(__file__).resolve().parent / "templates"
+from praib.templates import TemplateSet
+
+#: The perturbation prompts; a user folder of overrides or a user's own file stands in for a built-in name.
+TEMPLATES = TemplateSet("perturbation", Path(__file__).resolve().parent / "templates", keep_trailing_newline=True)
 
 _BLOCK = {"summary": {"type": "string"}, "paragraphs": {"type": "array", "items": {"type": "string"}}}
 
@@ -103,15 +106,6 @@ def split_paragraphs(text: str) -> list[Paragraph]:
 def numbered_paragraphs(text: str) -> list[dict[str, str]]:
     """``[{"id": "p1", "text": ...}, ...]``: what the prompts show the model."""
     return [{"id": p.id, "text": p.text_of(text)} for p in split_paragraphs(text)]
-
-
-def template_path(name: str, templates: str | Path | None = None) -> Path:
-    """``<templates>/<name>.jinja`` when a user directory has it, else the built-in one."""
-    if templates is not None:
-        candidate = Path(templates) / f"{name}.jinja"
-        if candidate.is_file():
-            return candidate
-    return BUILTIN_TEMPLATES / f"{name}.jinja"
 
 
 def validate_logic(logic: Any, paragraph_ids: Sequence[str]) -> list[str]:
@@ -202,8 +196,8 @@ def extract_logic(papers: Any, judge: Any, *, max_retries: int = 1, templates: s
         if not paras:
             raise LogicError(f"paper {row['paper_id']}: has no text to extract research logic from")
     items = [{"title": row.get("title") or "", "paragraphs": paras} for row, paras in zip(rows, paragraphs)]
-    drafts = _ask(judge, template_path("logic_extract", templates), items, progress, "extracting research logic")
-    refine = template_path("logic_refine", templates)
+    drafts = _ask(judge, TEMPLATES.path("logic_extract", templates), items, progress, "extracting research logic")
+    refine = TEMPLATES.path("logic_refine", templates)
     answers = _ask(judge, refine, [{**item, "draft": _dump(draft), "problems": []}
                                    for item, draft in zip(items, drafts)], progress, "refining research logic")
     attempts = [1] * len(rows)

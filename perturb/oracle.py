@@ -26,8 +26,7 @@ from typing import Any
 from praib.metrics.perturbation.robustness import reviewer_label
 
 from praib.perturb.counterfactual import CRITICAL
-from praib.perturb.logic import template_path
-from praib.perturb.rewrite import render_template
+from praib.perturb.logic import TEMPLATES
 
 ORACLE_SOURCE = "oracle"
 MAX_STEPS_DOWN = 2
@@ -97,12 +96,12 @@ def oracle_reviews(reviews: Any, variants: Any, *, judge: Any = None, seed: int 
 
     paraphrases: dict[str, str] = {}
     if judge is not None and reviewed:
-        outputs = judge.text(template_path("oracle_paraphrase", templates),
+        outputs = judge.text(TEMPLATES.path("oracle_paraphrase", templates),
                              [{"review": r["text"] or ""} for r in reviewed], label="oracle:paraphrase",
                              progress=progress)
         paraphrases = {r["review_id"]: out.strip() for r, out in zip(reviewed, outputs)}
 
-    comment_template = template_path("oracle_comment", templates)
+    comment_template = TEMPLATES.path("oracle_comment", templates)
     rows = []
     for review in reviewed:
         rows.append({**review, "source": ORACLE_SOURCE, "model": ORACLE_SOURCE, "prompt": None,
@@ -115,7 +114,7 @@ def oracle_reviews(reviews: Any, variants: Any, *, judge: Any = None, seed: int 
             text = paraphrases.get(review["review_id"], review["text"])
             rating, weaknesses = review["rating"], review["weaknesses"]
             if perturbation["category"] == CRITICAL:
-                comment = render_template(comment_template, perturbation=perturbation).strip()
+                comment = TEMPLATES.render(comment_template, perturbation=perturbation).strip()
                 text = f"{text.rstrip()}\n\n{comment}" if text and text.strip() else comment
                 weaknesses = f"{weaknesses.rstrip()}\n- {comment}" if weaknesses else f"- {comment}"
                 if rating is not None:

@@ -16,13 +16,10 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-import jinja2
-
-from praib.perturb.logic import BUILTIN_TEMPLATES
+from praib.perturb.logic import TEMPLATES
 from praib.perturb.text import prose_blocks, sections
 
 _SPAN_EDIT = re.compile(
@@ -38,34 +35,10 @@ class SpanEdit:
     edited: str
 
 
-def template_file(name: str, override: str | Path | None = None) -> Path:
-    """The built-in template ``name``, or the user's template file ``override`` in its place
-    (:func:`praib.perturb.logic.template_path` takes a directory of overrides instead)."""
-    path = Path(override) if override else BUILTIN_TEMPLATES / f"{name}.jinja"
-    if not path.is_file():
-        raise ValueError(f"no perturbation template {str(path)!r}")
-    return path
-
-
-@lru_cache(maxsize=None)
-def _compiled(path: Path) -> jinja2.Template:
-    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(path.parent)),
-                                     undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-    return environment.get_template(path.name)
-
-
-def render_template(path: Path, **variables: Any) -> str:
-    """``path`` rendered with ``variables``; a variable the template needs and lacks is a ValueError."""
-    try:
-        return _compiled(Path(path).resolve()).render(**variables)
-    except jinja2.UndefinedError as err:
-        raise ValueError(f"perturbation template {path}: {err.message}") from None
-
-
 def generate_texts(judge, template: str, items: Sequence[dict[str, Any]], progress: bool = False,
                    override: str | Path | None = None) -> list[str]:
     """One free-text answer per item from ``template`` rendered with the item, through the judge."""
-    path = template_file(template, override)
+    path = TEMPLATES.path(Path(override) if override else template)
     return judge.text(path, items, label=f"perturb:{path.stem}", progress=progress)
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from praib.templates import TemplateSet
+
 HUMAN = "human"
 POOLED = "all"
 
@@ -660,13 +662,12 @@ def render_markdown(sections: list[Section], title: str) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def render_html(sections: list[Section], title: str) -> str:
-    import jinja2
+REPORT_TEMPLATES = TemplateSet("report", Path(__file__).parent / "templates", autoescape=True, trim_blocks=True,
+                               lstrip_blocks=True)
 
-    environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
-        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    return environment.get_template("report.html.jinja").render(title=title, sections=sections)
+
+def render_html(sections: list[Section], title: str) -> str:
+    return REPORT_TEMPLATES.template("report.html").render(title=title, sections=sections)
 
 
 def write_report(directory: str | Path, html_path: str | Path, markdown_path: str | Path | None = None,

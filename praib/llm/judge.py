@@ -16,16 +16,14 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-import jinja2
-
 from praib.llm.backends import Backend, GenerationRequest, SamplingConfig, make_backend
 from praib.llm.cache import CachedBackend, CallCache
+from praib.templates import TemplateSet
 
-BUILTIN_JUDGE_TEMPLATES = Path(__file__).resolve().parent / "templates"
+JUDGE_TEMPLATES = TemplateSet("judge", Path(__file__).resolve().parent / "templates", keep_trailing_newline=True)
 
 
 @dataclass
@@ -49,16 +47,7 @@ class Judge:
 
     def render(self, template: str | Path, **variables: Any) -> str:
         """The user message of judge template ``template`` (a built-in name or a .jinja path)."""
-        path = Path(template)
-        if path.suffix != ".jinja":
-            path = BUILTIN_JUDGE_TEMPLATES / f"{template}.jinja"
-        if not path.exists():
-            available = sorted(p.stem for p in BUILTIN_JUDGE_TEMPLATES.glob("*.jinja"))
-            raise ValueError(f"no judge template {template!r}; built-in: {', '.join(available)}")
-        try:
-            return _template(path.resolve()).render(**variables)
-        except jinja2.UndefinedError as err:
-            raise ValueError(f"judge template {path.name}: {err.message}") from None
+        return JUDGE_TEMPLATES.render(template, **variables)
 
     def _requests(self, template: str | Path, items: Sequence[dict], label: str | None = None,
                   **constraint: Any) -> list[GenerationRequest]:
@@ -90,14 +79,6 @@ class Judge:
         canonical = json.dumps(schema, sort_keys=True, separators=(",", ":"))
         outputs = self.backend.generate(self._requests(template, items, json_schema=canonical), progress=progress)
         return [_loads(output) for output in outputs]
-
-
-@lru_cache(maxsize=None)
-def _template(path: Path) -> jinja2.Template:
-    # Judged runs render thousands of prompts from a handful of files: compile each once.
-    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(path.parent)),
-                                     undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-    return environment.get_template(path.name)
 
 
 def _closest_choice(output: str, choices: Sequence[str]) -> str:

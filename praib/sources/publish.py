@@ -33,6 +33,7 @@ from typing import Mapping
 from datasets import Dataset, Features
 
 from praib.records import SCHEMAS, load_records, records_to_dataset
+from praib.templates import TemplateSet
 
 # config name -> record kind. Counterfactual and perturbed papers keep their original's paper_id
 # and say what was changed in their ``perturbation`` struct.
@@ -47,6 +48,7 @@ CONFIGS: dict[str, str] = {
 }
 SPLIT = "train"
 DEFAULT_CARD_TEMPLATE = Path(__file__).resolve().parents[1] / "data" / "cards" / "praib.md.jinja"
+CARD_TEMPLATES = TemplateSet("card", DEFAULT_CARD_TEMPLATE.parent, keep_trailing_newline=True)
 
 
 class PublishError(ValueError):
@@ -101,9 +103,8 @@ def render_card(template: str | Path, configs: Mapping[str, Dataset], default: s
         "counts": _counts(records), "perturbed": sum(p is not None for p in records["perturbation"]),
         "default": name == default} for name, records in configs.items()], "built": built}
     try:
-        text = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True) \
-            .from_string(template.read_text(encoding="utf-8")).render(context)
-    except (OSError, jinja2.TemplateError) as err:
+        text = CARD_TEMPLATES.template(template).render(context)
+    except (OSError, ValueError, jinja2.TemplateError) as err:
         line = f": line {err.lineno}" if getattr(err, "lineno", None) else ""
         raise PublishError(f"{template}{line}: cannot render the card template ({err})") from err
     card = DatasetCard(text)
