@@ -5,7 +5,7 @@ import evaluate
 
 from praib import PRAIB_CITATION
 from praib.evaluation.evaluate import READABILITY_KEYS
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.summary import summarise
 from praib.metrics.text.textstats import score_texts
 
 _CITATION = PRAIB_CITATION + """\

@@ -25,7 +25,7 @@ from praib.metrics.scores.distributions import confidence_gap, decision_class, d
 from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.summary import summarise
 from praib.metrics.text.textstats import score_texts
 from praib.metrics.text.xref import XREF_TYPES
 

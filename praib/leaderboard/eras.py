@@ -21,7 +21,7 @@ from datasets import Dataset
 
 from praib.evaluation.evaluate import year_group_of
 from praib.parsing import parse_reviews
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.summary import summarise
 from praib.metrics.text.textstats import score_texts
 
 ERA_METRICS = ("tkc", "ttr", "fre", "fkg", "xref", "citations", "rating", "confidence")

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.summary import summarise
 
 DECISION_CLASSES = ("accept", "reject")
 
