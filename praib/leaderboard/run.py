@@ -38,11 +38,9 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-import krippendorff
 import numpy as np
 from datasets import Dataset, Features, Value
 
@@ -50,6 +48,8 @@ from praib import __version__
 from praib.evaluation.evaluate import evaluate_reviews, scale_values, year_group_of
 from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, perturbation_kind
+from praib.metrics.scores.agreement import panel_alpha_draws
+from praib.metrics.scores.distributions import gaps_to_panel_median, total_variation
 from praib.metrics.text.textstats import score_texts
 from praib.leaderboard.submission import Submission
 
@@ -142,14 +142,10 @@ class _Slice:
 
     def rating_gap(self) -> np.ndarray:
         """Per model review of the slice: rating minus the median human rating of its paper (NaN without)."""
-        by_paper: dict = defaultdict(list)
-        for paper, rating in zip(self.human_paper, self.human.values["rating"][self.human_rows]):
-            if np.isfinite(rating):
-                by_paper[paper].append(rating)
-        medians = np.array([np.median(by_paper[p]) if by_paper.get(p) else np.nan
-                            for p in range(len(self.papers))])
         gap = np.full(len(self.model), np.nan)
-        gap[self.model_rows] = self.model.values["rating"][self.model_rows] - medians[self.model_paper]
+        gap[self.model_rows] = gaps_to_panel_median(
+            self.model_paper, self.model.values["rating"][self.model_rows],
+            self.human_paper, self.human.values["rating"][self.human_rows])
         return gap
 
     def _counts(self, table, rows, paper, kind, keep, domain) -> np.ndarray:
@@ -177,10 +173,7 @@ class _Slice:
                 (np.asarray(self.human.year, dtype=object)[self.human_rows] == year)
             p = weights @ self._counts(self.model, self.model_rows, self.model_paper, kind, in_model, domain)
             q = weights @ self._counts(self.human, self.human_rows, self.human_paper, kind, in_human, domain)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                tv = 0.5 * np.abs(p / p.sum(1, keepdims=True) - q / q.sum(1, keepdims=True)).sum(1)
-            tv[(p.sum(1) == 0) | (q.sum(1) == 0)] = np.nan
-            per_year.append(tv)
+            per_year.append(total_variation(p, q))
         return _nanmean_rows(per_year, len(weights))
 
     def alpha(self, weights: np.ndarray, with_model: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -205,13 +198,8 @@ class _Slice:
                                 | set(self.model.values["rating"][self.model_rows][model_keep] if with_model else ()))
                 human_counts = self._counts(self.human, self.human_rows, self.human_paper, "rating", keep, domain)
                 model_counts = (self._counts(self.model, self.model_rows, self.model_paper, "rating", model_keep,
-                                             domain) if with_model else None)
-                a_h, a_hl = np.full(len(weights), np.nan), np.full(len(weights), np.nan)
-                for b, w in enumerate(weights):
-                    take = np.repeat(np.flatnonzero(panels), w[panels].astype(int))
-                    a_h[b] = _ordinal_alpha(human_counts[take], domain)
-                    if with_model and model_counts[take].sum() > 0:
-                        a_hl[b] = _ordinal_alpha(human_counts[take] + model_counts[take], domain)
+                                             domain) if with_model else np.zeros_like(human_counts))
+                a_h, a_hl = panel_alpha_draws(human_counts[panels], model_counts[panels], domain, weights[:, panels])
                 if with_model:
                     both = np.isfinite(a_h) & np.isfinite(a_hl)
                     without_alpha.append(np.where(both, a_h, np.nan))
@@ -223,14 +211,6 @@ class _Slice:
             if with_model:
                 deltas.append(np.abs(venue_value - _nanmean_rows(without_alpha, len(weights))))
         return _nanmean_rows(values, len(weights)), _nanmean_rows(deltas, len(weights))
-
-
-def _ordinal_alpha(counts: np.ndarray, domain: Sequence[float]) -> float:
-    """Krippendorff's ordinal alpha of papers x values counts (each row one paper); NaN where undefined."""
-    counts = counts[counts.sum(1) >= 2]
-    if not len(counts) or np.count_nonzero(counts.sum(0)) < 2:
-        return np.nan
-    return float(krippendorff.alpha(value_counts=counts, value_domain=list(domain), level_of_measurement="ordinal"))
 
 
 def _nanmean_rows(columns: list[np.ndarray], n: int) -> np.ndarray:
