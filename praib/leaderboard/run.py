@@ -45,9 +45,10 @@ import numpy as np
 from datasets import Dataset, Features, Value
 
 from praib import __version__
-from praib.evaluation.evaluate import evaluate_reviews, scale_values, year_group_of
+from praib.evaluation.evaluate import evaluate_reviews, group_value, scale_values, year_group_of
 from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, perturbation_kind
+from praib.metrics.registry import BY_NAME, DIFFERENCE, JUDGED, METRICS, SCORES, SHORTFALL, TEXT
 from praib.metrics.scores.agreement import panel_alpha_draws
 from praib.metrics.scores.distributions import gaps_to_panel_median, total_variation
 from praib.metrics.text.textstats import score_texts
@@ -57,10 +58,6 @@ if TYPE_CHECKING:
     from praib.llm.judge import Judge
 
 ALL_VENUES = "all"
-TEXT_METRICS = ("tkc", "ttr", "fre", "fkg", "xref", "citations")
-SCORE_METRICS = ("rating", "confidence")
-JUDGED_METRICS = ("math_engagement", "coverage_recall_strengths", "coverage_recall_weaknesses",
-                  "coverage_precision_strengths", "coverage_precision_weaknesses", "target_aspect_f1")
 RESULT_FEATURES = Features({
     "submission": Value("string"),
     "model": Value("string"),
@@ -78,7 +75,8 @@ RESULT_FEATURES = Features({
 
 
 class ReviewTable:
-    """Parsed reviews of one side (a submission or the human reference) as per-review arrays."""
+    """Parsed reviews of one side (a submission or the human reference) as per-review arrays, with
+    every column of :func:`praib.metrics.text.textstats.score_texts` in ``text_scores``."""
 
     def __init__(self, reviews: Dataset, scale: str, workers: int | None = None, progress: bool = False):
         parsed = parse_reviews(reviews, scale=scale)
@@ -89,9 +87,9 @@ class ReviewTable:
         self.year = columns["year"]
         self.year_group = np.asarray([year_group_of(v, y) if v else str(y) for v, y in
                                       zip(columns["venue"], columns["year"])], dtype=object)
-        scores = score_texts(columns["text"], workers=workers, progress=progress)
-        self.values = {k: scores[k] for k in TEXT_METRICS}
-        for kind in SCORE_METRICS:
+        self.text_scores = score_texts(columns["text"], workers=workers, progress=progress)
+        self.values = {k: self.text_scores[k] for k in TEXT}
+        for kind in SCORES:
             self.values[kind] = np.array([np.nan if v is None else v for v in columns[kind]], dtype=float)
 
     def __len__(self) -> int:
@@ -243,12 +241,12 @@ def slice_metrics(model: ReviewTable | None, human: ReviewTable, venue: str, n_b
     weights = bootstrap_weights(len(piece.papers), n_bootstrap, seed)
     table, rows, paper = piece.side(is_model)
     series: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
-    for metric in (*TEXT_METRICS, *SCORE_METRICS):
+    for metric in (*TEXT, *SCORES):
         series[metric] = (piece.mean(table.values[metric], is_model, weights), None)
     if is_model:
         gap = piece.mean(piece.rating_gap(), True, weights)
         series["rating_gap"] = (gap, np.abs(gap))
-        for kind in SCORE_METRICS:
+        for kind in SCORES:
             tv = piece.total_variation(kind, weights)
             series[f"{kind}_tv"] = (tv, tv)
     series["krippendorff_alpha"] = piece.alpha(weights, with_model=is_model)
@@ -301,28 +299,25 @@ def _perturbation_details(submission: Submission, judge: "Judge | None") -> tupl
 
 def _judged_rows(details: dict, human_details: dict | None) -> dict[str, dict]:
     group = next(g for g in details["groups"] if not g["is_reference"])
-    human = human_details or {}
     out = {}
-    for metric in JUDGED_METRICS:
-        raw = group.get(metric)
-        value = raw.get("mean") if isinstance(raw, dict) else raw
+    for name in JUDGED:
+        value = group_value(group, name)
         if value is None:
             continue
-        if metric == "math_engagement":
-            human_raw = human.get(metric) or {}
-            human_value = human_raw.get("mean") if isinstance(human_raw, dict) else human_raw
-            distance = abs(value - human_value) if human_value is not None else None
-        else:
-            human_value, distance = None, 1.0 - value
-        out[metric] = {"value": value, "ci_low": None, "ci_high": None, "distance": distance,
-                       "human_value": human_value}
-        if metric == "math_engagement" and isinstance(raw, dict):
-            # PRAIB Table 1's P(+|+) and P(+|-): how often the submission engages with the maths of
-            # papers whose human reviews do / do not. No human value, so no distance.
-            for key in ("p_pos_given_pos", "p_pos_given_neg"):
-                if raw.get(key) is not None:
-                    out[f"math_{key}"] = {"value": raw[key], "ci_low": None, "ci_high": None, "distance": None,
-                                          "human_value": None}
+        metric = BY_NAME[name]
+        human_value = (group_value(human_details, name) if metric.distance == DIFFERENCE and human_details
+                       else None)
+        distance = (abs(value - human_value) if human_value is not None
+                    else 1.0 - value if metric.distance == SHORTFALL else None)
+        out[name] = {"value": value, "ci_low": None, "ci_high": None, "distance": distance,
+                     "human_value": human_value}
+        # E.g. PRAIB Table 1's P(+|+) and P(+|-) with the math engagement: how often the submission
+        # engages with the maths of papers whose human reviews do / do not. No human value, so no distance.
+        for part in (m for m in METRICS if m.reported_with == name):
+            part_value = group_value(group, part.name)
+            if part_value is not None:
+                out[part.name] = {"value": part_value, "ci_low": None, "ci_high": None, "distance": None,
+                                  "human_value": None}
     return out
 
 
@@ -368,7 +363,7 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
         table = ReviewTable(originals, submission.scale, workers, progress)
         details[submission.name] = evaluate_reviews(originals, human_reviews, group_by=("source",),
                                                     scale=submission.scale, workers=workers, judge=judge,
-                                                    progress=progress)
+                                                    progress=progress, reference_text_scores=human.text_scores)
         for venue in tqdm(venues, desc=f"{submission.name} bootstrap", disable=not progress, leave=False):
             metrics, n_papers, n_reviews = slice_metrics(table, human, venue, n_bootstrap, seed)
             if not n_reviews:

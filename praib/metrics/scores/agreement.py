@@ -225,8 +225,9 @@ def panel_agreement(
             panels = sorted(set(ids))
             added = [(paper, r) for paper in panels for r in model_by_paper.get(paper, ())]
             domain = sorted({*values, *(r for _, r in added)})
-            human_matrix, model_matrix = _panel_counts(panels, domain, zip(ids, values)), _panel_counts(panels, domain, added)
-            draw_human, draw_with_model = panel_alpha_draws(human_matrix, model_matrix, domain, np.ones((1, len(panels))))
+            draw_human, draw_with_model = panel_alpha_draws(
+                _panel_counts(panels, domain, zip(ids, values)), _panel_counts(panels, domain, added), domain,
+                np.ones((1, len(panels))))
             alpha_human = None if np.isnan(draw_human[0]) else float(draw_human[0])
             alpha_with_model = None if np.isnan(draw_with_model[0]) else float(draw_with_model[0])
             both = alpha_human is not None and alpha_with_model is not None
