@@ -8,14 +8,16 @@ and ``"all"``), the metrics are:
     mean per review (:func:`praib.metrics.text.textstats.score_texts` and the parsed scores);
     ``distance_to_human`` = |value - human value|.
 ``rating_gap``
-    mean of (rating - median human rating of the same paper); distance = |gap|.
+    mean of (rating - median human rating of the same paper,
+    :func:`praib.metrics.scores.distributions.gaps_to_panel_median`); distance = |gap|.
 ``rating_tv``, ``confidence_tv``
     total variation between the submission's and the human distribution on the scale
-    (:func:`praib.metrics.scores.distributions.distribution_difference`), per venue-year, averaged with equal
+    (:func:`praib.metrics.scores.distributions.total_variation`), per venue-year, averaged with equal
     weight over the venue-years of the slice; it is its own distance.
 ``krippendorff_alpha``
     ordinal alpha of the human panels with the submission's ratings added (alpha_H+L of
-    :func:`praib.metrics.scores.agreement.panel_agreement`), averaged over year groups, then (for ``"all"``)
+    :func:`praib.metrics.scores.agreement.panel_agreement`, drawn by
+    :func:`praib.metrics.scores.agreement.panel_alpha_draws`), averaged over year groups, then (for ``"all"``)
     over venues; distance = |alpha_H+L - alpha_H| over the same year groups. For the human row,
     alpha_H of :func:`praib.metrics.scores.agreement.alpha_by_venue`.
 judged metrics (with a judge; pooled slice only, no interval)
