@@ -14,12 +14,12 @@ from praib.metrics.perturbation.stats import (
     benjamini_hochberg,
     equivalence_margin,
     ranking_score,
-    summarise,
     tost_paired,
     transition_matrix,
     verdict,
     wilcoxon_directional,
 )
+from praib.metrics.summary import summarise
 
 
 def test_summarise_is_unchanged():

@@ -6,7 +6,7 @@ import evaluate
 from praib import PRAIB_CITATION
 from praib.metrics.text.citations import find_citations
 from praib.sources.verification import check_texts, make_verifier, verification_summary
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.summary import summarise
 
 _CITATION = PRAIB_CITATION
 

@@ -4,8 +4,8 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.evaluation.evaluate import READABILITY_KEYS
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.registry import READABILITY
+from praib.metrics.summary import summarise
 from praib.metrics.text.textstats import score_texts
 
 _CITATION = PRAIB_CITATION + """\
@@ -58,8 +58,8 @@ class Readability(evaluate.Metric):
 
     def _compute(self, predictions, return_per_review=False):
         scores = score_texts(predictions)
-        result = {key: summarise(scores[key]) for key in READABILITY_KEYS}
+        result = {key: summarise(scores[key]) for key in READABILITY}
         result["skipped"] = len(predictions) - result["tkc"]["n"]
         if return_per_review:
-            result["per_review"] = {key: scores[key].tolist() for key in READABILITY_KEYS}
+            result["per_review"] = {key: scores[key].tolist() for key in READABILITY}
         return result

@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.summary import summarise
 from praib.metrics.text.textstats import score_texts
 from praib.metrics.text.xref import XREF_TYPES
 

@@ -72,7 +72,8 @@ def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, 
     from praib.llm.backends import BackendError
 
     from praib.records import RecordError, load_records, perturbation_kind
-    from praib.leaderboard.run import JUDGED_METRICS, run_leaderboard, select_rows
+    from praib.leaderboard.run import run_leaderboard, select_rows
+    from praib.metrics.registry import JUDGED
     from praib.leaderboard.submission import SubmissionError, load_submission
 
     if not submissions:
@@ -102,7 +103,7 @@ def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, 
         click.echo(f"{row['submission']:<24} {row['metric']:<20} {value}{ci}"
                    + ("  (closest to human)" if row["closest_to_human"] else ""))
     if judge is not None:
-        judged = {r["submission"] for r in results.to_list() if r["metric"] in JUDGED_METRICS}
+        judged = {r["submission"] for r in results.to_list() if r["metric"] in JUDGED}
         for s in loaded:
             if s.name not in judged:
                 invalid = json.loads((output / "details" / f"{s.name}.json").read_text(encoding="utf-8")

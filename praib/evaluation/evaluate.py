@@ -25,7 +25,8 @@ from praib.metrics.scores.distributions import confidence_gap, decision_class, d
 from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.registry import BY_NAME, READABILITY
+from praib.metrics.summary import summarise
 from praib.metrics.text.textstats import score_texts
 from praib.metrics.text.xref import XREF_TYPES
 
@@ -35,13 +36,12 @@ if TYPE_CHECKING:
     from praib.sources.verification import Verifier
 
 DEFAULT_GROUP_BY = ("source", "model", "prompt")
-READABILITY_KEYS = ("tkc", "ttr", "fre", "fkg")
 
 
 def text_metric_summary(scores: dict[str, np.ndarray], rows: np.ndarray) -> dict:
     """Summaries of the text metrics (as returned by :func:`praib.metrics.text.textstats.score_texts`)
     over the reviews at positions ``rows``."""
-    summary = {key: summarise(scores[key][rows]) for key in READABILITY_KEYS}
+    summary = {key: summarise(scores[key][rows]) for key in READABILITY}
     summary["xref"] = {
         **summarise(scores["xref"][rows]),
         "per_100_tokens": summarise(scores["xref_per_100_tokens"][rows]),
@@ -49,6 +49,16 @@ def text_metric_summary(scores: dict[str, np.ndarray], rows: np.ndarray) -> dict
     }
     summary["citations"] = summarise(scores["citations"][rows])
     return summary
+
+
+def group_value(group: dict, metric: str) -> float | None:
+    """The value of a registered per-review or judged metric (its mean where it has a summary) in
+    one group entry of :func:`evaluate_reviews`; None where the group has none."""
+    entry = BY_NAME[metric]
+    if entry.reported_with is not None:
+        return (group.get(entry.reported_with) or {}).get(entry.result_key)
+    raw = group.get(metric)
+    return raw.get("mean") if isinstance(raw, dict) else raw
 
 
 def _group_key(row: dict, group_by: Sequence[str]) -> tuple:
@@ -171,6 +181,7 @@ def evaluate_reviews(
     second_judge: "Judge | None" = None,
     meta_reviews: Dataset | None = None,
     citation_verifier: "Verifier | None" = None,
+    reference_text_scores: dict[str, np.ndarray] | None = None,
 ) -> dict:
     """Score every group of ``reviews`` against the human reference.
 
@@ -190,6 +201,9 @@ def evaluate_reviews(
     With a ``citation_verifier`` (:class:`praib.sources.verification.Verifier`), every formatted
     reference is checked and each group gets ``verified_citations`` (Table 1's "Cit.": the
     per-review share verified, and verified/total counts per review).
+    ``reference_text_scores`` are the text metrics of ``reference`` (what
+    :func:`praib.metrics.text.textstats.score_texts` returns for its texts) when the caller has
+    them already: a reference shared by many calls is then scored once.
     Returns a JSON-ready dict with one entry per group.
     """
     unknown = [c for c in group_by if c not in reviews.column_names]
@@ -203,7 +217,11 @@ def evaluate_reviews(
     columns = parsed.select_columns(
         list(dict.fromkeys(["paper_id", "venue", "year", "decision", "source", "text", "rating", "confidence",
                             "recommendation", "parse_status", *group_by]))).to_dict()
-    scores = score_texts(columns["text"], workers=workers, progress=progress)
+    if reference is not None and reference_text_scores is not None:
+        scores = score_texts(columns["text"][:n_input], workers=workers, progress=progress)
+        scores = {k: np.concatenate([scores[k], reference_text_scores[k]]) for k in scores}
+    else:
+        scores = score_texts(columns["text"], workers=workers, progress=progress)
 
     positions = np.arange(len(parsed))
     if reference is not None:

@@ -36,7 +36,7 @@ from datasets import Dataset, Features, List, Value
 
 from praib.metrics.judged.atomic import AtomicItems, atomic_statistics, extract_atomic, extraction_fidelity, overlap_summary
 from praib.metrics.judged.coverage import EmbeddingPrefilter, coverage_for_papers, judge_many, review_pairs
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.summary import summarise
 from praib.llm.judge import Judge
 from praib.metrics.judged.judge_quality import two_judge_agreement
 from praib.metrics.judged.math_engagement import detect_math_rule_based, judge_math_engagement, math_engagement_summary, method_agreement

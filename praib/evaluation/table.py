@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from praib.evaluation.evaluate import group_value
+from praib.metrics.registry import BY_NAME, EVALUATE_TABLE
+
+# Text metrics as mean ± std, then alpha per venue, then the judged metrics.
+_TEXT_COLUMNS = tuple(m for m in EVALUATE_TABLE if BY_NAME[m].family in ("readability", "specificity"))
+_JUDGED_COLUMNS = tuple(m for m in EVALUATE_TABLE if BY_NAME[m].judged)
+
 
 def _mean_std(summary: dict | None, digits: int) -> str:
     if not summary or summary.get("mean") is None:
@@ -12,19 +19,12 @@ def _mean_std(summary: dict | None, digits: int) -> str:
     return text
 
 
-def _alpha(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
-
-
-def _number(value: float | None, digits: int = 2) -> str:
+def _number(value: float | None, digits: int) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
 def _judged_cells(group: dict) -> list[str]:
-    math = group.get("math_engagement") or {}
-    recall = [(group.get(f"coverage_recall_{side}") or {}).get("mean") for side in ("strengths", "weaknesses")]
-    return [_number(math.get("mean")), _number(math.get("p_pos_given_pos")), _number(math.get("p_pos_given_neg")),
-            *[_number(r) for r in recall], _number(group.get("target_aspect_f1"))]
+    return [_number(group_value(group, m), BY_NAME[m].table_digits) for m in _JUDGED_COLUMNS]
 
 
 def behaviour_table(results: dict) -> str:
@@ -33,31 +33,27 @@ def behaviour_table(results: dict) -> str:
     (human panel for the reference row, panel plus the group's ratings otherwise)."""
     venues = sorted({v for g in results["groups"] for v in g["krippendorff_alpha"]})
     judged = "judge" in results
-    header = ["Source", "n", "unparsed", "TKC", "TTR", "FRE", "FKG", "Cit.", "Xref.",
-              *[f"α {v}" for v in venues],
-              *(["Math", "P(+|+)", "P(+|-)", "Cov. S", "Cov. W", "T/A F1"] if judged else [])]
+    header = ["Source", "n", "unparsed", *[BY_NAME[m].table_column for m in _TEXT_COLUMNS],
+              *[f"{BY_NAME['krippendorff_alpha'].table_column} {v}" for v in venues],
+              *([BY_NAME[m].table_column for m in _JUDGED_COLUMNS] if judged else [])]
     rows = [header]
     for group in results["groups"]:
         rows.append([
             group["label"] + (" (reference)" if group["is_reference"] else ""),
             str(group["n_reviews"]),
             str(group["n_unparsed"]),
-            _mean_std(group["tkc"], 0),
-            _mean_std(group["ttr"], 3),
-            _mean_std(group["fre"], 1),
-            _mean_std(group["fkg"], 1),
-            _mean_std(group["citations"], 2),
-            _mean_std(group["xref"], 2),
-            *[_alpha(group["krippendorff_alpha"].get(v)) for v in venues],
+            *[_mean_std(group[m], BY_NAME[m].table_digits) for m in _TEXT_COLUMNS],
+            *[_number(group["krippendorff_alpha"].get(v), BY_NAME["krippendorff_alpha"].table_digits)
+              for v in venues],
             *(_judged_cells(group) if judged else []),
         ])
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths)))
              for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    notes = ["TKC/TTR/FRE/FKG/Cit./Xref.: mean ± std per review. α: Krippendorff's ordinal alpha of ratings, "
-             "per venue-year then averaged per venue; reference row = human panel only, other rows = human "
-             "panel plus that group's ratings."]
+    notes = [f"{'/'.join(BY_NAME[m].table_column for m in _TEXT_COLUMNS)}: mean ± std per review. "
+             "α: Krippendorff's ordinal alpha of ratings, per venue-year then averaged per venue; reference row = "
+             "human panel only, other rows = human panel plus that group's ratings."]
     if not results["n_reference_reviews"]:
         notes.append("No human reviews found (no record with source 'human' and no --reference): agreement and "
                      "comparisons with humans are left out.")

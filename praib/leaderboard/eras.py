@@ -21,16 +21,15 @@ from datasets import Dataset
 
 from praib.evaluation.evaluate import year_group_of
 from praib.parsing import parse_reviews
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.registry import BY_NAME, SCORES, TEXT
+from praib.metrics.summary import summarise
 from praib.metrics.text.textstats import score_texts
 
-ERA_METRICS = ("tkc", "ttr", "fre", "fkg", "xref", "citations", "rating", "confidence")
+ERA_METRICS = (*TEXT, *SCORES)
 #: First post-LLM year per venue (PRAIB Table 5); other venues use DEFAULT_SPLIT_YEAR.
 SPLIT_YEARS = {"ICLR": 2024, "NeurIPS": 2023}
 DEFAULT_SPLIT_YEAR = 2023
 SIGNIFICANCE = 0.05
-_LABELS = {"tkc": "TKC", "ttr": "TTR", "fre": "FRE", "fkg": "F-K Grade", "xref": "Xref.", "citations": "Cit.",
-           "rating": "Rating", "confidence": "Confidence"}
 
 
 def split_year_for(venue: str, split_year: int | None = None) -> int:
@@ -86,8 +85,8 @@ def era_analysis(reviews: Dataset, split_year: int | None = None, workers: int |
     parsed = parse_reviews(reviews)
     columns = parsed.select_columns(["venue", "year", "text", "rating", "confidence"]).to_dict()
     scores = score_texts(columns["text"], workers=workers, progress=progress)
-    values = {metric: scores[metric] for metric in ERA_METRICS[:6]}
-    for kind in ("rating", "confidence"):
+    values = {metric: scores[metric] for metric in TEXT}
+    for kind in SCORES:
         values[kind] = np.array([np.nan if v is None else v for v in columns[kind]], dtype=float)
     venue = np.asarray(columns["venue"], dtype=object)
     year = np.array([-1 if y is None else y for y in columns["year"]])
@@ -138,7 +137,7 @@ def era_tables(analysis: dict) -> str:
         rows = [[f"{name} (mean per review)", *years]]
         rows.append(["Reviews", *[str(venue["years"][y]["n_reviews"]) for y in years]])
         for m in ERA_METRICS:
-            rows.append([_LABELS[m], *[_cell(venue["years"][y][m]["mean"]) for y in years]])
+            rows.append([BY_NAME[m].era_label, *[_cell(venue["years"][y][m]["mean"]) for y in years]])
         blocks.append("\n".join(_layout(rows)))
         boundary = venue["split_year"]
         rows = [[f"{name}: pre (< {boundary}) vs post (>= {boundary})", "Pre-mean", "Post-mean", "U", "p",
@@ -146,7 +145,7 @@ def era_tables(analysis: dict) -> str:
         for m in ERA_METRICS:
             test = venue["tests"][m]
             p = test["p"]
-            rows.append([_LABELS[m], _cell(venue["eras"]["pre"][m]["mean"]), _cell(venue["eras"]["post"][m]["mean"]),
+            rows.append([BY_NAME[m].era_label, _cell(venue["eras"]["pre"][m]["mean"]), _cell(venue["eras"]["post"][m]["mean"]),
                          _cell(test["u"], 1), "-" if p is None else "< 0.001" if p < 0.001 else f"{p:.3f}",
                          _cell(test["effect_size"], 3),
                          "-" if test["significant"] is None else "yes" if test["significant"] else "no"])

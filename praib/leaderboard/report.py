@@ -19,26 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from praib.metrics.registry import BY_NAME, TABLE_1
 from praib.templates import TemplateSet
 
 HUMAN = "human"
 POOLED = "all"
 
-# Table 1 of the PRAIB paper, in its column order.
-BEHAVIOUR_METRICS = ("tkc", "ttr", "fre", "fkg", "citations", "xref", "krippendorff_alpha", "math_engagement",
-                     "math_p_pos_given_pos", "math_p_pos_given_neg")
-
-LABELS = {
-    "tkc": "TKC", "ttr": "TTR", "fre": "FRE", "fkg": "FKG", "citations": "Cit.", "xref": "Xref.",
-    "krippendorff_alpha": "α", "math_engagement": "Math", "math_p_pos_given_pos": "P(+|+)",
-    "math_p_pos_given_neg": "P(+|−)",
-    "rating": "Rating", "confidence": "Confidence", "rating_tv": "Rating TV", "confidence_tv": "Confidence TV",
-    "rating_gap": "Rating gap", "confidence_gap": "Confidence gap",
-}
-
-# Decimal places per metric, as the papers print them; every other metric gets DEFAULT_DIGITS.
-DIGITS = {"tkc": 0, "ttr": 3, "fre": 1, "fkg": 1, "citations": 2, "xref": 2, "krippendorff_alpha": 2,
-          "math_engagement": 3, "math_p_pos_given_pos": 2, "math_p_pos_given_neg": 2, "rating": 2, "confidence": 2}
+# Decimal places of the results that are no registered metric (robustness and treatment effects).
 DEFAULT_DIGITS = 3
 
 ROW_COLUMNS = ("submission", "model", "metric", "venue", "value", "ci_low", "ci_high", "n_papers", "n_reviews",
@@ -162,11 +149,11 @@ def format_p(p: float | None) -> str:
 
 
 def metric_label(metric: str) -> str:
-    return LABELS.get(metric, metric.replace("_", " "))
+    return BY_NAME[metric].label if metric in BY_NAME else metric.replace("_", " ")
 
 
 def metric_digits(metric: str) -> int:
-    return DIGITS.get(metric, DEFAULT_DIGITS)
+    return BY_NAME[metric].digits if metric in BY_NAME else DEFAULT_DIGITS
 
 
 # ----------------------------------------------------------------------------- tables
@@ -336,7 +323,7 @@ def review_spreads(results: LeaderboardResults) -> dict[tuple[str, str], tuple[f
     for submission, details in results.details.items():
         for group in details.get("groups", []):
             source = HUMAN if group.get("is_reference") else submission
-            for metric in BEHAVIOUR_METRICS:
+            for metric in TABLE_1:
                 summary = group.get(metric)
                 if isinstance(summary, dict) and summary.get("mean") is not None and summary.get("std") is not None:
                     spreads[(source, metric)] = (summary["mean"], summary["std"])
@@ -353,7 +340,7 @@ def _behaviour_section(results: LeaderboardResults) -> Section:
                       "reviews that engage with the maths; P(+|+) and P(+|−): that share on the papers whose human "
                       "reviews do and do not).")
     columns = []
-    for metric in BEHAVIOUR_METRICS:
+    for metric in TABLE_1:
         if results.has(metric, POOLED):
             columns.append((metric, POOLED))
         else:  # computed per venue only, as PRAIB reports α for ICLR and NeurIPS separately
@@ -362,7 +349,7 @@ def _behaviour_section(results: LeaderboardResults) -> Section:
         section.note = "No behaviour metrics (readability, specificity, agreement) in this run."
         return section
     section.tables.append(metric_table(results, "Behaviour: all venues pooled", columns, [VALUE_NOTE]))
-    present = [m for m in BEHAVIOUR_METRICS if m in results.metrics()]
+    present = [m for m in TABLE_1 if m in results.metrics()]
     section.tables += [t for t in _venue_tables(results, present, "Behaviour") if not t.title.endswith("pooled")]
     png = metric_intervals_png(results, [m for m, v in columns if v == POOLED], review_spreads(results))
     if png:
@@ -512,7 +499,7 @@ def _treatment_section(results: LeaderboardResults) -> Section:
 
 
 def _other_section(results: LeaderboardResults) -> Section:
-    known = set(BEHAVIOUR_METRICS) | {m for f in FAMILIES for m in _family_metrics(results, f.prefixes)}
+    known = set(TABLE_1) | {m for f in FAMILIES for m in _family_metrics(results, f.prefixes)}
     metrics = [m for m in results.metrics() if m not in known]
     section = Section("other", "Other metrics")
     if not metrics:

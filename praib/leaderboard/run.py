@@ -8,14 +8,16 @@ and ``"all"``), the metrics are:
     mean per review (:func:`praib.metrics.text.textstats.score_texts` and the parsed scores);
     ``distance_to_human`` = |value - human value|.
 ``rating_gap``
-    mean of (rating - median human rating of the same paper); distance = |gap|.
+    mean of (rating - median human rating of the same paper,
+    :func:`praib.metrics.scores.distributions.gaps_to_panel_median`); distance = |gap|.
 ``rating_tv``, ``confidence_tv``
     total variation between the submission's and the human distribution on the scale
-    (:func:`praib.metrics.scores.distributions.distribution_difference`), per venue-year, averaged with equal
+    (:func:`praib.metrics.scores.distributions.total_variation`), per venue-year, averaged with equal
     weight over the venue-years of the slice; it is its own distance.
 ``krippendorff_alpha``
     ordinal alpha of the human panels with the submission's ratings added (alpha_H+L of
-    :func:`praib.metrics.scores.agreement.panel_agreement`), averaged over year groups, then (for ``"all"``)
+    :func:`praib.metrics.scores.agreement.panel_agreement`, drawn by
+    :func:`praib.metrics.scores.agreement.panel_alpha_draws`), averaged over year groups, then (for ``"all"``)
     over venues; distance = |alpha_H+L - alpha_H| over the same year groups. For the human row,
     alpha_H of :func:`praib.metrics.scores.agreement.alpha_by_venue`.
 judged metrics (with a judge; pooled slice only, no interval)
@@ -38,18 +40,19 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-import krippendorff
 import numpy as np
 from datasets import Dataset, Features, Value
 
 from praib import __version__
-from praib.evaluation.evaluate import evaluate_reviews, scale_values, year_group_of
+from praib.evaluation.evaluate import evaluate_reviews, group_value, scale_values, year_group_of
 from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, perturbation_kind
+from praib.metrics.registry import BY_NAME, DIFFERENCE, JUDGED, METRICS, SCORES, SHORTFALL, TEXT
+from praib.metrics.scores.agreement import panel_alpha_draws
+from praib.metrics.scores.distributions import gaps_to_panel_median, total_variation
 from praib.metrics.text.textstats import score_texts
 from praib.leaderboard.submission import Submission
 
@@ -57,10 +60,6 @@ if TYPE_CHECKING:
     from praib.llm.judge import Judge
 
 ALL_VENUES = "all"
-TEXT_METRICS = ("tkc", "ttr", "fre", "fkg", "xref", "citations")
-SCORE_METRICS = ("rating", "confidence")
-JUDGED_METRICS = ("math_engagement", "coverage_recall_strengths", "coverage_recall_weaknesses",
-                  "coverage_precision_strengths", "coverage_precision_weaknesses", "target_aspect_f1")
 RESULT_FEATURES = Features({
     "submission": Value("string"),
     "model": Value("string"),
@@ -78,7 +77,8 @@ RESULT_FEATURES = Features({
 
 
 class ReviewTable:
-    """Parsed reviews of one side (a submission or the human reference) as per-review arrays."""
+    """Parsed reviews of one side (a submission or the human reference) as per-review arrays, with
+    every column of :func:`praib.metrics.text.textstats.score_texts` in ``text_scores``."""
 
     def __init__(self, reviews: Dataset, scale: str, workers: int | None = None, progress: bool = False):
         parsed = parse_reviews(reviews, scale=scale)
@@ -89,9 +89,9 @@ class ReviewTable:
         self.year = columns["year"]
         self.year_group = np.asarray([year_group_of(v, y) if v else str(y) for v, y in
                                       zip(columns["venue"], columns["year"])], dtype=object)
-        scores = score_texts(columns["text"], workers=workers, progress=progress)
-        self.values = {k: scores[k] for k in TEXT_METRICS}
-        for kind in SCORE_METRICS:
+        self.text_scores = score_texts(columns["text"], workers=workers, progress=progress)
+        self.values = {k: self.text_scores[k] for k in TEXT}
+        for kind in SCORES:
             self.values[kind] = np.array([np.nan if v is None else v for v in columns[kind]], dtype=float)
 
     def __len__(self) -> int:
@@ -142,14 +142,10 @@ class _Slice:
 
     def rating_gap(self) -> np.ndarray:
         """Per model review of the slice: rating minus the median human rating of its paper (NaN without)."""
-        by_paper: dict = defaultdict(list)
-        for paper, rating in zip(self.human_paper, self.human.values["rating"][self.human_rows]):
-            if np.isfinite(rating):
-                by_paper[paper].append(rating)
-        medians = np.array([np.median(by_paper[p]) if by_paper.get(p) else np.nan
-                            for p in range(len(self.papers))])
         gap = np.full(len(self.model), np.nan)
-        gap[self.model_rows] = self.model.values["rating"][self.model_rows] - medians[self.model_paper]
+        gap[self.model_rows] = gaps_to_panel_median(
+            self.model_paper, self.model.values["rating"][self.model_rows],
+            self.human_paper, self.human.values["rating"][self.human_rows])
         return gap
 
     def _counts(self, table, rows, paper, kind, keep, domain) -> np.ndarray:
@@ -177,10 +173,7 @@ class _Slice:
                 (np.asarray(self.human.year, dtype=object)[self.human_rows] == year)
             p = weights @ self._counts(self.model, self.model_rows, self.model_paper, kind, in_model, domain)
             q = weights @ self._counts(self.human, self.human_rows, self.human_paper, kind, in_human, domain)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                tv = 0.5 * np.abs(p / p.sum(1, keepdims=True) - q / q.sum(1, keepdims=True)).sum(1)
-            tv[(p.sum(1) == 0) | (q.sum(1) == 0)] = np.nan
-            per_year.append(tv)
+            per_year.append(total_variation(p, q))
         return _nanmean_rows(per_year, len(weights))
 
     def alpha(self, weights: np.ndarray, with_model: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -205,13 +198,8 @@ class _Slice:
                                 | set(self.model.values["rating"][self.model_rows][model_keep] if with_model else ()))
                 human_counts = self._counts(self.human, self.human_rows, self.human_paper, "rating", keep, domain)
                 model_counts = (self._counts(self.model, self.model_rows, self.model_paper, "rating", model_keep,
-                                             domain) if with_model else None)
-                a_h, a_hl = np.full(len(weights), np.nan), np.full(len(weights), np.nan)
-                for b, w in enumerate(weights):
-                    take = np.repeat(np.flatnonzero(panels), w[panels].astype(int))
-                    a_h[b] = _ordinal_alpha(human_counts[take], domain)
-                    if with_model and model_counts[take].sum() > 0:
-                        a_hl[b] = _ordinal_alpha(human_counts[take] + model_counts[take], domain)
+                                             domain) if with_model else np.zeros_like(human_counts))
+                a_h, a_hl = panel_alpha_draws(human_counts[panels], model_counts[panels], domain, weights[:, panels])
                 if with_model:
                     both = np.isfinite(a_h) & np.isfinite(a_hl)
                     without_alpha.append(np.where(both, a_h, np.nan))
@@ -223,14 +211,6 @@ class _Slice:
             if with_model:
                 deltas.append(np.abs(venue_value - _nanmean_rows(without_alpha, len(weights))))
         return _nanmean_rows(values, len(weights)), _nanmean_rows(deltas, len(weights))
-
-
-def _ordinal_alpha(counts: np.ndarray, domain: Sequence[float]) -> float:
-    """Krippendorff's ordinal alpha of papers x values counts (each row one paper); NaN where undefined."""
-    counts = counts[counts.sum(1) >= 2]
-    if not len(counts) or np.count_nonzero(counts.sum(0)) < 2:
-        return np.nan
-    return float(krippendorff.alpha(value_counts=counts, value_domain=list(domain), level_of_measurement="ordinal"))
 
 
 def _nanmean_rows(columns: list[np.ndarray], n: int) -> np.ndarray:
@@ -263,12 +243,12 @@ def slice_metrics(model: ReviewTable | None, human: ReviewTable, venue: str, n_b
     weights = bootstrap_weights(len(piece.papers), n_bootstrap, seed)
     table, rows, paper = piece.side(is_model)
     series: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
-    for metric in (*TEXT_METRICS, *SCORE_METRICS):
+    for metric in (*TEXT, *SCORES):
         series[metric] = (piece.mean(table.values[metric], is_model, weights), None)
     if is_model:
         gap = piece.mean(piece.rating_gap(), True, weights)
         series["rating_gap"] = (gap, np.abs(gap))
-        for kind in SCORE_METRICS:
+        for kind in SCORES:
             tv = piece.total_variation(kind, weights)
             series[f"{kind}_tv"] = (tv, tv)
     series["krippendorff_alpha"] = piece.alpha(weights, with_model=is_model)
@@ -321,28 +301,25 @@ def _perturbation_details(submission: Submission, judge: "Judge | None") -> tupl
 
 def _judged_rows(details: dict, human_details: dict | None) -> dict[str, dict]:
     group = next(g for g in details["groups"] if not g["is_reference"])
-    human = human_details or {}
     out = {}
-    for metric in JUDGED_METRICS:
-        raw = group.get(metric)
-        value = raw.get("mean") if isinstance(raw, dict) else raw
+    for name in JUDGED:
+        value = group_value(group, name)
         if value is None:
             continue
-        if metric == "math_engagement":
-            human_raw = human.get(metric) or {}
-            human_value = human_raw.get("mean") if isinstance(human_raw, dict) else human_raw
-            distance = abs(value - human_value) if human_value is not None else None
-        else:
-            human_value, distance = None, 1.0 - value
-        out[metric] = {"value": value, "ci_low": None, "ci_high": None, "distance": distance,
-                       "human_value": human_value}
-        if metric == "math_engagement" and isinstance(raw, dict):
-            # PRAIB Table 1's P(+|+) and P(+|-): how often the submission engages with the maths of
-            # papers whose human reviews do / do not. No human value, so no distance.
-            for key in ("p_pos_given_pos", "p_pos_given_neg"):
-                if raw.get(key) is not None:
-                    out[f"math_{key}"] = {"value": raw[key], "ci_low": None, "ci_high": None, "distance": None,
-                                          "human_value": None}
+        metric = BY_NAME[name]
+        human_value = (group_value(human_details, name) if metric.distance == DIFFERENCE and human_details
+                       else None)
+        distance = (abs(value - human_value) if human_value is not None
+                    else 1.0 - value if metric.distance == SHORTFALL else None)
+        out[name] = {"value": value, "ci_low": None, "ci_high": None, "distance": distance,
+                     "human_value": human_value}
+        # E.g. PRAIB Table 1's P(+|+) and P(+|-) with the math engagement: how often the submission
+        # engages with the maths of papers whose human reviews do / do not. No human value, so no distance.
+        for part in (m for m in METRICS if m.reported_with == name):
+            part_value = group_value(group, part.name)
+            if part_value is not None:
+                out[part.name] = {"value": part_value, "ci_low": None, "ci_high": None, "distance": None,
+                                  "human_value": None}
     return out
 
 
@@ -388,7 +365,7 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
         table = ReviewTable(originals, submission.scale, workers, progress)
         details[submission.name] = evaluate_reviews(originals, human_reviews, group_by=("source",),
                                                     scale=submission.scale, workers=workers, judge=judge,
-                                                    progress=progress)
+                                                    progress=progress, reference_text_scores=human.text_scores)
         for venue in tqdm(venues, desc=f"{submission.name} bootstrap", disable=not progress, leave=False):
             metrics, n_papers, n_reviews = slice_metrics(table, human, venue, n_bootstrap, seed)
             if not n_reviews:

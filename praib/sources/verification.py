@@ -61,7 +61,7 @@ from datasets import Dataset, Features, List, Value
 
 from praib import __version__
 from praib.metrics.text.citations import Citation, find_citations
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.summary import summarise
 
 logger = logging.getLogger(__name__)
 

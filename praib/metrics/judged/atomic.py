@@ -44,7 +44,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from praib.metrics.scores.distributions import decision_class
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.summary import summarise
 
 __all__ = [
     "ATOMIC_SCHEMA", "AtomicItems", "extract_atomic", "parse_atomic", "extraction_fidelity",

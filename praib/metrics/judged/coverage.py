@@ -42,7 +42,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from praib.metrics.judged.atomic import AtomicItems
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.summary import summarise
 
 __all__ = ["CoverageMatrix", "coverage_metrics", "judge_pairs", "judge_many", "coverage_for_papers",
            "EmbeddingPrefilter", "SIDES", "METRICS"]

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.summary import summarise
 from praib.llm.judge import Judge
 from praib.metrics.judged.judge_quality import two_judge_agreement
 

@@ -41,7 +41,7 @@ from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
 from praib.metrics.scores.distributions import decision_class
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.summary import summarise
 
 TARGETS = ("Problem", "Prior Research", "Method", "Theory", "Experiment", "Conclusion", "Paper")
 ASPECTS = ("Impact", "Novelty", "Clarity", "Validity", "Not-specific")

@@ -33,7 +33,8 @@ from datasets import Dataset
 from tqdm.auto import tqdm
 
 from praib.metrics.perturbation.robustness import PairingError, pair_records, reviewer_label
-from praib.metrics.perturbation.stats import ate_mixed_model, benjamini_hochberg, ranking_score, summarise
+from praib.metrics.perturbation.stats import ate_mixed_model, benjamini_hochberg, ranking_score
+from praib.metrics.summary import summarise
 
 CRITICAL, NEUTRAL = "soundness-critical", "soundness-neutral"
 # Difference name -> the direction a reviewer that notices broken research logic moves it.

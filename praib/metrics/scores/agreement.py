@@ -62,10 +62,40 @@ def ordinal_alpha(paper_ids: Sequence[str], ratings: Sequence[float | None]) -> 
     Returns None where alpha is undefined: no pairable paper, or a single distinct
     value among the pairable ratings (D_e = 0; the package would raise or return NaN).
     """
-    counts, domain = _pairable_value_counts(paper_ids, ratings)
-    if len(counts) == 0 or len(domain) < 2:
+    return alpha_of_counts(*_pairable_value_counts(paper_ids, ratings))
+
+
+def alpha_of_counts(counts: np.ndarray, domain: Sequence[float]) -> float | None:
+    """Ordinal alpha of a papers x values matrix of rating counts over ``domain`` (its columns,
+    in order); a paper appearing in k rows counts k times, as in a resample of papers. Papers
+    with fewer than two ratings and values nobody gave are left out first, so the number is
+    that of :func:`ordinal_alpha` on the same ratings. None where undefined."""
+    counts = np.asarray(counts)
+    counts = counts[counts.sum(1) >= 2]
+    given = counts.sum(0) > 0
+    if len(counts) == 0 or np.count_nonzero(given) < 2:
         return None
-    return float(krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement="ordinal"))
+    return float(krippendorff.alpha(value_counts=counts[:, given], value_domain=np.asarray(domain)[given],
+                                    level_of_measurement="ordinal"))
+
+
+def panel_alpha_draws(human_counts: np.ndarray, model_counts: np.ndarray, domain: Sequence[float],
+                      weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """alpha_H and alpha_H+L (see :func:`panel_agreement`) of the panels of one venue and year
+    group, per row of ``weights``. ``human_counts`` and ``model_counts`` are panels x ``domain``
+    counts of the human ratings and of the model ratings added to each panel; ``weights`` is
+    draws x panels, how often each draw takes each panel (a row of ones takes each once).
+    NaN where undefined; alpha_H+L also where the draw holds no model rating."""
+    alpha_human, alpha_with_model = np.full(len(weights), np.nan), np.full(len(weights), np.nan)
+    panels = np.arange(len(human_counts))
+    for b, draw in enumerate(weights):
+        take = np.repeat(panels, draw.astype(int))
+        value = alpha_of_counts(human_counts[take], domain)
+        alpha_human[b] = np.nan if value is None else value
+        if model_counts[take].sum() > 0:
+            value = alpha_of_counts(human_counts[take] + model_counts[take], domain)
+            alpha_with_model[b] = np.nan if value is None else value
+    return alpha_human, alpha_with_model
 
 
 def _year_order(year_group: str) -> tuple:
@@ -129,6 +159,15 @@ def alpha_by_venue(
     return result
 
 
+def _panel_counts(panels: Sequence[str], domain: Sequence[float], ratings) -> np.ndarray:
+    """panels x domain counts of ``(paper_id, rating)`` pairs."""
+    row, column = {p: i for i, p in enumerate(panels)}, {v: j for j, v in enumerate(domain)}
+    counts = np.zeros((len(panels), len(domain)), dtype=int)
+    for paper, rating in ratings:
+        counts[row[paper], column[rating]] += 1
+    return counts
+
+
 def panel_agreement(
     human_paper_ids: Sequence[str],
     human_ratings: Sequence[float | None],
@@ -183,11 +222,14 @@ def panel_agreement(
         for year, rows in by_year.items():
             rows = [i for i in rows if human_counts.get(human_paper_ids[i], 0) >= 2]
             ids, values = [human_paper_ids[i] for i in rows], [human_ratings[i] for i in rows]
-            panels = set(ids)
-            added = [(paper, r) for paper in sorted(panels) for r in model_by_paper.get(paper, ())]
-            alpha_human = ordinal_alpha(ids, values)
-            alpha_with_model = (ordinal_alpha(ids + [p for p, _ in added], values + [r for _, r in added])
-                                if added else None)
+            panels = sorted(set(ids))
+            added = [(paper, r) for paper in panels for r in model_by_paper.get(paper, ())]
+            domain = sorted({*values, *(r for _, r in added)})
+            draw_human, draw_with_model = panel_alpha_draws(
+                _panel_counts(panels, domain, zip(ids, values)), _panel_counts(panels, domain, added), domain,
+                np.ones((1, len(panels))))
+            alpha_human = None if np.isnan(draw_human[0]) else float(draw_human[0])
+            alpha_with_model = None if np.isnan(draw_with_model[0]) else float(draw_with_model[0])
             both = alpha_human is not None and alpha_with_model is not None
             per_year[year] = {
                 "alpha_human": alpha_human,

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from praib.metrics.perturbation.stats import summarise
+from praib.metrics.summary import summarise
 
 DECISION_CLASSES = ("accept", "reject")
 
@@ -114,7 +114,7 @@ def distribution_difference(
     n_human = sum(_is_score(v) for v in human_values)
     if n_model and n_human:
         diff_pp = {v: 100 * (model[v] - human[v]) for v in model}
-        abs_diff = sum(abs(model[v] - human[v]) for v in model)
+        abs_diff = float(_sum_abs_differences(np.array([model[v] for v in model]), np.array([human[v] for v in model])))
         sum_abs_diff_pp, total_variation = 100 * abs_diff, 0.5 * abs_diff
     else:
         diff_pp, sum_abs_diff_pp, total_variation = dict.fromkeys(model), None, None
@@ -127,6 +127,49 @@ def distribution_difference(
         "n_model": n_model,
         "n_human": n_human,
     }
+
+
+def _sum_abs_differences(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """sum_v |p_v - q_v| along the last axis, added up value by value in scale order (numpy's
+    pairwise sum would group the terms differently and change the last digits)."""
+    differences = np.abs(p - q)
+    total = np.zeros(differences.shape[:-1])
+    for j in range(differences.shape[-1]):
+        total = total + differences[..., j]
+    return total
+
+
+def total_variation(model_counts: np.ndarray, human_counts: np.ndarray) -> np.ndarray:
+    """Total variation 0.5 * sum_v |p_v - q_v| between the distributions given by counts per
+    scale value (last axis), one per leading row, e.g. per bootstrap draw of papers: the same
+    number as :func:`distribution_difference`'s ``total_variation`` for the values counted.
+    NaN where either side counts nothing."""
+    model_counts, human_counts = np.asarray(model_counts, dtype=float), np.asarray(human_counts, dtype=float)
+    n_model, n_human = model_counts.sum(-1, keepdims=True), human_counts.sum(-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tv = 0.5 * _sum_abs_differences(model_counts / n_model, human_counts / n_human)
+    return np.where((n_model[..., 0] == 0) | (n_human[..., 0] == 0), np.nan, tv)
+
+
+def gaps_to_panel_median(
+    model_paper_ids: Sequence[str],
+    model_scores: Sequence[float | None],
+    human_paper_ids: Sequence[str],
+    human_scores: Sequence[float | None],
+) -> np.ndarray:
+    """Per model review: its score minus the median human score of its paper; NaN for a model
+    review without a score or whose paper has no human score (see :func:`confidence_gap`)."""
+    for ids, scores, side in ((model_paper_ids, model_scores, "model"),
+                              (human_paper_ids, human_scores, "human")):
+        if len(ids) != len(scores):
+            raise ValueError(f"{len(ids)} {side} paper ids but {len(scores)} {side} scores")
+    human_by_paper: dict[str, list[float]] = defaultdict(list)
+    for paper, score in zip(human_paper_ids, human_scores):
+        if _is_score(score):
+            human_by_paper[paper].append(score)
+    medians = {paper: float(np.median(scores)) for paper, scores in human_by_paper.items()}
+    return np.array([score - medians[paper] if _is_score(score) and paper in medians else np.nan
+                     for paper, score in zip(model_paper_ids, model_scores)], dtype=float)
 
 
 def confidence_gap(
@@ -148,20 +191,10 @@ def confidence_gap(
     few; n the reviews compared, n_papers their distinct papers, n_skipped the model
     reviews without a confidence or without a human confidence for their paper.
     """
-    for ids, scores, side in ((model_paper_ids, model_confidences, "model"),
-                              (human_paper_ids, human_confidences, "human")):
-        if len(ids) != len(scores):
-            raise ValueError(f"{len(ids)} {side} paper ids but {len(scores)} {side} confidences")
-    human_by_paper: dict[str, list[float]] = defaultdict(list)
-    for paper, confidence in zip(human_paper_ids, human_confidences):
-        if _is_score(confidence):
-            human_by_paper[paper].append(confidence)
-    medians = {paper: float(np.median(scores)) for paper, scores in human_by_paper.items()}
-    gaps, papers = [], set()
-    for paper, confidence in zip(model_paper_ids, model_confidences):
-        if _is_score(confidence) and paper in medians:
-            gaps.append(confidence - medians[paper])
-            papers.add(paper)
+    gaps = gaps_to_panel_median(model_paper_ids, model_confidences, human_paper_ids, human_confidences)
+    compared = np.isfinite(gaps)
+    papers = {paper for paper, kept in zip(model_paper_ids, compared) if kept}
+    gaps = gaps[compared].tolist()
     return {
         **summarise(gaps),
         "n_papers": len(papers),

@@ -33,15 +33,17 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from praib.metrics.registry import READABILITY
 from praib.metrics.text import readability as _readability
 from praib.metrics.text.citations import find_citations
 from praib.metrics.text.xref import GROUP_TYPES, XREF_PATTERN, XREF_TYPES
 
 __all__ = ["TEXT_METRICS", "CHUNK_SIZE", "score_texts"]
 
-#: Column names of :func:`score_texts`, in order.
+#: Column names of :func:`score_texts`, in order: the registered text metrics and the
+#: cross-reference details.
 TEXT_METRICS: tuple[str, ...] = (
-    "tkc", "ttr", "fre", "fkg", "xref", "xref_per_100_tokens",
+    *READABILITY, "xref", "xref_per_100_tokens",
     *(f"xref_{t}" for t in XREF_TYPES),
     "citations",
 )

@@ -1,0 +1,20 @@
+"""One summary of a sample, computed one way for every metric."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+
+def summarise(values: Iterable[float]) -> dict:
+    """Mean, sample standard deviation (ddof=1, as pandas reports it) and count of
+    the finite values; mean and std are None when there is nothing to summarise."""
+    array = np.asarray([v for v in values if v is not None], dtype=float)
+    array = array[np.isfinite(array)]
+    n = int(array.size)
+    return {
+        "mean": float(array.mean()) if n else None,
+        "std": float(array.std(ddof=1)) if n > 1 else None,
+        "n": n,
+    }
