@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Iterator
 import yaml
 from datasets import Dataset
 
+from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
 from praib.records import REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl, records_to_dataset, save_records
 from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
 
@@ -175,29 +176,21 @@ class NoteFetcher:
         if self._session is None:
             self._session = requests.Session()
         headers = {"Accept": "application/json", **({"Authorization": f"Bearer {self.token}"} if self.token else {})}
-        problem, wait = "", 0.0
-        for attempt in range(self.retries + 1):
-            if attempt:
-                logger.warning("OpenReview %s %s: %s; retry %d of %d in %.1f s", url, params.get("invitation"),
-                               problem, attempt, self.retries, wait)
-                self.sleep(wait)
+
+        def attempt() -> dict:
             since_last = time.monotonic() - self._last_request
             if since_last < self.pace:
                 self.sleep(self.pace - since_last)
             self._last_request = time.monotonic()
             self.requests_made += 1
-            wait = min(self.backoff * 2 ** attempt, 120.0)
             try:
                 response = self._session.get(url, params=params, headers=headers, timeout=self.timeout)
             except (requests.Timeout, requests.ConnectionError) as err:
-                problem = type(err).__name__
-                continue
-            if response.status_code == 429:
-                problem, wait = "429 Too Many Requests", _retry_after(response.headers.get("Retry-After"), wait)
-                continue
-            if response.status_code >= 500:
-                problem = f"{response.status_code} {response.reason}"
-                continue
+                raise Retryable(type(err).__name__) from err
+            if is_retryable_status(response.status_code):
+                problem = ("429 Too Many Requests" if response.status_code == 429
+                           else f"{response.status_code} {response.reason}")
+                raise Retryable(problem, retry_after_seconds(response.headers.get("Retry-After")))
             if response.status_code >= 400:
                 raise CollectionError(f"{url} ({params.get('invitation')}): {response.status_code} "
                                       f"{response.reason}: {response.text[:300]}")
@@ -207,17 +200,19 @@ class NoteFetcher:
                 body = None
             if isinstance(body, dict) and isinstance(body.get("notes"), list):
                 return body
-            problem = f"malformed body ({response.text[:80]!r})"
-        raise CollectionError(f"{url} ({params.get('invitation')} offset {params.get('offset')}): gave up after "
-                              f"{self.retries + 1} attempts, last: {problem}. Pages fetched so far are cached; "
-                              f"run again to resume.")
+            raise Retryable(f"malformed body ({response.text[:80]!r})")
 
+        def log_retry(failure: Retryable, retry: int, wait: float) -> None:
+            logger.warning("OpenReview %s %s: %s; retry %d of %d in %.1f s", url, params.get("invitation"),
+                           failure.reason, retry, self.retries, wait)
 
-def _retry_after(header: str | None, default: float) -> float:
-    try:
-        return max(float(header), 0.0) if header is not None else default
-    except ValueError:  # an HTTP date; rare enough to fall back to the back-off
-        return default
+        policy = RetryPolicy(tries=self.retries + 1, backoff=self.backoff, max_backoff=120.0)
+        try:
+            return call_with_retries(attempt, policy, on_retry=log_retry, sleep=self.sleep)
+        except GaveUp as gave_up:
+            raise CollectionError(f"{url} ({params.get('invitation')} offset {params.get('offset')}): gave up after "
+                                  f"{gave_up.tries} attempts, last: {gave_up.last.reason}. Pages fetched so far are "
+                                  f"cached; run again to resume.") from None
 
 
 def login_token(baseurl: str | None, username: str, password: str) -> str:
