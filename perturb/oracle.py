@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from praib.metrics.perturbation.robustness import reviewer_label
+from praib.records import CRITICAL
 from praib.records.ids import hash_id
 
-from praib.perturb.counterfactual import CRITICAL
 from praib.perturb.logic import template_path
 from praib.perturb.rewrite import render_template
 

@@ -28,7 +28,7 @@ import yaml
 from datasets import Dataset
 
 from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
-from praib.records import REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl, records_to_dataset, save_records
+from praib.records import HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl, records_to_dataset, save_records
 from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
 
 logger = logging.getLogger(__name__)
@@ -37,7 +37,6 @@ EDITIONS_DIR = Path(__file__).resolve().parents[1] / "data" / "openreview"
 API_BASEURLS = {1: "https://api.openreview.net", 2: "https://api2.openreview.net"}
 RECORD_FILES = {"paper": "papers.jsonl", "review": "reviews.jsonl", "meta_review": "meta_reviews.jsonl",
                 "rebuttal": "rebuttals.jsonl"}
-HUMAN = "human"
 
 _FORM_TARGETS = {*REVIEW_SECTIONS, "body", "rating", "confidence", "recommendation"}
 
@@ -350,13 +349,13 @@ def normalise_forum(submission: dict, edition: Edition, status: str | None = Non
         if reply["id"] in review_ids:
             fields = _apply_form(reply_content, edition.review_form, scales, where)
             out["review"].append(coerce_record({**base, **fields, "review_id": reply["id"], "decision": decision,
-                                                "source": HUMAN, "reviewer_id": _signer(reply),
-                                                "parse_status": "given"}, "review", where))
+                                                "source": HUMAN_SOURCE, "reviewer_id": _signer(reply),
+                                                "parse_status": PARSE_GIVEN}, "review", where))
         if _matches(_invitations(reply), edition.meta_review):
             fields = _apply_form(reply_content, edition.meta_review_form, scales, where)
             if fields["text"]:
                 out["meta_review"].append(coerce_record({**base, **fields, "meta_review_id": reply["id"],
-                                                         "source": HUMAN, "parse_status": "given"},
+                                                         "source": HUMAN_SOURCE, "parse_status": PARSE_GIVEN},
                                                         "meta_review", where))
         if _matches(_invitations(reply), edition.rebuttal) and _matches(reply.get("signatures") or [], authors):
             text = _text(reply_content.get("rebuttal") or reply_content.get("comment"))
@@ -364,7 +363,7 @@ def normalise_forum(submission: dict, edition: Edition, status: str | None = Non
                 # An author reply to a review answers that review; one to the paper answers them all.
                 answered = reply.get("replyto") if reply.get("replyto") in review_ids else None
                 out["rebuttal"].append(coerce_record({**base, "rebuttal_id": reply["id"], "review_id": answered,
-                                                      "source": HUMAN, "text": text}, "rebuttal", where))
+                                                      "source": HUMAN_SOURCE, "text": text}, "rebuttal", where))
     return out
 
 
@@ -537,9 +536,9 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
                                                 "abstract": sample.get("paper_abstract"), "decision": decision},
                                                "paper", where))
             if _text(sample.get("meta_review")):
-                rows["meta_review"].append(coerce_record({**base, "meta_review_id": f"{forum}-meta", "source": HUMAN,
+                rows["meta_review"].append(coerce_record({**base, "meta_review_id": f"{forum}-meta", "source": HUMAN_SOURCE,
                                                           "text": _text(sample["meta_review"]),
-                                                          "parse_status": "given"}, "meta_review", where))
+                                                          "parse_status": PARSE_GIVEN}, "meta_review", where))
             notes = sample.get("reviews") or []
             for index, note in enumerate(notes):
                 if not isinstance(note, dict) or not note.get("review_id"):
@@ -556,12 +555,12 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
                     # PeerSum writes -1 where a note has no score.
                     scores = {k: note[k] if (note.get(k) or 0) > 0 else None for k in ("rating", "confidence")}
                     rows["review"].append(coerce_record({**base, **scores, "review_id": note["review_id"],
-                                                         "decision": decision, "source": HUMAN, "text": text,
-                                                         "parse_status": "given"}, "review", where))
+                                                         "decision": decision, "source": HUMAN_SOURCE, "text": text,
+                                                         "parse_status": PARSE_GIVEN}, "review", where))
                 elif note.get("writer") == "author" and text:
                     answered = note.get("reply_to") if note.get("reply_to") in review_ids else None
                     rows["rebuttal"].append(coerce_record({**base, "rebuttal_id": note["review_id"],
-                                                           "review_id": answered, "source": HUMAN, "text": text},
+                                                           "review_id": answered, "source": HUMAN_SOURCE, "text": text},
                                                           "rebuttal", where))
     if not rows["paper"]:
         raise RecordError(str(path), None, f"no paper of {edition.venue} {edition.year} in this PeerSum dump; "
