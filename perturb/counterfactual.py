@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from praib.records import CRITICAL, NEUTRAL
 from praib.perturb.logic import (TEMPLATES, extract_logic, logic_by_paper, logic_features, numbered_paragraphs,
                                 split_paragraphs, table)
 
 CRITICAL_FAMILIES = ("finding", "conclusion", "result")
 NEUTRAL_KINDS = ("spelling", "voice", "language-errors", "layout")
-CRITICAL, NEUTRAL = "soundness-critical", "soundness-neutral"
 
 _FINDING_KIND = {"correlational": "finding-causal", "causal": "finding-inverted",
                  "conditional": "finding-unconditional"}

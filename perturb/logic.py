@@ -12,12 +12,12 @@ the call cache, so a rerun is free).
 from __future__ import annotations
 
 import json
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from praib.records.markdown import paragraph_spans
 from praib.templates import TemplateSet
 
 #: The perturbation prompts; a user folder of overrides or a user's own file stands in for a built-in name.
@@ -82,25 +82,12 @@ class Paragraph:
         return paper_text[self.start:self.end]
 
 
-_BLANK_LINES = re.compile(r"\n[ \t]*\n\s*")
-
-
 def split_paragraphs(text: str) -> list[Paragraph]:
     """Paragraphs are the runs of text between blank lines, numbered p1, p2, ... in order.
 
     Offsets point into ``text`` itself, so an edit of one paragraph leaves every other byte as it was.
     """
-    paragraphs, position = [], 0
-    for gap in [*_BLANK_LINES.finditer(text), None]:
-        end = gap.start() if gap else len(text)
-        chunk = text[position:end]
-        if chunk.strip():
-            lead = len(chunk) - len(chunk.lstrip())
-            trail = len(chunk.rstrip())
-            paragraphs.append(Paragraph(f"p{len(paragraphs) + 1}", position + lead, position + trail))
-        if gap:
-            position = gap.end()
-    return paragraphs
+    return [Paragraph(f"p{number}", start, end) for number, (start, end) in enumerate(paragraph_spans(text), start=1)]
 
 
 def numbered_paragraphs(text: str) -> list[dict[str, str]]:

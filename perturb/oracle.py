@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from praib.metrics.perturbation.robustness import reviewer_label
-
-from praib.perturb.counterfactual import CRITICAL
 from praib.perturb.logic import TEMPLATES
+from praib.records import CRITICAL
+from praib.records.ids import hash_id
 
 ORACLE_SOURCE = "oracle"
 MAX_STEPS_DOWN = 2
@@ -52,7 +52,7 @@ def steps_down(seed: int, paper_id: str, review_id: str, kind: str, max_steps: i
 
 def _review_id(original_id: str, perturbation: dict | None) -> str:
     key = f"{original_id}\x1f{(perturbation or {}).get('kind')}\x1f{(perturbation or {}).get('description')}"
-    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+    return hash_id(key)
 
 
 def _oracle_reviewer(review: dict) -> str | None:

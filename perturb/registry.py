@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
-from praib.records import REVIEW_SECTIONS
+from praib.records import NEUTRAL, REVIEW_SECTIONS
 
 from praib.perturb import injection, reviews, rewrite, surface
 from praib.perturb.text import aspect_section_types
@@ -59,17 +59,17 @@ def _injection(placement: str):
 
 _ALL = [
     # Paper: soundness-neutral surface edits (counterfactual-review study, section 4).
-    Perturbation("spelling", "paper", "soundness-neutral", False,
+    Perturbation("spelling", "paper", NEUTRAL, False,
                  "American to British spelling in 40% of the paragraphs (word list in data/american_british.tsv)",
                  surface.spelling),
-    Perturbation("whitespace", "paper", "soundness-neutral", False,
+    Perturbation("whitespace", "paper", NEUTRAL, False,
                  "10% of the spaces between words widened to 2-3 spaces", surface.whitespace),
-    Perturbation("layout", "paper", "soundness-neutral", False,
+    Perturbation("layout", "paper", NEUTRAL, False,
                  "figure and table captions, tables and figures moved to the end of the paper", surface.layout),
-    Perturbation("language-errors", "paper", "soundness-neutral", False,
+    Perturbation("language-errors", "paper", NEUTRAL, False,
                  "two minor grammar slips in 20% of the paragraphs (rules in data/language_errors.tsv)",
                  surface.language_errors),
-    Perturbation("voice", "paper", "soundness-neutral", True,
+    Perturbation("voice", "paper", NEUTRAL, True,
                  "40% of the paragraphs rewritten between active and passive voice by the LLM", _voice),
     # Paper: aspect-guided degradations.
     Perturbation("typos", "paper", "presentation", False,

@@ -17,12 +17,12 @@ from typing import Callable
 
 import yaml
 
+from praib.records.markdown import HEADING, blank_line_chunks
+
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
 # Blocks that may hold blank lines, so they are cut out before the text is split into paragraphs.
 _FENCED = re.compile(r"^```.*?^```[^\n]*$|\$\$.*?\$\$|\\begin\{(\w+\*?)\}.*?\\end\{\1\}", re.S | re.M)
-_BLANK_LINES = re.compile(r"\n[ \t]*\n\s*")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _CAPTION = re.compile(r"^(?:\*\*|__)?(?:figure|fig\.|table)\s*[A-Z]?\d+(?:\.\d+)?\s*[.:|]", re.I)
 _PROTECTED = re.compile(
     r"\$[^$\n]+\$"                                  # inline maths
@@ -66,14 +66,8 @@ def blocks(text: str) -> list[Block]:
 
 
 def _loose_blocks(text: str, start: int, end: int) -> list[Block]:
-    out = []
-    chunk_start = start
-    for gap in [*_BLANK_LINES.finditer(text, start, end), None]:
-        chunk_end = gap.start() if gap else end
-        out += _chunk_blocks(text, chunk_start, chunk_end)
-        if gap:
-            chunk_start = gap.end()
-    return out
+    return [block for chunk_start, chunk_end in blank_line_chunks(text, start, end)
+            for block in _chunk_blocks(text, chunk_start, chunk_end)]
 
 
 def _chunk_blocks(text: str, start: int, end: int) -> list[Block]:
@@ -82,7 +76,7 @@ def _chunk_blocks(text: str, start: int, end: int) -> list[Block]:
     position = start
     for line in text[start:end].split("\n"):
         line_end = position + len(line)
-        if _HEADING.match(line):
+        if HEADING.match(line):
             if body_start is not None:
                 out.append(_classify(text, body_start, position - 1))
                 body_start = None
@@ -135,7 +129,7 @@ def heading_type(heading: str) -> str | None:
 
 def sections(text: str) -> list[Section]:
     """The sections of ``text``, each typed by its heading; unmatched subsections inherit their parent's type."""
-    headings = [(b, _HEADING.match(text[b.start:b.end])) for b in blocks(text) if b.kind == "heading"]
+    headings = [(b, HEADING.match(text[b.start:b.end])) for b in blocks(text) if b.kind == "heading"]
     out: list[Section] = []
     if not headings or text[:headings[0][0].start].strip():
         out.append(Section(None, None, 0, headings[0][0].start if headings else len(text)))

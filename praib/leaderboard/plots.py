@@ -79,7 +79,8 @@ def metric_intervals_png(results: "LeaderboardResults", metrics: list[str],
     """One panel per metric (pooled over venues): every source's value with its 95% CI as a thin
     error bar, the spread of its per-review values (``spreads[(source, metric)]`` = (mean, std))
     as a wide pale bar, and the human value as a dashed line. None when no metric has a value."""
-    from praib.leaderboard.report import HUMAN, POOLED, metric_label
+    from praib.leaderboard.report import POOLED, metric_label
+    from praib.records import HUMAN_SOURCE
 
     panels = {}
     for metric in metrics:
@@ -102,8 +103,8 @@ def metric_intervals_png(results: "LeaderboardResults", metrics: list[str],
                 # (a biased statistic such as a total variation on few reviews).
                 low, high = row["ci_low"], row["ci_high"]
                 ax.errorbar([(low + high) / 2], [y], xerr=[(high - low) / 2], fmt="none", ecolor="#444", capsize=3)
-            ax.scatter([value], [y], color=HUMAN_COLOUR if source == HUMAN else MODEL_COLOUR, zorder=3)
-        human = rows[HUMAN]["value"] if HUMAN in rows else next(
+            ax.scatter([value], [y], color=HUMAN_COLOUR if source == HUMAN_SOURCE else MODEL_COLOUR, zorder=3)
+        human = rows[HUMAN_SOURCE]["value"] if HUMAN_SOURCE in rows else next(
             (r["human_value"] for r in rows.values() if r["human_value"] is not None), None)
         if human is not None:
             ax.axvline(human, color=HUMAN_COLOUR, linestyle="--", linewidth=1)

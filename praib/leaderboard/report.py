@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from praib.metrics.registry import BY_NAME, TABLE_1
+from praib.records import HUMAN_SOURCE
 from praib.templates import TemplateSet
 
-HUMAN = "human"
 POOLED = "all"
 
 # Decimal places of the results that are no registered metric (robustness and treatment effects).
@@ -51,7 +51,7 @@ class LeaderboardResults:
     def submissions(self) -> list[str]:
         """The human reference first, then the submissions in the order of the results rows."""
         names = list(dict.fromkeys(row["submission"] for row in self.rows))
-        return sorted(names, key=lambda name: name != HUMAN)
+        return sorted(names, key=lambda name: name != HUMAN_SOURCE)
 
     def metrics(self, venue: str | None = None) -> list[str]:
         return list(dict.fromkeys(r["metric"] for r in self.rows if venue is None or r["venue"] == venue))
@@ -212,7 +212,7 @@ def _value_cell(row: dict | None, digits: int) -> Cell:
 
 
 def _distance_cell(row: dict | None, digits: int) -> Cell:
-    if row is None or row["submission"] == HUMAN:
+    if row is None or row["submission"] == HUMAN_SOURCE:
         return Cell("–")
     return Cell(format_number(row["distance_to_human"], digits), None, bool(row["closest_to_human"]))
 
@@ -231,7 +231,7 @@ def metric_table(results: LeaderboardResults, title: str, columns: list[tuple[st
     for submission in results.submissions:
         if not any(results.row(submission, m, v) for m, v in columns):
             continue
-        cells = [Cell(submission + (" (reference)" if submission == HUMAN else ""))]
+        cells = [Cell(submission + (" (reference)" if submission == HUMAN_SOURCE else ""))]
         for metric, venue in columns:
             row = results.row(submission, metric, venue)
             cells += [_value_cell(row, metric_digits(metric)), _distance_cell(row, metric_digits(metric))]
@@ -322,7 +322,7 @@ def review_spreads(results: LeaderboardResults) -> dict[tuple[str, str], tuple[f
     spreads = {}
     for submission, details in results.details.items():
         for group in details.get("groups", []):
-            source = HUMAN if group.get("is_reference") else submission
+            source = HUMAN_SOURCE if group.get("is_reference") else submission
             for metric in TABLE_1:
                 summary = group.get(metric)
                 if isinstance(summary, dict) and summary.get("mean") is not None and summary.get("std") is not None:
@@ -379,7 +379,7 @@ def _distribution_section(results: LeaderboardResults) -> Section:
 
     section = _family_section(results, DISTRIBUTIONS)
     for submission, details in results.details.items():
-        if submission == HUMAN:
+        if submission == HUMAN_SOURCE:
             continue
         for group in details.get("groups", []):
             if group.get("is_reference"):

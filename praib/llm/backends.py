@@ -29,7 +29,6 @@ schema serialised as a canonical JSON string) to a JSON value matching the schem
 
 from __future__ import annotations
 
-import email.utils
 import hashlib
 import http.client
 import json
@@ -37,13 +36,14 @@ import os
 import re
 import socket
 import threading
-import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Sequence, runtime_checkable
+
+from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
 
 __all__ = [
     "SamplingConfig", "GenerationRequest", "Backend", "BackendError", "make_backend",
@@ -300,26 +300,6 @@ class TransformersBackend:
 # --------------------------------------------------------------------------------------------
 
 
-class _Retryable(Exception):
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-def _retry_after_seconds(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
 def _reason(exc: BaseException) -> str:
     reason = getattr(exc, "reason", exc)
     if isinstance(reason, ConnectionRefusedError):
@@ -403,13 +383,13 @@ class OpenAIBackend:
                 raw = resp.read()
         except urllib.error.HTTPError as exc:
             detail = exc.read()[:500].decode("utf-8", "replace")
-            if exc.code == 429 or exc.code >= 500:
-                raise _Retryable(f"HTTP {exc.code} from {self.url}: {detail}",
-                                 _retry_after_seconds(exc.headers.get("Retry-After"))) from exc
+            if is_retryable_status(exc.code):
+                raise Retryable(f"HTTP {exc.code} from {self.url}: {detail}",
+                                retry_after_seconds(exc.headers.get("Retry-After"))) from exc
             raise BackendError(f"HTTP {exc.code} from {self.url}: {detail}") from exc
         except (urllib.error.URLError, http.client.HTTPException, ConnectionError, socket.timeout,
                 TimeoutError) as exc:
-            raise _Retryable(f"could not reach {self.url}: {_reason(exc)}; is the server running?") from exc
+            raise Retryable(f"could not reach {self.url}: {_reason(exc)}; is the server running?") from exc
         try:
             payload = json.loads(raw)
         except ValueError as exc:
@@ -418,15 +398,12 @@ class OpenAIBackend:
 
     def _call(self, req: GenerationRequest) -> str:
         data = json.dumps(self.request_body(req)).encode()
-        for attempt in range(self.max_tries):
-            try:
-                payload = self._post_once(data)
-                break
-            except _Retryable as exc:
-                if attempt + 1 >= self.max_tries:
-                    raise BackendError(f"{exc} (gave up after {self.max_tries} tries)") from exc
-                wait = exc.retry_after if exc.retry_after is not None else self.backoff * 2 ** attempt
-                time.sleep(min(wait, self.max_backoff))
+        policy = RetryPolicy(tries=self.max_tries, backoff=self.backoff, max_backoff=self.max_backoff,
+                             max_wait=self.max_backoff)
+        try:
+            payload = call_with_retries(lambda: self._post_once(data), policy)
+        except GaveUp as exc:
+            raise BackendError(str(exc)) from exc
         try:
             content = payload["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError) as exc:

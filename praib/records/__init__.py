@@ -2,7 +2,7 @@
 
 from praib.records.io import (coerce_record, iter_jsonl, load_records, raw_rows, records_to_dataset,
                               save_records)
-from praib.records.schema import (GENERATION_FEATURES, HUMAN_SOURCE, META_REVIEW_FEATURES, PAPER_FEATURES,
-                                  PARSE_FAILED, PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL, PERTURBATION_FEATURES,
-                                  REBUTTAL_FEATURES, REVIEW_FEATURES, REVIEW_SECTIONS, SCHEMAS, RecordError,
-                                  perturbation_kind)
+from praib.records.schema import (CRITICAL, GENERATION_FEATURES, HUMAN_SOURCE, META_REVIEW_FEATURES, NEUTRAL,
+                                  PAPER_FEATURES, PARSE_FAILED, PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL,
+                                  PERTURBATION_FEATURES, REBUTTAL_FEATURES, REVIEW_FEATURES, REVIEW_SECTIONS, SCHEMAS,
+                                  RecordError, perturbation_kind)

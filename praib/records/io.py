@@ -9,7 +9,6 @@ with a :class:`RecordError` that names the file, the line or row, and the field.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
@@ -20,6 +19,7 @@ from typing import Any, Iterable, Iterator
 import datasets
 from datasets import Dataset, Features, List, Value
 
+from praib.records.ids import record_id
 from praib.records.schema import REVIEW_SECTIONS, SCHEMAS, RecordError, perturbation_kind
 from praib.scales import subscore_names
 
@@ -120,9 +120,8 @@ def _as_subscores(value: Any, where: str) -> list[dict]:
 
 
 def _review_id(row: dict) -> str:
-    key = json.dumps([row.get(k) for k in ("paper_id", "source", "model", "prompt", "reviewer_id", "text",
-                                            *REVIEW_SECTIONS)] + [perturbation_kind(row)], sort_keys=True)
-    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+    return record_id([row.get(k) for k in ("paper_id", "source", "model", "prompt", "reviewer_id", "text",
+                                           *REVIEW_SECTIONS)] + [perturbation_kind(row)])
 
 
 def coerce_record(raw: Any, kind: str, where: str, warn_unknown: set[str] | None = None) -> dict:
@@ -172,8 +171,7 @@ def coerce_record(raw: Any, kind: str, where: str, warn_unknown: set[str] | None
             sections = [row[s] for s in REVIEW_SECTIONS if row[s]]
             row["text"] = "\n\n".join(sections) if sections else None
     if row[id_field] is None:
-        row[id_field] = _review_id(row) if kind == "review" else hashlib.sha1(
-            json.dumps(row, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        row[id_field] = _review_id(row) if kind == "review" else record_id(row)
     return row
 
 

@@ -10,6 +10,8 @@ from datasets import Features, List, Value
 
 REVIEW_SECTIONS = ("summary", "strengths", "weaknesses", "questions", "limitations", "additional_feedback")
 HUMAN_SOURCE = "human"
+# The perturbation categories whose average treatment effects PRAIB compares (paper 4).
+CRITICAL, NEUTRAL = "soundness-critical", "soundness-neutral"
 
 # parse_status values: fields came with the record / parsed with every field the
 # format asks for / parsed but something is missing or rejected / nothing usable.

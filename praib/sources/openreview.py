@@ -27,7 +27,8 @@ from typing import Any, Callable, Iterable, Iterator
 import yaml
 from datasets import Dataset
 
-from praib.records import REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl, records_to_dataset, save_records
+from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
+from praib.records import HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl, records_to_dataset, save_records
 from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
 
 logger = logging.getLogger(__name__)
@@ -36,7 +37,6 @@ EDITIONS_DIR = Path(__file__).resolve().parents[1] / "data" / "openreview"
 API_BASEURLS = {1: "https://api.openreview.net", 2: "https://api2.openreview.net"}
 RECORD_FILES = {"paper": "papers.jsonl", "review": "reviews.jsonl", "meta_review": "meta_reviews.jsonl",
                 "rebuttal": "rebuttals.jsonl"}
-HUMAN = "human"
 
 _FORM_TARGETS = {*REVIEW_SECTIONS, "body", "rating", "confidence", "recommendation"}
 
@@ -175,29 +175,21 @@ class NoteFetcher:
         if self._session is None:
             self._session = requests.Session()
         headers = {"Accept": "application/json", **({"Authorization": f"Bearer {self.token}"} if self.token else {})}
-        problem, wait = "", 0.0
-        for attempt in range(self.retries + 1):
-            if attempt:
-                logger.warning("OpenReview %s %s: %s; retry %d of %d in %.1f s", url, params.get("invitation"),
-                               problem, attempt, self.retries, wait)
-                self.sleep(wait)
+
+        def attempt() -> dict:
             since_last = time.monotonic() - self._last_request
             if since_last < self.pace:
                 self.sleep(self.pace - since_last)
             self._last_request = time.monotonic()
             self.requests_made += 1
-            wait = min(self.backoff * 2 ** attempt, 120.0)
             try:
                 response = self._session.get(url, params=params, headers=headers, timeout=self.timeout)
             except (requests.Timeout, requests.ConnectionError) as err:
-                problem = type(err).__name__
-                continue
-            if response.status_code == 429:
-                problem, wait = "429 Too Many Requests", _retry_after(response.headers.get("Retry-After"), wait)
-                continue
-            if response.status_code >= 500:
-                problem = f"{response.status_code} {response.reason}"
-                continue
+                raise Retryable(type(err).__name__) from err
+            if is_retryable_status(response.status_code):
+                problem = ("429 Too Many Requests" if response.status_code == 429
+                           else f"{response.status_code} {response.reason}")
+                raise Retryable(problem, retry_after_seconds(response.headers.get("Retry-After")))
             if response.status_code >= 400:
                 raise CollectionError(f"{url} ({params.get('invitation')}): {response.status_code} "
                                       f"{response.reason}: {response.text[:300]}")
@@ -207,17 +199,19 @@ class NoteFetcher:
                 body = None
             if isinstance(body, dict) and isinstance(body.get("notes"), list):
                 return body
-            problem = f"malformed body ({response.text[:80]!r})"
-        raise CollectionError(f"{url} ({params.get('invitation')} offset {params.get('offset')}): gave up after "
-                              f"{self.retries + 1} attempts, last: {problem}. Pages fetched so far are cached; "
-                              f"run again to resume.")
+            raise Retryable(f"malformed body ({response.text[:80]!r})")
 
+        def log_retry(failure: Retryable, retry: int, wait: float) -> None:
+            logger.warning("OpenReview %s %s: %s; retry %d of %d in %.1f s", url, params.get("invitation"),
+                           failure.reason, retry, self.retries, wait)
 
-def _retry_after(header: str | None, default: float) -> float:
-    try:
-        return max(float(header), 0.0) if header is not None else default
-    except ValueError:  # an HTTP date; rare enough to fall back to the back-off
-        return default
+        policy = RetryPolicy(tries=self.retries + 1, backoff=self.backoff, max_backoff=120.0)
+        try:
+            return call_with_retries(attempt, policy, on_retry=log_retry, sleep=self.sleep)
+        except GaveUp as gave_up:
+            raise CollectionError(f"{url} ({params.get('invitation')} offset {params.get('offset')}): gave up after "
+                                  f"{gave_up.tries} attempts, last: {gave_up.last.reason}. Pages fetched so far are "
+                                  f"cached; run again to resume.") from None
 
 
 def login_token(baseurl: str | None, username: str, password: str) -> str:
@@ -355,13 +349,13 @@ def normalise_forum(submission: dict, edition: Edition, status: str | None = Non
         if reply["id"] in review_ids:
             fields = _apply_form(reply_content, edition.review_form, scales, where)
             out["review"].append(coerce_record({**base, **fields, "review_id": reply["id"], "decision": decision,
-                                                "source": HUMAN, "reviewer_id": _signer(reply),
-                                                "parse_status": "given"}, "review", where))
+                                                "source": HUMAN_SOURCE, "reviewer_id": _signer(reply),
+                                                "parse_status": PARSE_GIVEN}, "review", where))
         if _matches(_invitations(reply), edition.meta_review):
             fields = _apply_form(reply_content, edition.meta_review_form, scales, where)
             if fields["text"]:
                 out["meta_review"].append(coerce_record({**base, **fields, "meta_review_id": reply["id"],
-                                                         "source": HUMAN, "parse_status": "given"},
+                                                         "source": HUMAN_SOURCE, "parse_status": PARSE_GIVEN},
                                                         "meta_review", where))
         if _matches(_invitations(reply), edition.rebuttal) and _matches(reply.get("signatures") or [], authors):
             text = _text(reply_content.get("rebuttal") or reply_content.get("comment"))
@@ -369,7 +363,7 @@ def normalise_forum(submission: dict, edition: Edition, status: str | None = Non
                 # An author reply to a review answers that review; one to the paper answers them all.
                 answered = reply.get("replyto") if reply.get("replyto") in review_ids else None
                 out["rebuttal"].append(coerce_record({**base, "rebuttal_id": reply["id"], "review_id": answered,
-                                                      "source": HUMAN, "text": text}, "rebuttal", where))
+                                                      "source": HUMAN_SOURCE, "text": text}, "rebuttal", where))
     return out
 
 
@@ -542,9 +536,9 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
                                                 "abstract": sample.get("paper_abstract"), "decision": decision},
                                                "paper", where))
             if _text(sample.get("meta_review")):
-                rows["meta_review"].append(coerce_record({**base, "meta_review_id": f"{forum}-meta", "source": HUMAN,
+                rows["meta_review"].append(coerce_record({**base, "meta_review_id": f"{forum}-meta", "source": HUMAN_SOURCE,
                                                           "text": _text(sample["meta_review"]),
-                                                          "parse_status": "given"}, "meta_review", where))
+                                                          "parse_status": PARSE_GIVEN}, "meta_review", where))
             notes = sample.get("reviews") or []
             for index, note in enumerate(notes):
                 if not isinstance(note, dict) or not note.get("review_id"):
@@ -561,12 +555,12 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
                     # PeerSum writes -1 where a note has no score.
                     scores = {k: note[k] if (note.get(k) or 0) > 0 else None for k in ("rating", "confidence")}
                     rows["review"].append(coerce_record({**base, **scores, "review_id": note["review_id"],
-                                                         "decision": decision, "source": HUMAN, "text": text,
-                                                         "parse_status": "given"}, "review", where))
+                                                         "decision": decision, "source": HUMAN_SOURCE, "text": text,
+                                                         "parse_status": PARSE_GIVEN}, "review", where))
                 elif note.get("writer") == "author" and text:
                     answered = note.get("reply_to") if note.get("reply_to") in review_ids else None
                     rows["rebuttal"].append(coerce_record({**base, "rebuttal_id": note["review_id"],
-                                                           "review_id": answered, "source": HUMAN, "text": text},
+                                                           "review_id": answered, "source": HUMAN_SOURCE, "text": text},
                                                           "rebuttal", where))
     if not rows["paper"]:
         raise RecordError(str(path), None, f"no paper of {edition.venue} {edition.year} in this PeerSum dump; "

@@ -46,6 +46,7 @@ from typing import Any, Sequence
 
 from praib.llm.backends import GenerationRequest, OpenAIBackend, SamplingConfig
 from praib.generation.papers import DEFAULT_TOKEN_BUDGET, PreparedPaper, prepare_paper_text
+from praib.records.markdown import HEADING, paragraph_spans
 
 SOFT_HYPHEN = "\x02"  # pdfium's mark for a hyphen it recognised as a line-end word break
 PARAGRAPH_GAP = 1.5    # line spacings: a larger gap between two lines starts a paragraph
@@ -59,7 +60,6 @@ _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+([A-Z][^\n]{0,100})$"
 _LETTERED = re.compile(r"^([A-Z](?:\.\d{1,2}){0,3})\.?\s+([A-Z][^\n]{0,100})$")
 _NAMED = re.compile(r"^(abstract|references|bibliography|acknowledge?ments?|appendix|appendices|"
                     r"supplementary materials?|appendix [A-Z](?:[:.]?\s+[A-Z][^\n]{0,100})?)$", re.IGNORECASE)
-_HEADING_LINE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
 class PaperTextError(ValueError):
@@ -278,11 +278,9 @@ def split_sections(markdown: str) -> list[Section]:
         sections.append(Section(sid, heading, level,
                                 tuple((f"{sid}.p{i}", text) for i, text in enumerate(blocks, start=1))))
 
-    for block in re.split(r"\n\s*\n", markdown.strip()):
-        block = block.strip()
-        if not block:
-            continue
-        match = _HEADING_LINE.match(block.split("\n", 1)[0])
+    for start, end in paragraph_spans(markdown):
+        block = markdown[start:end]
+        match = HEADING.match(block.split("\n", 1)[0])
         if match:
             close()
             number += 1

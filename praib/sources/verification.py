@@ -38,7 +38,6 @@ JSONL and BibTeX files loaded once into an sqlite database with an FTS5 index fo
 
 from __future__ import annotations
 
-import email.utils
 import gzip
 import hashlib
 import html.entities
@@ -50,7 +49,6 @@ import time
 import unicodedata
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Iterator, Optional, Protocol, Sequence
@@ -60,6 +58,7 @@ import requests
 from datasets import Dataset, Features, List, Value
 
 from praib import __version__
+from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
 from praib.metrics.text.citations import Citation, find_citations
 from praib.metrics.summary import summarise
 
@@ -263,19 +262,6 @@ class MalformedAnswer(ValueError):
     """A body that is not JSON of the service's documented shape."""
 
 
-def _retry_after(response: requests.Response) -> float:
-    value = response.headers.get("Retry-After")
-    if not value:
-        return 0.0
-    if value.strip().isdigit():
-        return float(value)
-    try:
-        moment = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return max(0.0, (moment - datetime.now(timezone.utc)).total_seconds())
-
-
 class HttpService:
     """A bibliographic search API: polite pacing, timeouts, retries, cache.
 
@@ -346,32 +332,35 @@ class HttpService:
 
     def _fetch(self, path: str, params: dict) -> Optional[str]:
         url = self.base_url + path
-        for attempt in range(1, self.max_tries + 1):
+
+        def attempt() -> Optional[str]:
             self._pace()
             self.requests_sent += 1
-            wait = self.backoff * 2 ** (attempt - 1)
             try:
                 response = self._session.get(url, params=params, timeout=self.timeout)
             except requests.RequestException as err:
-                reason = f"{type(err).__name__}: {err}"
-            else:
-                if response.status_code == 200:
-                    return response.text
-                if response.status_code != 429 and response.status_code < 500:
-                    logger.warning("%s: HTTP %d for %s; no answer", self.name, response.status_code, response.url)
-                    return None
-                reason = f"HTTP {response.status_code}"
-                wait = max(wait, _retry_after(response))
-            if attempt == self.max_tries:
-                logger.warning("%s: no answer after %d tries (%s)", self.name, attempt, reason)
-            elif wait > self.max_wait:
-                logger.warning("%s: asked to wait %.0f s (%s), more than %.0f s; no answer this run",
-                               self.name, wait, reason, self.max_wait)
+                raise Retryable(f"{type(err).__name__}: {err}") from err
+            if response.status_code == 200:
+                return response.text
+            if not is_retryable_status(response.status_code):
+                logger.warning("%s: HTTP %d for %s; no answer", self.name, response.status_code, response.url)
                 return None
+            raise Retryable(f"HTTP {response.status_code}", retry_after_seconds(response.headers.get("Retry-After")))
+
+        def log_retry(failure: Retryable, retry: int, wait: float) -> None:
+            logger.info("%s: %s; retrying in %.1f s", self.name, failure.reason, wait)
+
+        policy = RetryPolicy(tries=self.max_tries, backoff=self.backoff, retry_after="at_least",
+                             max_wait=self.max_wait, over_max_wait="give_up")
+        try:
+            return call_with_retries(attempt, policy, on_retry=log_retry)
+        except GaveUp as gave_up:
+            if gave_up.wait is None:
+                logger.warning("%s: no answer after %d tries (%s)", self.name, gave_up.tries, gave_up.last.reason)
             else:
-                logger.info("%s: %s; retrying in %.1f s", self.name, reason, wait)
-                time.sleep(wait)
-        return None
+                logger.warning("%s: asked to wait %.0f s (%s), more than %.0f s; no answer this run",
+                               self.name, gave_up.wait, gave_up.last.reason, self.max_wait)
+            return None
 
 
 def _doi(value: Optional[str]) -> Optional[str]:

@@ -33,6 +33,7 @@ from typing import Any, Sequence
 from praib.metrics.summary import summarise
 from praib.llm.judge import Judge
 from praib.metrics.judged.judge_quality import two_judge_agreement
+from praib.records import HUMAN_SOURCE
 
 TEMPLATE = "math_engagement"
 METHODS = ("judge", "rules")
@@ -208,7 +209,7 @@ def _share(values: list[bool]) -> dict:
 
 
 def math_engagement_summary(paper_ids: Sequence[Any], sources: Sequence[Any], engages: Sequence[bool | None],
-                            human_source: str = "human", paper_rule: str = "any") -> dict:
+                            human_source: str = HUMAN_SOURCE, paper_rule: str = "any") -> dict:
     """Share of engaging reviews per source and the conditional rates P(+|+), P(+|-).
 
     ``paper_ids``, ``sources`` and ``engages`` are parallel, one entry per review.

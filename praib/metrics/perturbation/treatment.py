@@ -35,8 +35,8 @@ from tqdm.auto import tqdm
 from praib.metrics.perturbation.robustness import PairingError, pair_records, reviewer_label
 from praib.metrics.perturbation.stats import ate_mixed_model, benjamini_hochberg, ranking_score
 from praib.metrics.summary import summarise
+from praib.records import CRITICAL, NEUTRAL
 
-CRITICAL, NEUTRAL = "soundness-critical", "soundness-neutral"
 # Difference name -> the direction a reviewer that notices broken research logic moves it.
 DIFFERENCES = {"aspect": 1, "sentiment": -1, "score": -1}
 SENTIMENTS = ("positive", "negative", "neutral")

@@ -1,0 +1,71 @@
+"""The shared retry loop: waits worked out by hand from each policy's rule."""
+
+import email.utils
+import time
+
+import pytest
+
+from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, retry_after_seconds
+
+
+def failing(*failures, result="ok"):
+    queue = list(failures)
+
+    def attempt():
+        if queue:
+            raise queue.pop(0)
+        return result
+    return attempt
+
+
+def test_backoff_doubles_up_to_its_cap_and_retry_after_replaces_it():
+    sleeps, retries = [], []
+    policy = RetryPolicy(tries=5, backoff=1.0, max_backoff=3.0)
+    attempt = failing(Retryable("a"), Retryable("b"), Retryable("c", retry_after=10.0), Retryable("d"))
+    result = call_with_retries(attempt, policy, sleep=sleeps.append,
+                               on_retry=lambda failure, n, wait: retries.append((failure.reason, n, wait)))
+    assert result == "ok"
+    # 1, 2, then the server's 10 instead of min(4, 3), then min(8, 3).
+    assert sleeps == [1.0, 2.0, 10.0, 3.0]
+    assert retries == [("a", 1, 1.0), ("b", 2, 2.0), ("c", 3, 10.0), ("d", 4, 3.0)]
+
+
+def test_at_least_takes_the_longer_wait_and_cap_cuts_it():
+    sleeps = []
+    policy = RetryPolicy(tries=3, backoff=2.0, retry_after="at_least", max_wait=5.0)
+    call_with_retries(failing(Retryable("a", retry_after=1.0), Retryable("b", retry_after=30.0)), policy,
+                      sleep=sleeps.append)
+    assert sleeps == [2.0, 5.0]  # max(2, 1); max(4, 30) cut to 5
+
+
+def test_gives_up_after_its_tries_with_the_last_reason():
+    sleeps = []
+    with pytest.raises(GaveUp, match=r"^second \(gave up after 2 tries\)$") as info:
+        call_with_retries(failing(Retryable("first"), Retryable("second")), RetryPolicy(tries=2, backoff=0.5),
+                          sleep=sleeps.append)
+    assert sleeps == [0.5]
+    assert (info.value.tries, info.value.wait, info.value.last.reason) == (2, None, "second")
+
+
+def test_gives_up_rather_than_wait_longer_than_max_wait():
+    sleeps = []
+    policy = RetryPolicy(tries=4, backoff=1.0, max_wait=60.0, over_max_wait="give_up")
+    with pytest.raises(GaveUp) as info:
+        call_with_retries(failing(Retryable("slow down", retry_after=3600.0)), policy, sleep=sleeps.append)
+    assert sleeps == []
+    assert (info.value.tries, info.value.wait) == (1, 3600.0)
+
+
+def test_other_exceptions_pass_through_at_once():
+    with pytest.raises(KeyError):
+        call_with_retries(failing(KeyError("x")), RetryPolicy(tries=3, backoff=1.0), sleep=pytest.fail)
+
+
+def test_retry_after_reads_seconds_and_http_dates():
+    assert retry_after_seconds("120") == 120.0
+    assert retry_after_seconds("0.5") == 0.5
+    assert retry_after_seconds(None) is None
+    assert retry_after_seconds("soon") is None
+    in_a_minute = email.utils.formatdate(time.time() + 60, usegmt=True)
+    assert 55 <= retry_after_seconds(in_a_minute) <= 60
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # in the past
