@@ -15,8 +15,6 @@ none), and each finished batch is appended to ``<output>.partial.jsonl`` before 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +27,7 @@ from praib.llm.backends import GenerationRequest, SamplingConfig
 from praib.parsing import parse_review
 from praib.perturb.inputs import COMPONENTS, perturb_component
 from praib.records import PARSE_FAILED, PARSE_OK, PARSE_PARTIAL, coerce_record
+from praib.records.ids import record_id
 
 META_REVIEW_PROMPTS = ("meta_review_score", "meta_review_dimensions", "meta_review_template")
 
@@ -183,9 +182,8 @@ def _record(paper: dict, raw: str, scales: Any, prepared: Any, perturbation: dic
         "seed": sampling.seed, "knowledge_cutoff": None, "paper_tokens": prepared.tokens,
         "paper_truncated": prepared.truncated, "appendix_removed": prepared.appendix_removed,
     }
-    key = json.dumps([paper["paper_id"], source, prompt, generation, perturbation], sort_keys=True, default=str)
     return {
-        "meta_review_id": hashlib.sha1(key.encode("utf-8")).hexdigest()[:16],
+        "meta_review_id": record_id([paper["paper_id"], source, prompt, generation, perturbation]),
         "paper_id": paper["paper_id"], "venue": paper.get("venue"), "year": paper.get("year"),
         "source": source, "model": backend.model, "prompt": prompt, "text": raw,
         "rating": parsed.rating, "confidence": parsed.confidence,

@@ -21,7 +21,6 @@ text with ``parse_status`` ``failed``/``partial`` and are counted in the summary
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -35,6 +34,7 @@ from datasets import Dataset
 
 from praib.parsing import parse_review
 from praib.records import PARSE_FAILED, PARSE_OK, REVIEW_SECTIONS, coerce_record, records_to_dataset, save_records
+from praib.records.ids import hash_id, record_id
 from praib.scales import VenueScales, generic_scales, venue_scales
 
 from praib.llm.backends import GenerationRequest, SamplingConfig
@@ -111,8 +111,7 @@ def append_records(handle: Any, records: Sequence[dict]) -> None:
 
 def template_id(prompt: Any) -> str:
     """Prompt name plus a hash of its template source: which template, and which version of it."""
-    digest = hashlib.sha1(prompt.source_text.encode("utf-8")).hexdigest()[:12]
-    return f"{prompt.spec.name}@{digest}"
+    return f"{prompt.spec.name}@{hash_id(prompt.source_text, length=12)}"
 
 
 def prompt_scales(prompt: Any, venue: str | None, year: int | None) -> VenueScales:
@@ -141,9 +140,7 @@ def default_source(model: str) -> str:
 
 def _review_id(paper_id: str, source: str, prompt: str, venue: Any, year: Any, generation: dict,
                perturbation: dict | None) -> str:
-    key = json.dumps([paper_id, source, prompt, venue, year, generation]
-                     + ([perturbation] if perturbation else []), sort_keys=True, default=str)
-    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+    return record_id([paper_id, source, prompt, venue, year, generation] + ([perturbation] if perturbation else []))
 
 
 def _revisions(backend: Any, batch: Sequence[GenerationRequest]) -> list[str | None]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import datasets
-from datasets import Dataset, Features, List, Value
+from datasets import Dataset, List, Value
 
 from praib.records.ids import record_id
 from praib.records.schema import REVIEW_SECTIONS, SCHEMAS, RecordError, perturbation_kind
