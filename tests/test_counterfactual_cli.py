@@ -72,7 +72,7 @@ def test_extract_build_and_oracle_on_the_demo_set(tmp_path, model):
     out = _run(["counterfactual", "extract", f"{DEMO}/papers.jsonl", "-o", str(tmp_path / "logic.jsonl"), *judge])
     assert "extracted the research logic of 8 papers" in out
     build = ["counterfactual", "build", f"{DEMO}/papers.jsonl", "-o", str(tmp_path / "variants.jsonl"),
-             "--kinds", "finding,result", "--logic", str(tmp_path / "logic.jsonl"), "--seed", "5", *judge]
+             "--edits", "finding,result", "--logic", str(tmp_path / "logic.jsonl"), "--seed", "5", *judge]
     out = _run(build)
     assert "16 soundness-critical and 0 soundness-neutral variants; attempts: 16 accepted" in out
     calls = len(model.prompts)
@@ -90,8 +90,7 @@ def test_extract_build_and_oracle_on_the_demo_set(tmp_path, model):
     attempts = [json.loads(line) for line in (tmp_path / "variants.attempts.jsonl").read_text().splitlines()]
     assert len(attempts) == 16 and all(a["relevant"] and a["minimal"] and a["plausible"] for a in attempts)
 
-    out = _run(["counterfactual", "oracle", "--reviews", f"{DEMO}/reviews.jsonl", "--variants",
-                str(tmp_path / "variants.jsonl"), "-o", str(tmp_path / "oracle.jsonl"), "--no-progress"])
+    out = _run(["counterfactual", "oracle", f"{DEMO}/reviews.jsonl", str(tmp_path / "variants.jsonl"), "-o", str(tmp_path / "oracle.jsonl"), "--no-progress"])
     assert "174 oracle reviews (58 of originals, 116 of variants)" in out
     oracle = load_records(tmp_path / "oracle.jsonl", "review")
     restated = load_records(tmp_path / "oracle.originals.jsonl", "review")
@@ -100,8 +99,7 @@ def test_extract_build_and_oracle_on_the_demo_set(tmp_path, model):
 
     # The two files pair one to one, model reviews (no reviewer_id) included, and the oracle's lowered
     # ratings come out as a significant decrease for both soundness-critical edits.
-    _run(["robustness", "--original", str(tmp_path / "oracle.originals.jsonl"), "--perturbed",
-          str(tmp_path / "oracle.jsonl"), "-o", str(tmp_path / "robustness.json")])
+    _run(["robustness", str(tmp_path / "oracle.originals.jsonl"), str(tmp_path / "oracle.jsonl"), "-o", str(tmp_path / "robustness.json")])
     report = json.loads((tmp_path / "robustness.json").read_text())
     edits = report["reviewers"]["oracle"]["perturbations"]
     assert sorted(edits) == ["finding-causal", "result-negated"]
@@ -111,13 +109,13 @@ def test_extract_build_and_oracle_on_the_demo_set(tmp_path, model):
 
 def test_build_needs_a_judge_for_soundness_critical_edits(tmp_path):
     result = CliRunner().invoke(main, ["counterfactual", "build", f"{DEMO}/papers.jsonl", "-o",
-                                       str(tmp_path / "v.jsonl"), "--kinds", "finding"])
+                                       str(tmp_path / "v.jsonl"), "--edits", "finding"])
     assert result.exit_code != 0 and "soundness-critical edits need --judge MODEL" in result.output
 
 
 def test_build_writes_rule_based_neutral_variants_without_a_judge(tmp_path):
     out = _run(["counterfactual", "build", f"{DEMO}/papers.jsonl", "-o", str(tmp_path / "neutral.parquet"),
-                "--kinds", "language-errors,spelling", "--seed", "2", "--no-progress"])
+                "--edits", "language-errors,spelling", "--seed", "2", "--no-progress"])
     variants = load_records(tmp_path / "neutral.parquet", "paper")
     # The demo papers use no American spellings the list knows, so only the language errors give variants.
     assert {(p["kind"], p["category"]) for p in variants["perturbation"]} == {("language-errors", "soundness-neutral")}

@@ -90,7 +90,7 @@ def test_table_and_cli(analysis, tmp_path):
     path = tmp_path / "human.jsonl"
     make_reviews({"ICLR": ICLR_RATINGS}).to_json(str(path), lines=True)
     out = tmp_path / "eras.json"
-    result = CliRunner().invoke(main, ["eras", str(path), "--output", str(out), "--workers", "1", "--no-progress"])
+    result = CliRunner().invoke(main, ["leaderboard", "eras", str(path), "--output", str(out), "--workers", "1", "--no-progress"])
     assert result.exit_code == 0, result.output
     assert "Rating" in result.output and "U" in result.output
     saved = json.loads(out.read_text())

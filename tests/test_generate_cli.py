@@ -129,8 +129,8 @@ def invoke(args):
 
 
 def openai_args(server, papers_dir, output, cache):
-    return ["generate", "--backend", "openai", "--base-url", server.url, "--model", "canned-lm",
-            "--prompt", "extended", "--venue", "ICLR", "--year", "2025", "--papers", papers_dir,
+    return ["generate", "canned-lm", papers_dir, "--backend", "openai", "--base-url", server.url,
+            "--prompt", "extended", "--venue", "ICLR", "--year", "2025",
             "--output", output, "--cache-dir", cache, "--max-new-tokens", 300, "--temperature", 0.2,
             "--seed", 11, "--knowledge-cutoff", "2024-06", "--remove-appendix", "--no-progress"]
 
@@ -210,9 +210,9 @@ def test_unreachable_server_is_a_clear_error(tmp_path, papers_dir):
     with socket.socket() as sock:  # a port on loopback that nothing listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    result = CliRunner().invoke(main, ["generate", "--backend", "openai", "--base-url", f"http://127.0.0.1:{port}/v1",
-                                       "--model", "m", "--prompt", "extended", "--venue", "ICLR", "--year", "2025",
-                                       "--papers", str(papers_dir), "--output", str(tmp_path / "r.jsonl"),
+    result = CliRunner().invoke(main, ["generate", "m", str(papers_dir), "--backend", "openai",
+                                       "--base-url", f"http://127.0.0.1:{port}/v1", "--prompt", "extended",
+                                       "--venue", "ICLR", "--year", "2025", "--output", str(tmp_path / "r.jsonl"),
                                        "--cache-dir", str(tmp_path / "cache"), "--max-tries", "1", "--no-progress"])
     assert result.exit_code == 1
     assert "could not reach" in result.output and "connection refused" in result.output
@@ -221,24 +221,26 @@ def test_unreachable_server_is_a_clear_error(tmp_path, papers_dir):
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"--papers": "nowhere"}, "no such file or directory"),
+    ({"PAPERS": "nowhere"}, "no such file or directory"),
     ({"--prompt": "no-such-prompt"}, "unknown prompt 'no-such-prompt'; available prompts:"),
     ({"--venue": "NoVenue"}, "no scale file for venue 'NoVenue'"),
     ({"--year": "1999"}, "has no scale for year 1999"),
 ])
 def test_clear_errors(tmp_path, papers_dir, change, message):
-    args = {"--backend": "openai", "--model": "m", "--prompt": "extended", "--venue": "ICLR", "--year": "2025",
-            "--papers": str(papers_dir), "--output": str(tmp_path / "r.jsonl"), "--cache-dir": str(tmp_path / "c")}
+    args = {"--backend": "openai", "--prompt": "extended", "--venue": "ICLR", "--year": "2025",
+            "--output": str(tmp_path / "r.jsonl"), "--cache-dir": str(tmp_path / "c")}
+    papers = change.pop("PAPERS", str(papers_dir))
     args.update(change)
-    result = CliRunner().invoke(main, ["generate", *[x for kv in args.items() for x in kv], "--no-progress"])
+    result = CliRunner().invoke(main, ["generate", "m", papers, *[x for kv in args.items() for x in kv],
+                                       "--no-progress"])
     assert result.exit_code == 1, result.output
     assert message in result.output and "Traceback" not in result.output
 
 
 def test_empty_papers_directory(tmp_path):
     (tmp_path / "empty").mkdir()
-    result = CliRunner().invoke(main, ["generate", "--backend", "openai", "--model", "m", "--prompt", "guidelines",
-                                       "--papers", str(tmp_path / "empty"), "--output", str(tmp_path / "r.jsonl")])
+    result = CliRunner().invoke(main, ["generate", "m", str(tmp_path / "empty"), "--backend", "openai",
+                                       "--prompt", "guidelines", "--output", str(tmp_path / "r.jsonl")])
     assert result.exit_code == 1 and "no .md or .txt papers" in result.output
 
 
@@ -246,8 +248,7 @@ def test_generate_with_the_transformers_backend_on_the_demo_papers(tmp_path, tin
     monkeypatch.setenv("PRAIB_CACHE", str(tmp_path / "env-cache"))
     demo = resources.files("praib") / "data/demo/papers.jsonl"
     out = tmp_path / "tiny-reviews"  # no suffix: a saved dataset directory
-    args = ["generate", "--backend", "transformers", "--model", tiny_model_dir, "--prompt", "guidelines",
-            "--papers", demo, "--limit", 3, "--output", out, "--max-new-tokens", 12, "--token-budget", 200,
+    args = ["generate", tiny_model_dir, demo, "--backend", "transformers", "--prompt", "guidelines", "--limit", 3, "--output", out, "--max-new-tokens", 12, "--token-budget", 200,
             "--source", "tiny", "--no-progress"]
     result = invoke(args)
     assert result.exit_code == 0, result.output

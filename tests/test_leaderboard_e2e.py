@@ -63,7 +63,7 @@ def run(tmp_path_factory):
 
     runner = CliRunner()
     papers = str(DEMO / "papers.jsonl")
-    validated = {name: runner.invoke(main, ["submit", "--validate", str(root / name), "--benchmark-papers", papers])
+    validated = {name: runner.invoke(main, ["leaderboard", "validate", str(root / name), "--benchmark-papers", papers])
                  for name in ("clean", "planted")}
     # The submitter fixes the manifest; the data problems stay and are scored as they are.
     (root / "planted" / "manifest.json").write_text(json.dumps({"model": "demo-model-b", **MANIFEST}))
@@ -71,7 +71,7 @@ def run(tmp_path_factory):
                                        "--reference", str(root / "reference.jsonl"), "--n-bootstrap", "200",
                                        "--seed", "0", "--output", str(root / "out"), "--no-progress"])
     assert leaderboard.exit_code == 0, leaderboard.output
-    report = runner.invoke(main, ["report", str(root / "out"), "--output", str(root / "report.html"),
+    report = runner.invoke(main, ["leaderboard", "report", str(root / "out"), "--output", str(root / "report.html"),
                                   "--markdown", str(root / "report.md")])
     assert report.exit_code == 0, report.output
     return {"root": root, "validated": validated, "report_output": report.output,

@@ -306,12 +306,12 @@ def test_report_command(tmp_path):
 
     directory = write_results(tmp_path / "results")
     html, markdown = tmp_path / "new" / "r.html", tmp_path / "md" / "r.md"  # folders made as needed
-    result = CliRunner().invoke(main, ["report", str(directory), "--output", str(html), "--markdown", str(markdown)])
+    result = CliRunner().invoke(main, ["leaderboard", "report", str(directory), "--output", str(html), "--markdown", str(markdown)])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0] == f"wrote {html} (4 tables, 2 plots) and {markdown}"
     assert html.stat().st_size > 0 and markdown.stat().st_size > 0
     assert "left out (no data): Coverage of the human strengths and weaknesses" in result.output
-    missing = CliRunner().invoke(main, ["report", str(tmp_path), "--output", str(tmp_path / "x.html")])
+    missing = CliRunner().invoke(main, ["leaderboard", "report", str(tmp_path), "--output", str(tmp_path / "x.html")])
     assert missing.exit_code == 1 and "no results.parquet or results.jsonl" in missing.output
 
 

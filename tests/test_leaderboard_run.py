@@ -238,13 +238,13 @@ def test_cli_run_and_push_request(tmp_path, monkeypatch):
     monkeypatch.setattr("datasets.Dataset.push_to_hub",
                         lambda self, repo_id, **kw: pushed.append((repo_id, self.to_list(), kw)))
     monkeypatch.setattr("huggingface_hub.HfApi.upload_folder", lambda self, **kw: uploaded.append(kw))
-    result = runner.invoke(main, ["leaderboard", "push", str(out), "--repo-id", "org/board", "--token", "t"])
+    result = runner.invoke(main, ["leaderboard", "push", str(out), "org/board", "--token", "t"])
     assert result.exit_code == 0, result.output
     assert pushed[0][0] == "org/board" and pushed[0][2] == {"token": "t", "private": False}
     assert pushed[0][1] == pq.read_table(out / "results.parquet").to_pylist()
     assert uploaded[0]["repo_id"] == "org/board" and uploaded[0]["repo_type"] == "dataset"
     assert uploaded[0]["folder_path"] == str(out)
-    assert runner.invoke(main, ["leaderboard", "push", str(tmp_path), "--repo-id", "org/b"]).exit_code == 1
+    assert runner.invoke(main, ["leaderboard", "push", str(tmp_path), "org/b"]).exit_code == 1
 
 
 def test_judged_metrics_come_from_the_judge():
@@ -297,7 +297,7 @@ def test_cli_says_when_the_judge_gave_no_usable_answer(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     warning = next(line for line in result.output.splitlines() if line.startswith("warning:"))
     assert "demo-model-b: no judged metric is defined" in warning and "math_engagement 2" in warning
-    report = CliRunner().invoke(main, ["report", str(out), "--output", str(tmp_path / "r.html"),
+    report = CliRunner().invoke(main, ["leaderboard", "report", str(out), "--output", str(tmp_path / "r.html"),
                                        "--markdown", str(tmp_path / "r.md")])
     assert report.exit_code == 0, report.output
     assert "the judge gave no usable answer" in (tmp_path / "r.md").read_text()

@@ -74,14 +74,14 @@ def test_every_planted_problem_is_reported_on_its_own_line(planted):
 
 def test_cli_exit_status_follows_validity(clean, planted):
     runner = CliRunner()
-    ok = runner.invoke(main, ["submit", str(clean), "--validate", "--benchmark-papers", str(PAPERS)])
+    ok = runner.invoke(main, ["leaderboard", "validate", str(clean), "--benchmark-papers", str(PAPERS)])
     assert ok.exit_code == 0, ok.output
     assert "valid (8 reviews)" in ok.output
-    bad = runner.invoke(main, ["submit", str(planted / "reviews.jsonl"), "--validate",
+    bad = runner.invoke(main, ["leaderboard", "validate", str(planted / "reviews.jsonl"),
                                "--benchmark-papers", str(PAPERS)])
     assert bad.exit_code == 1
     assert sum(line.startswith("  problem: ") for line in bad.output.splitlines()) == 5
-    assert runner.invoke(main, ["submit", str(clean)]).exit_code == 2  # --validate is required
+    assert runner.invoke(main, ["submit", str(clean)]).exit_code == 2  # no such command: it is `leaderboard validate`
 
 
 def test_explicit_manifest_and_parse_threshold(planted, tmp_path):

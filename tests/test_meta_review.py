@@ -209,9 +209,9 @@ def test_the_cli_writes_meta_reviews_of_the_demo_papers(tmp_path, monkeypatch):
     rebuttals.to_json(str(tmp_path / "rebuttals.jsonl"), lines=True)
     backend = RecordingBackend([ANSWER])
     monkeypatch.setattr("praib.llm.backends.make_backend", lambda kind, model, **options: backend)
-    args = ["meta-review", "--papers", f"{DEMO}/papers.jsonl", "--reviews", f"{DEMO}/reviews.jsonl",
+    args = ["meta-review", "m", f"{DEMO}/papers.jsonl", f"{DEMO}/reviews.jsonl",
             "--rebuttals", str(tmp_path / "rebuttals.jsonl"), "--prompt", "meta_review_dimensions",
-            "--perturb-component", "paper", "--perturbation", PAPER_KIND, "--backend", "openai", "--model", "m",
+            "--perturb-component", "paper", "--perturbation", PAPER_KIND, "--backend", "openai",
             "--output", str(tmp_path / "meta.jsonl"), "--cache-dir", str(tmp_path / "cache"), "--no-progress"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output

@@ -211,10 +211,10 @@ def test_cli_collect_logs_in_then_rebuilds_offline(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENREVIEW_USERNAME", "reviewer@example.org")
     monkeypatch.setenv("OPENREVIEW_PASSWORD", "secret")
     out, cache = tmp_path / "out", tmp_path / "cache"
-    args = ["data", "collect", "--venue", "ICLR", "--year", "2019", "--year", "2025", "--output", str(out),
+    args = ["data", "collect", "ICLR", "2019", "2025", "--output", str(out),
             "--cache-dir", str(cache), "--pace", "0", "--no-progress"]
     with serving() as server:
-        result = CliRunner().invoke(main, args + ["--baseurl", server.url])
+        result = CliRunner().invoke(main, args + ["--base-url", server.url])
         gets = [headers for method, _, _, headers in server.requests if method == "GET"]
     assert result.exit_code == 0, result.output
     assert server.requests[0][:2] == ("POST", "/login")
@@ -227,7 +227,7 @@ def test_cli_collect_logs_in_then_rebuilds_offline(tmp_path, monkeypatch):
         [r["review_id"] for key in ("ICLR 2019", "ICLR 2025") for r in EXPECTED[key]["review"]]
 
     monkeypatch.delenv("OPENREVIEW_PASSWORD")
-    offline = CliRunner().invoke(main, args + ["--offline", "--baseurl", "http://127.0.0.1:9"])
+    offline = CliRunner().invoke(main, args + ["--offline", "--base-url", "http://127.0.0.1:9"])
     assert offline.exit_code == 0, offline.output
     assert "0 requests, 3 pages from the cache" in offline.output
     assert {name: (out / name).read_text() for name in first} == first
@@ -237,13 +237,13 @@ def test_cli_collect_reports_a_failed_login(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENREVIEW_USERNAME", "reviewer@example.org")
     monkeypatch.setenv("OPENREVIEW_PASSWORD", "wrong")
     with serving() as server:
-        result = CliRunner().invoke(main, ["data", "collect", "--venue", "ICLR", "--year", "2025", "--output",
-                                           str(tmp_path / "out"), "--baseurl", server.url, "--no-progress"])
+        result = CliRunner().invoke(main, ["data", "collect", "ICLR", "2025", "--output",
+                                           str(tmp_path / "out"), "--base-url", server.url, "--no-progress"])
     assert result.exit_code != 0
     assert "OpenReview login failed" in result.output and "Invalid username or password" in result.output
 
 
 def test_cli_collect_rejects_an_unknown_year(tmp_path):
-    result = CliRunner().invoke(main, ["data", "collect", "--venue", "ICLR", "--year", "2012", "--output",
+    result = CliRunner().invoke(main, ["data", "collect", "ICLR", "2012", "--output",
                                        str(tmp_path / "out"), "--offline"])
     assert result.exit_code == 2 and "no OpenReview layout for ICLR 2012" in result.output

@@ -139,15 +139,15 @@ def test_cli_import_dump(tmp_path):
     path = tmp_path / "dump.json"
     path.write_text(json.dumps(dump_of("iclr2025_v2.json")))
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["data", "import-dump", str(path), "--format", "json", "--venue", "ICLR",
-                                       "--year", "2025", "--output", str(out)])
+    result = CliRunner().invoke(main, ["data", "import-dump", str(path), "ICLR", "2025",
+                                       "--format", "json", "--output", str(out)])
     assert result.exit_code == 0, result.output
     assert "ICLR 2025 from" in result.output
     assert "2 papers (1 withdrawn or desk-rejected), 3 reviews, 1 meta-reviews, 2 rebuttals" in result.output
     assert [r["rebuttal_id"] for r in load_records(out / "rebuttals.jsonl", "rebuttal")] == ["Ab3Cd4Ef5G", "Gh6Ij7Kl8M"]
-    bad = CliRunner().invoke(main, ["data", "import-dump", str(path), "--format", "json", "--venue", "ICLR",
-                                    "--year", "2012", "--output", str(out)])
+    bad = CliRunner().invoke(main, ["data", "import-dump", str(path), "ICLR", "2012",
+                                    "--format", "json", "--output", str(out)])
     assert bad.exit_code == 1 and "no OpenReview layout for ICLR 2012" in bad.output
-    wrong_year = CliRunner().invoke(main, ["data", "import-dump", str(path), "--format", "json", "--venue", "ICLR",
-                                           "--year", "2024", "--output", str(out)])
+    wrong_year = CliRunner().invoke(main, ["data", "import-dump", str(path), "ICLR", "2024",
+                                           "--format", "json", "--output", str(out)])
     assert wrong_year.exit_code == 1 and "not of ICLR 2024 (none is under ICLR.cc/2024/Conference" in wrong_year.output

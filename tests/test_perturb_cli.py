@@ -33,7 +33,7 @@ def test_list_names_every_kind_with_component_category_and_llm():
 
 def test_rating_flip_on_the_demo_reviews(tmp_path):
     output = tmp_path / "flipped.jsonl"
-    result = run("--kind", "rating-flip", "--input", str(DEMO / "reviews.jsonl"), "--output", str(output))
+    result = run("rating-flip", str(DEMO / "reviews.jsonl"), "--output", str(output))
     assert result.exit_code == 0, result.output
     original = load_records(DEMO / "reviews.jsonl")
     flipped = load_records(output)
@@ -53,8 +53,8 @@ def test_rating_flip_on_the_demo_reviews(tmp_path):
 def test_typos_on_the_demo_papers_are_fixed_by_the_seed(tmp_path):
     outputs = []
     for name, seed in (("a.jsonl", "3"), ("b.jsonl", "3"), ("c.jsonl", "4")):
-        result = run("--kind", "typos", "--input", str(DEMO / "papers.jsonl"), "--output", str(tmp_path / name),
-                     "--seed", seed, "--option", "fraction=0.5")
+        result = run("typos", str(DEMO / "papers.jsonl"), "--output", str(tmp_path / name),
+                     "--seed", seed, "--perturbation-arg", "fraction=0.5")
         assert result.exit_code == 0, result.output
         assert result.output.startswith("typos: 8 of 8 paper records changed; wrote")
         outputs.append((tmp_path / name).read_text())
@@ -69,7 +69,7 @@ def test_false_claims_from_a_claims_file(tmp_path):
     paper_ids = load_records(DEMO / "papers.jsonl", "paper")["paper_id"]
     claims.write_text(json.dumps({pid: [f"{pid} claim {i}." for i in range(5)] for pid in paper_ids}))
     output = tmp_path / "out.parquet"
-    result = run("--kind", "false-claims", "--input", str(DEMO / "reviews.jsonl"), "--output", str(output),
+    result = run("false-claims", str(DEMO / "reviews.jsonl"), "--output", str(output),
                  "--claims", str(claims), "--seed", "1")
     assert result.exit_code == 0, result.output
     for row in load_records(output):
@@ -82,7 +82,7 @@ def test_llm_kind_through_the_judge_options(tmp_path, monkeypatch):
                                 "2. Edited Text Span\nWe are the first to notice that dense graphs are slow."])
     monkeypatch.setattr("praib.cli.perturb.make_judge", lambda *args: Judge(backend))
     output = tmp_path / "out.jsonl"
-    result = run("--kind", "overclaim-novelty", "--input", str(DEMO / "papers.jsonl"), "--output", str(output),
+    result = run("overclaim-novelty", str(DEMO / "papers.jsonl"), "--output", str(output),
                  "--judge", "stub-model")
     assert result.exit_code == 0, result.output
     first = load_records(output, "paper")[0]
@@ -92,20 +92,20 @@ def test_llm_kind_through_the_judge_options(tmp_path, monkeypatch):
 
 def test_errors(tmp_path):
     out = str(tmp_path / "x.jsonl")
-    result = run("--kind", "nope", "--input", str(DEMO / "papers.jsonl"), "--output", out)
+    result = run("nope", str(DEMO / "papers.jsonl"), "--output", out)
     assert result.exit_code == 1 and "unknown perturbation 'nope'; known: spelling" in result.output
-    result = run("--kind", "voice", "--input", str(DEMO / "papers.jsonl"), "--output", out)
+    result = run("voice", str(DEMO / "papers.jsonl"), "--output", out)
     assert result.exit_code == 2 and "`voice` needs an LLM: give --judge MODEL" in result.output
-    result = run("--kind", "spelling", "--input", str(DEMO / "reviews.jsonl"), "--output", out)
+    result = run("spelling", str(DEMO / "reviews.jsonl"), "--output", out)
     assert result.exit_code == 2 and "holds review records; `spelling` edits paper records" in result.output
     # The wrong record kind is found before the judge writes any false-claim bucket.
-    result = run("--kind", "false-claims", "--input", str(DEMO / "papers.jsonl"), "--papers",
+    result = run("false-claims", str(DEMO / "papers.jsonl"), "--papers",
                  str(DEMO / "papers.jsonl"), "--judge", "never-called", "--output", out)
     assert result.exit_code == 2 and "holds paper records; `false-claims` edits review records" in result.output
-    result = run("--kind", "false-claims", "--input", str(DEMO / "reviews.jsonl"), "--output", out)
+    result = run("false-claims", str(DEMO / "reviews.jsonl"), "--output", out)
     assert result.exit_code == 2 and "give --judge MODEL (or --claims FILE)" in result.output
-    result = run("--kind", "spelling", "--output", out)
-    assert result.exit_code == 2 and "--input is required" in result.output
+    result = run("spelling", "--output", out)
+    assert result.exit_code == 2 and "give PERTURBATION and INPUT (or --list)" in result.output
 
 
 def test_false_claims_generated_by_the_judge_are_saved_beside_the_output(tmp_path, monkeypatch):
@@ -114,7 +114,7 @@ def test_false_claims_generated_by_the_judge_are_saved_beside_the_output(tmp_pat
     backend = RecordingBackend([answer])
     monkeypatch.setattr("praib.cli.perturb.make_judge", lambda *args: Judge(backend))
     output = tmp_path / "out.jsonl"
-    result = run("--kind", "false-claims", "--input", str(DEMO / "reviews.jsonl"), "--output", str(output),
+    result = run("false-claims", str(DEMO / "reviews.jsonl"), "--output", str(output),
                  "--papers", str(DEMO / "papers.jsonl"), "--judge", "stub-model")
     assert result.exit_code == 0, result.output
     assert len(backend.requests) == 8  # one bucket per demo paper

@@ -232,7 +232,7 @@ def run_praib(*args, endpoint):
 
 def test_push_uploads_the_built_folder_in_one_commit_to_hf_endpoint(built, fake_hub):
     endpoint, requests = fake_hub
-    result = run_praib("data", "push", str(built), "--repo-id", "org/praib", "--private", "--token", "hf_test",
+    result = run_praib("data", "push", str(built), "org/praib", "--private", "--token", "hf_test",
                        endpoint=endpoint)
     assert result.returncode == 0, result.stderr
     assert f"pushed {built} to org/praib: {endpoint}/datasets/org/praib/commit/{'c' * 40}" in result.stdout
@@ -253,7 +253,7 @@ def test_push_uploads_the_built_folder_in_one_commit_to_hf_endpoint(built, fake_
 def test_push_refuses_a_folder_that_was_not_built(tmp_path, fake_hub):
     endpoint, requests = fake_hub
     (tmp_path / "README.md").write_text("# just a readme\n")
-    result = run_praib("data", "push", str(tmp_path), "--repo-id", "org/praib", "--token", "hf_test",
+    result = run_praib("data", "push", str(tmp_path), "org/praib", "--token", "hf_test",
                        endpoint=endpoint)
     assert result.returncode == 1
     assert "the card names no configs" in result.stderr and requests == []
@@ -261,7 +261,7 @@ def test_push_refuses_a_folder_that_was_not_built(tmp_path, fake_hub):
 
 def test_push_reports_a_refusal_from_the_hub(built, fake_hub):
     endpoint, requests = fake_hub
-    result = run_praib("data", "push", str(built), "--repo-id", "org/forbidden", "--token", "hf_test",
+    result = run_praib("data", "push", str(built), "org/forbidden", "--token", "hf_test",
                        endpoint=endpoint)
     assert result.returncode == 1
     assert f"Error: could not push {built} to {endpoint} as org/forbidden: HfHubHTTPError" in result.stderr

@@ -159,9 +159,9 @@ def test_cli_prints_the_table_and_writes_a_verdict_per_score(tmp_path):
     typos = [p for p in perturbed if p["perturbation"]["kind"] == "typos"]
     out = tmp_path / "robustness.json"
     result = CliRunner().invoke(main, [
-        "robustness", "--original", write_jsonl(tmp_path / "o.jsonl", original),
-        "--perturbed", write_jsonl(tmp_path / "s.jsonl", soundness),
-        "--perturbed", write_jsonl(tmp_path / "t.jsonl", typos),
+        "robustness", write_jsonl(tmp_path / "o.jsonl", original),
+        write_jsonl(tmp_path / "s.jsonl", soundness),
+        write_jsonl(tmp_path / "t.jsonl", typos),
         "--margin", "confidence=0.75", "--output", str(out)])
     assert result.exit_code == 0, result.output
     assert "soundness" in result.output and "↓" in result.output
@@ -175,12 +175,12 @@ def test_cli_prints_the_table_and_writes_a_verdict_per_score(tmp_path):
 def test_cli_reports_unpaired_records(tmp_path):
     original, perturbed = study(papers=4)
     result = CliRunner().invoke(main, [
-        "robustness", "--original", write_jsonl(tmp_path / "o.jsonl", original[:2]),
-        "--perturbed", write_jsonl(tmp_path / "p.jsonl", perturbed), "--output", str(tmp_path / "r.json")])
+        "robustness", write_jsonl(tmp_path / "o.jsonl", original[:2]),
+        write_jsonl(tmp_path / "p.jsonl", perturbed), "--output", str(tmp_path / "r.json")])
     assert result.exit_code != 0
     assert "4 perturbed records without an original" in result.output
     bad = CliRunner().invoke(main, [
-        "robustness", "--original", str(tmp_path / "o.jsonl"), "--perturbed", str(tmp_path / "p.jsonl"),
+        "robustness", str(tmp_path / "o.jsonl"), str(tmp_path / "p.jsonl"),
         "--margin", "rating", "--output", str(tmp_path / "r.json")])
     assert bad.exit_code != 0 and "KEY=VALUE" in bad.output
 
@@ -188,13 +188,13 @@ def test_cli_reports_unpaired_records(tmp_path):
 def test_cli_refuses_an_empty_file_and_says_when_no_score_can_be_tested(tmp_path):
     original, perturbed = study(papers=3)
     (tmp_path / "empty.jsonl").write_text("")
-    empty = CliRunner().invoke(main, ["robustness", "--original", write_jsonl(tmp_path / "o.jsonl", original),
-                                      "--perturbed", str(tmp_path / "empty.jsonl"), "-o", str(tmp_path / "r.json")])
+    empty = CliRunner().invoke(main, ["robustness", write_jsonl(tmp_path / "o.jsonl", original),
+                                      str(tmp_path / "empty.jsonl"), "-o", str(tmp_path / "r.json")])
     assert empty.exit_code != 0 and "empty.jsonl: holds no records" in empty.output
     unscored = [{"paper_id": r["paper_id"], "source": "m", "text": "no scores here"} for r in original]
     edited = [{**r, "perturbation": {"kind": "tone"}} for r in unscored]
-    result = CliRunner().invoke(main, ["robustness", "--original", write_jsonl(tmp_path / "u.jsonl", unscored),
-                                       "--perturbed", write_jsonl(tmp_path / "e.jsonl", edited),
+    result = CliRunner().invoke(main, ["robustness", write_jsonl(tmp_path / "u.jsonl", unscored),
+                                       write_jsonl(tmp_path / "e.jsonl", edited),
                                        "-o", str(tmp_path / "r.json")])
     assert result.exit_code == 0, result.output
     assert "no score is known on both sides of any pair" in result.output
@@ -216,8 +216,8 @@ def test_cli_adds_the_score_ate_table_for_counterfactual_variants(tmp_path):
     (tmp_path / "o.jsonl").write_text("".join(json.dumps(r) + "\n" for r in original))
     (tmp_path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in variants))
     out = tmp_path / "robustness.json"
-    result = CliRunner().invoke(main, ["robustness", "--original", str(tmp_path / "o.jsonl"),
-                                       "--perturbed", str(tmp_path / "v.jsonl"), "--output", str(out)])
+    result = CliRunner().invoke(main, ["robustness", str(tmp_path / "o.jsonl"),
+                                       str(tmp_path / "v.jsonl"), "--output", str(out)])
     assert result.exit_code == 0, result.output
     assert "Average treatment effects of soundness-critical versus soundness-neutral edits" in result.output
     effects = json.loads(out.read_text())["treatment_effects"]["reviewers"]

@@ -102,7 +102,7 @@ def test_cli_sample(tmp_path):
     papers_path.write_text("".join(json.dumps(row) + "\n" for row in pool().to_list()))
     reviews_path.write_text("".join(json.dumps({"paper_id": p, "source": "human", "text": "ok"}) + "\n"
                                     for p in pool()["paper_id"]))
-    args = ["data", "sample", "--papers", str(papers_path), "--reviews", str(reviews_path), "--per-venue-year", "4",
+    args = ["data", "sample", str(papers_path), "--reviews", str(reviews_path), "--per-venue-year", "4",
             "--seed", "5", "--output", str(out)]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output

@@ -242,7 +242,7 @@ def test_effects_command_with_a_stub_judge(tmp_path, monkeypatch):
     monkeypatch.setattr(cli_robustness, "make_judge", make_judge)
     out = tmp_path / "effects.json"
     result = CliRunner().invoke(cli_robustness.effects, [
-        "--original", str(tmp_path / "o.jsonl"), "--variants", str(tmp_path / "v.jsonl"),
+        str(tmp_path / "o.jsonl"), str(tmp_path / "v.jsonl"),
         "--judge", "stub-model", "--judge-backend", "openai", "--judge-max-new-tokens", "256",
         "--output", str(out), "--no-progress"])
     assert result.exit_code == 0, result.output
@@ -272,7 +272,7 @@ def test_without_a_judge_only_the_score_effect_and_rouge_are_measured(study, tmp
     from praib.cli import robustness as cli_robustness
 
     printed = CliRunner().invoke(cli_robustness.effects, [
-        "--original", str(tmp_path / "o.jsonl"), "--variants", str(tmp_path / "v.jsonl"),
+        str(tmp_path / "o.jsonl"), str(tmp_path / "v.jsonl"),
         "--output", str(tmp_path / "e.json"), "--no-progress"])
     assert printed.exit_code == 0, printed.output
     assert "p score (BH)" in printed.output and "p aspect" not in printed.output

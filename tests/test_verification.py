@@ -239,7 +239,7 @@ MODEL = {"share": 0.25, "share_n": 2, "verified": [0, 1], "citations": [1, 2]}
 
 def test_evaluate_with_offline_verification_gives_the_hand_counted_shares(tmp_path):
     output = tmp_path / "results.json"
-    args = ["evaluate", str(FIXTURES / "reviews.jsonl"), "--citation-cache", str(tmp_path / "cache"),
+    args = ["evaluate", str(FIXTURES / "reviews.jsonl"), "--cache-dir", str(tmp_path / "cache"),
             "--output", str(output), "--workers", "1", "--no-progress"]
     for path in BIBLIOGRAPHY:
         args += ["--bibliography", str(path)]
@@ -259,7 +259,7 @@ def test_evaluate_with_offline_verification_gives_the_hand_counted_shares(tmp_pa
 
 def test_evaluate_rejects_an_unknown_service(tmp_path):
     result = CliRunner().invoke(main, ["evaluate", str(FIXTURES / "reviews.jsonl"), "--verify-citations",
-                                       "crossref,scholar", "--citation-cache", str(tmp_path), "--no-progress"])
+                                       "crossref,scholar", "--cache-dir", str(tmp_path), "--no-progress"])
     assert result.exit_code != 0 and "unknown citation service(s) scholar" in result.output
 
 

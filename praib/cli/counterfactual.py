@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from praib.cli.common import judge_options
+from praib.cli.common import judge_options, model_options, no_progress_option, output_option, seed_option
 from praib.llm.judge import default_cache_dir, make_judge
 
 CRITICAL_CHOICES = ("finding", "conclusion", "result")
-DEFAULT_KINDS = "finding,conclusion,result,spelling,voice,language-errors,layout"
+DEFAULT_EDITS = "finding,conclusion,result,spelling,voice,language-errors,layout"
 
 
 def _judge_or_none(judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir):
@@ -36,8 +36,8 @@ def _errors():
     return (BackendError, RecordError, LogicError, ProjectionError, ValueError, KeyError)
 
 
-_templates_option = click.option(
-    "--templates", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+_template_dir_option = click.option(
+    "--template-dir", "templates", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
     help="Directory of .jinja files that override built-in prompts of the same name (logic_extract, ...).")
 
 
@@ -48,14 +48,13 @@ def counterfactual():
 
 @counterfactual.command()
 @click.argument("papers_source", metavar="PAPERS")
-@click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
-              help="Logic records: .jsonl, .parquet, or a directory (saved dataset).")
-@click.option("--max-retries", type=click.IntRange(min=0), default=1, show_default=True,
-              help="Times an invalid answer is sent back with its problems.")
-@_templates_option
+@output_option("Logic records: .jsonl, .parquet, or a directory (saved dataset).", default="logic.jsonl")
+@click.option("--max-tries", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Answers asked per paper: an invalid answer is sent back with its problems until this many.")
+@_template_dir_option
 @judge_options
-@click.option("--no-progress", is_flag=True, help="Hide progress output.")
-def extract(papers_source, output, max_retries, templates, judge_model, judge_backend, judge_base_url,
+@no_progress_option
+def extract(papers_source, output, max_tries, templates, judge_model, judge_backend, judge_base_url,
             judge_max_new_tokens, cache_dir, no_progress):
     """Extract the research logic (goal, ranked findings, conclusions, results, support links) of PAPERS."""
     _hide_dataset_bars(no_progress)
@@ -65,10 +64,10 @@ def extract(papers_source, output, max_retries, templates, judge_model, judge_ba
     from praib.perturb.logic import extract_logic
 
     if not judge_model:
-        raise click.UsageError("--judge MODEL is required")
+        raise click.UsageError("this command needs a judge: give --judge MODEL")
     try:
         judge = make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
-        logic = extract_logic(load_papers(papers_source), judge, max_retries=max_retries, templates=templates,
+        logic = extract_logic(load_papers(papers_source), judge, max_retries=max_tries - 1, templates=templates,
                               progress=not no_progress)
     except (PaperError, *_errors()) as err:
         raise click.ClickException(str(err)) from None
@@ -78,21 +77,20 @@ def extract(papers_source, output, max_retries, templates, judge_model, judge_ba
 
 @counterfactual.command()
 @click.argument("papers_source", metavar="PAPERS")
-@click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
-              help="Variant papers (.jsonl, .parquet or a directory); <stem>.logic.jsonl and "
-                   "<stem>.attempts.jsonl are written beside it.")
-@click.option("--kinds", default=DEFAULT_KINDS, show_default=True,
+@output_option("Variant papers (.jsonl, .parquet or a directory); <stem>.logic.jsonl and "
+               "<stem>.attempts.jsonl are written beside it.", default="variants.jsonl")
+@click.option("--edits", default=DEFAULT_EDITS, show_default=True,
               help="Comma-separated: soundness-critical finding, conclusion, result; soundness-neutral "
                    "perturbations of the registry (spelling, voice, language-errors, layout).")
 @click.option("--logic", "logic_source", type=click.Path(exists=True, path_type=Path),
               help="Logic records from `praib counterfactual extract` (default: extract them now).")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--max-attempts", type=click.IntRange(min=1), default=3, show_default=True,
+@seed_option("Seed of the soundness-neutral edits' random choices.")
+@click.option("--max-tries", type=click.IntRange(min=1), default=3, show_default=True,
               help="Findings tried, most relevant first, per paper and soundness-critical edit.")
-@_templates_option
+@_template_dir_option
 @judge_options
-@click.option("--no-progress", is_flag=True, help="Hide progress output.")
-def build(papers_source, output, kinds, logic_source, seed, max_attempts, templates, judge_model, judge_backend,
+@no_progress_option
+def build(papers_source, output, edits, logic_source, seed, max_tries, templates, judge_model, judge_backend,
           judge_base_url, judge_max_new_tokens, cache_dir, no_progress):
     """Write soundness-critical and soundness-neutral counterfactual versions of PAPERS."""
     _hide_dataset_bars(no_progress)
@@ -101,9 +99,9 @@ def build(papers_source, output, kinds, logic_source, seed, max_attempts, templa
     from praib.perturb.counterfactual import build_counterfactuals, describe_attempts
     from praib.perturb.logic import load_logic
 
-    chosen = [k.strip() for k in kinds.split(",") if k.strip()]
+    chosen = [k.strip() for k in edits.split(",") if k.strip()]
     if not chosen:
-        raise click.UsageError("--kinds names no edit")
+        raise click.UsageError("--edits names no edit")
     families = [k for k in chosen if k in CRITICAL_CHOICES]
     neutral = [k for k in chosen if k not in CRITICAL_CHOICES]
     if families and not judge_model:
@@ -112,7 +110,7 @@ def build(papers_source, output, kinds, logic_source, seed, max_attempts, templa
         judge = _judge_or_none(judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir)
         result = build_counterfactuals(
             load_papers(papers_source), judge, logic=load_logic(logic_source) if logic_source else None,
-            families=families, neutral_kinds=neutral, max_attempts=max_attempts, seed=seed, templates=templates,
+            families=families, neutral_kinds=neutral, max_attempts=max_tries, seed=seed, templates=templates,
             progress=not no_progress)
     except (PaperError, *_errors()) as err:
         raise click.ClickException(str(err)) from None
@@ -124,19 +122,18 @@ def build(papers_source, output, kinds, logic_source, seed, max_attempts, templa
 
 
 @counterfactual.command()
-@click.option("--reviews", "reviews_source", required=True, help="Reviews of the original papers.")
-@click.option("--variants", "variants_source", required=True, help="Counterfactual papers from `build`.")
-@click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
-              help="Oracle reviews of the variants (.jsonl, .parquet or a directory); the oracle reviews of the "
-                   "originals go to <stem>.originals.jsonl beside it. Pass the two to `praib robustness` or "
-                   "`praib counterfactual effects` as --perturbed/--variants and --original.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Fixes how far each rating is lowered.")
-@_templates_option
+@click.argument("reviews_source", metavar="REVIEWS")
+@click.argument("variants_source", metavar="VARIANTS")
+@output_option("Oracle reviews of the variants (.jsonl, .parquet or a directory); the oracle reviews of the "
+               "originals go to <stem>.originals.jsonl beside it. Pass the two to `praib robustness` or "
+               "`praib counterfactual effects` as ORIGINAL and PERTURBED/VARIANTS.", default="oracle.jsonl")
+@seed_option("Fixes how far each rating is lowered.")
+@_template_dir_option
 @judge_options
-@click.option("--no-progress", is_flag=True, help="Hide progress output.")
+@no_progress_option
 def oracle(reviews_source, variants_source, output, seed, templates, judge_model, judge_backend, judge_base_url,
            judge_max_new_tokens, cache_dir, no_progress):
-    """Oracle reviews of the variants: each original review restated (paraphrased by --judge, else verbatim),
+    """Oracle reviews of VARIANTS (counterfactual papers from `build`): each original review of REVIEWS restated (paraphrased by --judge, else verbatim),
     with a comment on the planted issue and a lower rating for soundness-critical variants."""
     _hide_dataset_bars(no_progress)
     from praib.records import load_records, save_records
@@ -160,37 +157,26 @@ def oracle(reviews_source, variants_source, output, seed, templates, judge_model
 
 
 @click.command("meta-review")
-@click.option("--papers", "papers_source", required=True, metavar="PAPERS")
-@click.option("--reviews", "reviews_source", required=True, metavar="REVIEWS")
-@click.option("--rebuttals", "rebuttals_source", metavar="REBUTTALS", help="Rebuttal records (optional).")
-@click.option("--prompt", "prompt_name", required=True,
-              type=click.Choice(["meta_review_score", "meta_review_dimensions", "meta_review_template"]))
+@click.argument("model", metavar="MODEL")
+@click.argument("papers_source", metavar="PAPERS")
+@click.argument("reviews_source", metavar="REVIEWS")
+@click.option("--rebuttals", "rebuttals_source", metavar="REBUTTALS", help="Rebuttal records of the papers.")
+@model_options
+@click.option("--prompt", "prompt_name", default="meta_review_score", show_default=True,
+              type=click.Choice(["meta_review_score", "meta_review_dimensions", "meta_review_template"]),
+              help="The meta-review prompt (`praib prompts show NAME`).")
 @click.option("--perturb-component", type=click.Choice(["paper", "reviews", "rebuttal"]),
               help="The one input to perturb (with --perturbation).")
 @click.option("--perturbation", "kind", metavar="KIND", help="Registry perturbation applied to the component.")
-@click.option("--backend", "backend_kind", type=click.Choice(["vllm", "openai", "transformers"]), required=True)
-@click.option("--model", required=True, help="Model name (Hub id, server model name) or local directory.")
-@click.option("--base-url", default="http://localhost:8000/v1", show_default=True,
-              help="OpenAI-compatible server (--backend openai).")
-@click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
-              help="MetaReview records: .parquet, .jsonl, or a directory (saved dataset).")
-@click.option("--max-new-tokens", type=click.IntRange(min=1), default=2048, show_default=True)
-@click.option("--temperature", type=click.FloatRange(min=0), default=0.0, show_default=True)
-@click.option("--top-p", type=click.FloatRange(0, 1, min_open=True), default=1.0, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True, help="Sampling and perturbation seed.")
-@click.option("--token-budget", type=click.IntRange(min=1), default=50_000, show_default=True,
-              help="Paper tokens kept (the rest is cut at the end).")
-@click.option("--batch-size", type=click.IntRange(min=1), default=None,
-              help="Requests per backend call. [default: all at once for vllm, else 16]")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the call cache.")
-@click.option("--source", help="The records' source field. [default: the model name]")
+@output_option("MetaReview records: .parquet, .jsonl, or a directory (saved dataset).",
+               default="meta_reviews.jsonl")
 @judge_options
-@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
-def meta_review(papers_source, reviews_source, rebuttals_source, prompt_name, perturb_component, kind,
-                backend_kind, model, base_url, output, max_new_tokens, temperature, top_p, seed, token_budget,
-                batch_size, no_cache, source, judge_model, judge_backend, judge_base_url, judge_max_new_tokens,
+@no_progress_option
+def meta_review(model, papers_source, reviews_source, rebuttals_source, backend_kind, base_url, max_new_tokens,
+                temperature, top_p, seed, token_budget, batch_size, no_cache, source, prompt_name,
+                perturb_component, kind, output, judge_model, judge_backend, judge_base_url, judge_max_new_tokens,
                 cache_dir, no_progress):
-    """Meta-review PAPERS from their REVIEWS (and REBUTTALS) with a model, optionally with one input
+    """Meta-review PAPERS from their REVIEWS (and --rebuttals) with MODEL, optionally with one input
     perturbed; resumable from the call cache (--cache-dir) like `praib generate`. --judge runs the
     perturbations that need a model."""
     _hide_dataset_bars(no_progress)

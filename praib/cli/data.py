@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from praib.cli.common import DEFAULT_BASE_URL, cache_dir_option, no_progress_option, output_option, seed_option, split_option
+
 
 @click.group()
 def data() -> None:
@@ -12,8 +14,8 @@ def data() -> None:
 
 @data.command("verify-citations")
 @click.argument("reviews_path", metavar="REVIEWS")
-@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False),
-              help="One row per reference: .jsonl, .parquet, or a directory (saved dataset).")
+@output_option("One row per reference: .jsonl, .parquet, or a directory (saved dataset).",
+               default="citations.jsonl")
 @click.option("--services", "citation_services", metavar="SERVICES", default="",
               help="Verify with these services, in order (comma-separated: crossref,openalex,dblp).")
 @click.option("--bibliography", "bibliographies", multiple=True, type=click.Path(exists=True, dir_okay=False),
@@ -21,11 +23,10 @@ def data() -> None:
                    "repeatable); tried before any service.")
 @click.option("--contact-email", envvar="PRAIB_CONTACT_EMAIL", metavar="EMAIL",
               help="Contact address sent to the services (mailto, User-Agent). [default: $PRAIB_CONTACT_EMAIL]")
-@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
-              help="Directory of the answer cache and bibliography database; a rerun asks only what is missing. "
-                   "[default: $PRAIB_CACHE or ~/.cache/praib/calls]")
-@click.option("--split", default="train", show_default=True, help="Split to read from a dataset or Hub id.")
-@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+@cache_dir_option("Directory of the answer cache and bibliography database; a rerun asks only what is missing. "
+                  "[default: $PRAIB_CACHE or ~/.cache/praib/calls]")
+@split_option
+@no_progress_option
 def verify_citations(reviews_path, output, citation_services, bibliographies, contact_email, cache_dir, split,
                      no_progress):
     """Check every formatted (MLA/APA/IEEE) reference of the REVIEWS records against bibliographic
@@ -57,8 +58,7 @@ def verify_citations(reviews_path, output, citation_services, bibliographies, co
 
 @data.command("pdf")
 @click.argument("inputs", nargs=-1, required=True, metavar="DIR_OR_PDF...")
-@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False),
-              help="Paper records: .jsonl, .parquet, or a directory (saved dataset).")
+@output_option("Paper records: .jsonl, .parquet, or a directory (saved dataset).", default="papers.jsonl")
 @click.option("--venue", help="Venue of every paper.")
 @click.option("--year", type=int, help="Year of every paper.")
 @click.option("--decision", help="Decision of every paper.")
@@ -69,13 +69,13 @@ def verify_citations(reviews_path, output, citation_services, bibliographies, co
                                   "text layer (e.g. deepseek-ai/DeepSeek-OCR served by vLLM).")
 @click.option("--ocr-backend", type=click.Choice(["openai"]), default="openai", show_default=True,
               help="How to reach the OCR model: an OpenAI-compatible server.")
-@click.option("--ocr-base-url", default="http://localhost:8000/v1", show_default=True)
+@click.option("--ocr-base-url", default=DEFAULT_BASE_URL, show_default=True,
+              help="OpenAI-compatible server of the OCR model.")
 @click.option("--ocr-prompt", default=None, help="Instruction sent with each page image. "
                                                   "[default: 'Convert the document to markdown.']")
-@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
-              help="OCR call cache; a rerun sends only pages not yet transcribed. "
-                   "[default: $PRAIB_CACHE or ~/.cache/praib/calls]")
-@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+@cache_dir_option("OCR call cache; a rerun sends only pages not yet transcribed. "
+                  "[default: $PRAIB_CACHE or ~/.cache/praib/calls]")
+@no_progress_option
 def pdf_command(inputs, output, venue, year, decision, token_budget, tokenizer, ocr_model, ocr_backend, ocr_base_url,
         ocr_prompt, cache_dir, no_progress):
     """Convert PDFs (files, or every .pdf directly inside a directory) to markdown Paper records;
@@ -125,8 +125,8 @@ def pdf_command(inputs, output, venue, year, decision, token_budget, tokenizer, 
 @click.option("--generated-reviews", type=click.Path(exists=True), help="Model-written review records.")
 @click.option("--counterfactuals", type=click.Path(exists=True), help="Counterfactual paper records.")
 @click.option("--perturbations", type=click.Path(exists=True), help="Perturbed paper records.")
-@click.option("--output", "-o", required=True, type=click.Path(file_okay=False),
-              help="Directory of the dataset repository (README.md card and data/<config>/*.parquet).")
+@output_option("Directory of the dataset repository (README.md card and data/<config>/*.parquet).",
+               default="dataset", file_okay=False)
 @click.option("--card-template", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Jinja template of the card. [default: praib/data/cards/praib.md.jinja]")
 @click.option("--default-config", default=None, help="Config loaded when none is named. [default: reviews]")
@@ -153,11 +153,12 @@ def build_command(output, card_template, default_config, **sources):
 
 @data.command("push")
 @click.argument("folder", type=click.Path(exists=True, file_okay=False), metavar="DIR")
-@click.option("--repo-id", required=True, help="Dataset repository on the Hub, ORG/NAME.")
+@click.argument("repo_id", metavar="REPO_ID")
 @click.option("--private", is_flag=True, help="Create the repository as private.")
 @click.option("--token", default=None, help="Hub token. [default: $HF_TOKEN or the one saved by `hf auth login`]")
 def push_command(folder, repo_id, private, token):
-    """Upload a folder written by `praib data build` to the Hub in one commit ($HF_ENDPOINT is honoured)."""
+    """Upload DIR, written by `praib data build`, to the Hub dataset repository REPO_ID (ORG/NAME) in
+    one commit ($HF_ENDPOINT is honoured)."""
     from praib.sources.publish import PublishError, push_dataset_repo
 
     try:
@@ -176,28 +177,26 @@ def _record_counts(counts: dict[str, int], papers) -> str:
 
 
 @data.command("collect")
-@click.option("--venue", required=True, help="Venue with a layout in praib/data/openreview/ (ICLR, NeurIPS).")
-@click.option("--year", "years", type=int, multiple=True, required=True, help="Year to collect; repeatable.")
-@click.option("--output", "-o", required=True, type=click.Path(file_okay=False),
-              help="Directory for papers.jsonl, reviews.jsonl, meta_reviews.jsonl and rebuttals.jsonl.")
-@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
-              help="Raw API responses, one file per request; a rerun resumes from them. "
-                   "[default: $PRAIB_CACHE/openreview or ~/.cache/praib/calls/openreview]")
+@click.argument("venue", metavar="VENUE")
+@click.argument("years", metavar="YEAR...", type=int, nargs=-1, required=True)
+@output_option("Directory for papers.jsonl, reviews.jsonl, meta_reviews.jsonl and rebuttals.jsonl.",
+               default="records", file_okay=False)
+@cache_dir_option("Raw API responses, one file per request; a rerun resumes from them. "
+                  "[default: $PRAIB_CACHE/openreview or ~/.cache/praib/calls/openreview]")
 @click.option("--offline", is_flag=True, help="Rebuild the records from the cache alone; make no request.")
-@click.option("--baseurl", default=None, help="API address for every year. [default: https://api.openreview.net "
+@click.option("--base-url", default=None, help="API address for every year. [default: https://api.openreview.net "
                                               "for API v1 years, https://api2.openreview.net for v2]")
 @click.option("--pace", type=click.FloatRange(min=0), default=1.0, show_default=True,
               help="Seconds between two requests.")
 @click.option("--page-size", type=click.IntRange(1, 1000), default=1000, show_default=True,
               help="Submissions per request (each with its whole forum).")
-@click.option("--no-progress", is_flag=True, help="Hide the progress bars.")
-def collect_command(venue, years, output, cache_dir, offline, baseurl, pace, page_size, no_progress):
-    """Collect the papers, reviews, meta-reviews and rebuttals of VENUE in each YEAR from OpenReview
+@no_progress_option
+def collect_command(venue, years, output, cache_dir, offline, base_url, pace, page_size, no_progress):
+    """Collect the papers, reviews, meta-reviews and rebuttals of VENUE (one with a layout in
+    praib/data/openreview/: ICLR, NeurIPS) in each YEAR from OpenReview
     (API v1 or v2, as the venue-year needs). Public data needs no account; to log in, set
     $OPENREVIEW_USERNAME and $OPENREVIEW_PASSWORD."""
     import os
-    from pathlib import Path
-
     import datasets
 
     from praib.llm.judge import default_cache_dir
@@ -216,10 +215,10 @@ def collect_command(venue, years, output, cache_dir, offline, baseurl, pace, pag
         import requests
 
         try:
-            token = login_token(baseurl, username, password)
+            token = login_token(base_url, username, password)
         except (openreview.OpenReviewException, requests.RequestException) as err:
             raise click.ClickException(f"OpenReview login failed: {err}") from None
-    fetcher = NoteFetcher(Path(cache_dir) if cache_dir else default_cache_dir() / "openreview", baseurl=baseurl,
+    fetcher = NoteFetcher(cache_dir if cache_dir else default_cache_dir() / "openreview", baseurl=base_url,
                           offline=offline, token=token, page_size=page_size, pace=pace)
     try:
         records = collect(venue, years, fetcher, progress=not no_progress)
@@ -232,16 +231,17 @@ def collect_command(venue, years, output, cache_dir, offline, baseurl, pace, pag
 
 @data.command("import-dump")
 @click.argument("dump", type=click.Path(exists=True, dir_okay=False), metavar="FILE")
-@click.option("--format", "fmt", type=click.Choice(["json", "csv", "peersum"]), required=True,
+@click.argument("venue", metavar="VENUE")
+@click.argument("year", metavar="YEAR", type=int)
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "peersum"]), default=None,
               help="json: submission notes (openreview-py's to_json, v1 or v2) with their replies in "
                    "details; csv: one review a row with paper_id and the review form's fields as columns; "
-                   "peersum: PeerSum's raw peersum_all.json.")
-@click.option("--venue", required=True, help="Venue of the dump (its review form is read from its layout).")
-@click.option("--year", type=int, required=True, help="Year of the dump.")
-@click.option("--output", "-o", required=True, type=click.Path(file_okay=False),
-              help="Directory for papers.jsonl, reviews.jsonl, meta_reviews.jsonl and rebuttals.jsonl.")
-def import_dump_command(dump, fmt, venue, year, output):
-    """Convert a shared OpenReview dump of one venue-year into praib records."""
+                   "peersum: PeerSum's raw peersum_all.json. [default: csv for a .csv FILE, json otherwise]")
+@output_option("Directory for papers.jsonl, reviews.jsonl, meta_reviews.jsonl and rebuttals.jsonl.",
+               default="records", file_okay=False)
+def import_dump_command(dump, venue, year, fmt, output):
+    """Convert a shared OpenReview dump FILE of one VENUE and YEAR into praib records (the review
+    form is read from the venue's layout)."""
     import datasets
 
     from praib.sources.openreview import import_dump, write_records
@@ -249,7 +249,7 @@ def import_dump_command(dump, fmt, venue, year, output):
 
     datasets.disable_progress_bars()
     try:
-        records = import_dump(dump, fmt, venue, year)
+        records = import_dump(dump, fmt or ("csv" if dump.lower().endswith(".csv") else "json"), venue, year)
     except (RecordError, ValueError) as err:
         raise click.ClickException(str(err)) from None
     counts = write_records(records, output)
@@ -257,22 +257,22 @@ def import_dump_command(dump, fmt, venue, year, output):
 
 
 @data.command("sample")
-@click.option("--papers", required=True, type=click.Path(exists=True), help="Paper records to sample from.")
+@click.argument("papers", type=click.Path(exists=True), metavar="PAPERS")
 @click.option("--reviews", type=click.Path(exists=True), help="Review records, kept for the sampled papers.")
 @click.option("--meta-reviews", type=click.Path(exists=True), help="Meta-review records, filtered likewise.")
 @click.option("--rebuttals", type=click.Path(exists=True), help="Rebuttal records, filtered likewise.")
 @click.option("--per-venue-year", type=click.IntRange(min=2), default=100, show_default=True,
               help="Papers per venue-year: half accepted, half rejected.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the ranking that picks the papers.")
+@seed_option("Seed of the ranking that picks the papers.")
 @click.option("--year", "years", type=int, multiple=True,
-              help="Sample only this year, for every venue in --papers; repeatable (PRAIB: 2021 to 2025). "
-                   "[default: every year in --papers]")
+              help="Sample only this year, for every venue in PAPERS; repeatable (PRAIB: 2021 to 2025). "
+                   "[default: every year in PAPERS]")
 @click.option("--include-withdrawn", is_flag=True, help="Count withdrawn and desk-rejected papers as rejected.")
-@click.option("--output", "-o", required=True, type=click.Path(file_okay=False),
-              help="Directory for the sampled papers.jsonl and the filtered record files.")
+@output_option("Directory for the sampled papers.jsonl and the filtered record files.", default="sample",
+               file_okay=False)
 def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, seed, years, include_withdrawn,
                    output):
-    """Draw a balanced accept/reject sample of papers per venue-year, reproducibly under --seed
+    """Draw a balanced accept/reject sample of the PAPERS records per venue-year, reproducibly under --seed
     whatever the order of the records, and keep the reviews, meta-reviews and rebuttals of the
     sampled papers."""
     from collections import Counter

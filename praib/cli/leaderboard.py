@@ -1,4 +1,4 @@
-"""Commands `praib submit`, `praib leaderboard run|push` and `praib eras`."""
+"""`praib leaderboard validate|run|push|report|eras`: check, score, publish and report submissions."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from praib.cli.common import judge_options, write_json
+from praib.cli.common import (judge_options, no_progress_option, output_option, seed_option, split_option,
+                              write_json)
 from praib.llm.judge import make_judge
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
@@ -18,32 +19,29 @@ def _demo_reviews_path() -> str:
     return str(resources.files("praib").joinpath(DEMO_REVIEWS))
 
 
-@click.command()
+@click.group()
+def leaderboard():
+    """Check submissions, score them against the human reference, publish and report the results."""
+
+
+@leaderboard.command()
 @click.argument("submission", metavar="SUBMISSION")
-@click.option("--validate", is_flag=True, help="Check the submission and explain every problem.")
 @click.option("--benchmark-papers", type=click.Path(exists=True), metavar="FILE",
               help="The benchmark's papers (Paper records): check that every one is reviewed.")
 @click.option("--manifest", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
               help="The manifest (default: manifest.json next to the reviews).")
 @click.option("--max-unparsed", type=click.FloatRange(0, 1), default=0.05, show_default=True,
               help="Largest share of reviews that may fail to parse.")
-@click.option("--split", default="train", show_default=True, help="Split to read from a dataset or Hub id.")
-def submit(submission, validate, benchmark_papers, manifest, max_unparsed, split):
+@split_option
+def validate(submission, benchmark_papers, manifest, max_unparsed, split):
     """Check a leaderboard SUBMISSION: a Hub dataset id, or a directory or JSONL/JSON/Parquet file of
-    generated Review records with its manifest.json. Exits with 0 when valid, 1 otherwise."""
+    generated Review records with its manifest.json, and explain every problem. Exits with 0 when
+    valid, 1 otherwise; publish a valid submission as a Hub dataset (reviews plus manifest.json) to enter it."""
     from praib.leaderboard.submission import validate_submission
 
-    if not validate:
-        raise click.UsageError("submit only checks a submission: add --validate. Publish the valid "
-                               "submission as a Hub dataset (reviews plus manifest.json) to enter it.")
     report = validate_submission(submission, benchmark_papers, manifest, split=split, max_unparsed=max_unparsed)
     click.echo(report.format())
     raise SystemExit(0 if report.valid else 1)
-
-
-@click.group()
-def leaderboard():
-    """Score submissions against the human reference, and publish the results."""
 
 
 @leaderboard.command("run")
@@ -55,18 +53,18 @@ def leaderboard():
               help="Score only the reviews of these papers (Paper records).")
 @click.option("--n-bootstrap", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Cluster-bootstrap draws (papers resampled with all their reviews).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap draws.")
+@seed_option("Seed of the bootstrap draws.")
 @judge_options
-@click.option("--output", "-o", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Results directory (results.parquet/.jsonl, manifests/, details/, eras.json, run.json).")
+@output_option("Results directory (results.parquet/.jsonl, manifests/, details/, eras.json, run.json).",
+               default="results", file_okay=False)
 @click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
-@click.option("--no-progress", is_flag=True, help="Hide progress bars.")
+@no_progress_option
 def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, judge_model, judge_backend,
         judge_base_url, judge_max_new_tokens, cache_dir, output, workers, no_progress):
     """Score every SUBMISSION (a directory or JSONL/JSON/Parquet file of Review records with its
-    manifest.json, or a Hub dataset id; check it first with `praib submit --validate`) with every
+    manifest.json, or a Hub dataset id; check it first with `praib leaderboard validate`) with every
     metric against the human reference, with bootstrap 95% intervals per venue and pooled, and
-    write the results directory (read it with `praib report`). Judged metrics need --judge;
+    write the results directory (read it with `praib leaderboard report`). Judged metrics need --judge;
     perturbed records in a submission give robustness rows, and reviews of counterfactual papers
     (with --judge) treatment-effect rows."""
     from praib.llm.backends import BackendError
@@ -116,11 +114,11 @@ def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, 
 
 @leaderboard.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
-@click.option("--repo-id", required=True, help="Hub dataset repository, e.g. org/praib-leaderboard.")
-@click.option("--token", envvar="HF_TOKEN", help="Hub token [default: $HF_TOKEN or the saved login].")
+@click.argument("repo_id", metavar="REPO_ID")
+@click.option("--token", default=None, help="Hub token. [default: $HF_TOKEN or the one saved by `hf auth login`]")
 @click.option("--private", is_flag=True, help="Create the repository as private.")
 def push(directory, repo_id, token, private):
-    """Publish a results DIRECTORY written by `praib leaderboard run` as a Hub dataset."""
+    """Publish a results DIRECTORY written by `praib leaderboard run` as the Hub dataset REPO_ID (ORG/NAME)."""
     from praib.leaderboard.run import push_results
 
     try:
@@ -130,14 +128,14 @@ def push(directory, repo_id, token, private):
     click.echo(f"pushed {directory} to {repo_id}")
 
 
-@click.command()
+@leaderboard.command()
 @click.argument("human_reviews", metavar="HUMAN_REVIEWS")
 @click.option("--split-year", type=int, default=None,
               help="First post-LLM year for every venue [default: ICLR 2024, NeurIPS 2023, others 2023].")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the analysis as JSON.")
-@click.option("--split", default="train", show_default=True, help="Split to read from a dataset or Hub id.")
+@output_option("Write the analysis as JSON here.", dir_okay=False)
+@split_option
 @click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
-@click.option("--no-progress", is_flag=True, help="Hide progress bars.")
+@no_progress_option
 def eras(human_reviews, split_year, output, split, workers, no_progress):
     """Human reviews across years and before/after the LLM era: per-year means and Mann-Whitney U
     tests between eras, per venue (PRAIB Tables 4-6)."""
@@ -157,3 +155,31 @@ def eras(human_reviews, split_year, output, split, workers, no_progress):
     if output:
         write_json(analysis, output)
         click.echo(f"wrote {output}")
+
+
+@leaderboard.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@output_option("The HTML page to write (self-contained: styles and plots inline).", default="report.html",
+               dir_okay=False)
+@click.option("--markdown", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the report's tables as Markdown here.")
+@click.option("--title", default="praib leaderboard", show_default=True, help="Title of the page.")
+def report(directory, output, markdown, title):
+    """Write the leaderboard report of DIRECTORY (written by `praib leaderboard run`): PRAIB's
+    Table 1 with 95% CIs and distances to the human reference, coverage, target/aspect,
+    robustness and treatment-effect tables when computed, score-distribution plots and the
+    pre/post-LLM era comparison of the human reviews."""
+    from praib.leaderboard.report import ReportError, write_report
+
+    try:
+        sections = write_report(directory, output, markdown, title)
+    except ReportError as err:
+        raise click.ClickException(str(err)) from None
+    shown = [s.title for s in sections if s.tables or s.plots]
+    left_out = [s.title for s in sections if not (s.tables or s.plots)]
+    n_tables = sum(len(s.tables) for s in sections)
+    n_plots = sum(len(s.plots) for s in sections)
+    click.echo(f"wrote {output} ({n_tables} tables, {n_plots} plots)" + (f" and {markdown}" if markdown else ""))
+    click.echo("sections: " + ", ".join(shown))
+    if left_out:
+        click.echo("left out (no data): " + ", ".join(left_out))

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-from praib.cli.common import judge_options, key_values, param_values, write_json
+from praib.cli.common import (DEFAULT_BASE_URL, BACKENDS, cache_dir_option, judge_options, key_values, model_options,
+                              no_progress_option, output_option, param_values, split_option, write_json)
 from praib.llm.judge import default_cache_dir, make_judge
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
@@ -27,13 +28,12 @@ def main() -> None:
 @click.argument("input_path", metavar="INPUT", required=False)
 @click.option("--reference", "reference_path", metavar="HUMAN_INPUT",
               help="Human reviews to compare against (default: the records of INPUT whose source is 'human').")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the full results as JSON here.")
+@output_option("Write the full results as JSON here.", dir_okay=False)
 @click.option("--group-by", default="source,model,prompt", show_default=True,
               help="Comma-separated review fields that define the groups to compare.")
 @click.option("--scale", type=click.Choice(["venue", "generic"]), default="venue", show_default=True,
               help="Validate scores against each venue-year's scale, or the generic 1-10 / 1-5 scales.")
-@click.option("--split", default="train", show_default=True, help="Split to read from a dataset or Hub id.")
+@split_option
 @click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
 @click.option("--demo", is_flag=True, help="Run on the illustrative demo set that ships with praib.")
 @judge_options
@@ -45,9 +45,10 @@ def main() -> None:
                    "agreement (instead of the human reviews).")
 @click.option("--second-judge", "second_judge_model", metavar="MODEL",
               help="Re-judge with this model too and report the two judges' agreement.")
-@click.option("--second-judge-backend", type=click.Choice(["vllm", "openai", "transformers"]),
-              default="transformers", show_default=True)
-@click.option("--second-judge-base-url", default="http://localhost:8000/v1", show_default=True)
+@click.option("--second-judge-backend", type=click.Choice(BACKENDS), default="transformers", show_default=True,
+              help="Backend that runs the second judge.")
+@click.option("--second-judge-base-url", default=DEFAULT_BASE_URL, show_default=True,
+              help="OpenAI-compatible server of the second judge (--second-judge-backend openai).")
 @click.option("--verify-citations", "citation_services", metavar="SERVICES", default="",
               help="Verify formatted references with these services, in order (comma-separated: "
                    "crossref,openalex,dblp); adds verified_citations to every group.")
@@ -57,13 +58,11 @@ def main() -> None:
                    ".gz allowed; repeatable); tried before any service.")
 @click.option("--contact-email", envvar="PRAIB_CONTACT_EMAIL", metavar="EMAIL",
               help="Contact address sent to the citation services (mailto, User-Agent). [default: $PRAIB_CONTACT_EMAIL]")
-@click.option("--citation-cache", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Directory of the citation answer cache and bibliography database. [default: --cache-dir's]")
-@click.option("--no-progress", is_flag=True, help="Hide progress bars.")
+@no_progress_option
 def evaluate(input_path, reference_path, output, group_by, scale, split, workers, demo, judge_model, judge_backend,
              judge_base_url, judge_max_new_tokens, cache_dir, coverage_prefilter, meta_reviews_path,
              second_judge_model, second_judge_backend, second_judge_base_url, citation_services, bibliographies,
-             contact_email, citation_cache, no_progress):
+             contact_email, no_progress):
     """Behavioural profile of every group of reviews in INPUT.
 
     INPUT is a JSONL, JSON or Parquet file of review records, a saved dataset
@@ -99,7 +98,7 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
             from praib.sources.verification import make_verifier
 
             citation_verifier = make_verifier(citation_services, bibliographies, contact_email,
-                                              citation_cache or cache_dir)
+                                              cache_dir)
         results = evaluate_reviews(reviews, reference, group_by=[c.strip() for c in group_by.split(",") if c.strip()],
                                    scale=scale, workers=workers, progress=not no_progress, judge=judge,
                                    prefilter=prefilter, second_judge=second_judge, meta_reviews=meta_reviews,
@@ -119,53 +118,38 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
 
 
 @main.command()
-@click.option("--backend", "backend_kind", type=click.Choice(["vllm", "openai", "transformers"]), required=True,
-              help="vllm: offline engine (GPU); openai: any OpenAI-compatible server (e.g. `vllm serve`); "
-                   "transformers: CPU, small models.")
-@click.option("--model", required=True, help="Model name (Hub id, server model name) or local directory.")
-@click.option("--prompt", "prompt_name", required=True, metavar="NAME_OR_FILE",
+@click.argument("model", metavar="MODEL")
+@click.argument("papers_source", metavar="PAPERS")
+@model_options
+@click.option("--prompt", "prompt_name", default="extended", show_default=True, metavar="NAME_OR_FILE",
               help="A prompt of `praib prompts list`, or the path of your own .jinja template.")
-@click.option("--papers", "papers_source", required=True, metavar="PAPERS",
-              help="Directory of .md/.txt papers (file name = paper id), or a papers dataset "
-                   "(JSONL/JSON/Parquet, saved dataset, Hub id).")
-@click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
-              help="Where to write the reviews: .parquet, .jsonl, or a directory (saved dataset).")
+@output_option("Where to write the reviews: .parquet, .jsonl, or a directory (saved dataset).",
+               default="generated_reviews.jsonl")
 @click.option("--venue", help="Venue whose scales and guidelines the prompt uses (default: each paper's own).")
 @click.option("--year", type=int, help="Venue year (default: each paper's own).")
-@click.option("--max-new-tokens", type=click.IntRange(min=1), default=2048, show_default=True)
-@click.option("--temperature", type=click.FloatRange(min=0), default=0.0, show_default=True)
-@click.option("--top-p", type=click.FloatRange(0, 1, min_open=True), default=1.0, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--knowledge-cutoff", metavar="YYYY-MM", help="Knowledge cut-off stated in the system prompt.")
-@click.option("--token-budget", type=click.IntRange(min=1), default=50_000, show_default=True,
-              help="Truncate each paper to this many tokens (the model's tokenizer when the backend has one).")
 @click.option("--remove-appendix", is_flag=True, help="Cut each paper's appendix (after the references) first.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Call cache; a rerun resumes from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the call cache.")
-@click.option("--base-url", default="http://localhost:8000/v1", show_default=True,
-              help="OpenAI-compatible server (--backend openai); the API key is read from $OPENAI_API_KEY.")
+@cache_dir_option()
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
               help="Parallel requests to the server (--backend openai).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
               help="Seconds to wait for one server response (--backend openai).")
 @click.option("--max-tries", type=click.IntRange(min=1), default=5, show_default=True,
               help="Attempts per request, with exponential backoff, before giving up (--backend openai).")
-@click.option("--batch-size", type=click.IntRange(min=1), default=None,
-              help="Requests per backend call, written to disk after each. [default: all at once for vllm, 16 otherwise]")
 @click.option("--tokenizer", help="Tokenizer (local dir or Hub id) to count paper tokens with, when the backend "
                                   "has none (openai); else words x 1.3 is used.")
-@click.option("--source", help="The records' source field. [default: the model name]")
-@click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
+@click.option("--prompt-arg", "params", multiple=True, metavar="KEY=VALUE",
               help="Extra template parameter (repeatable); VALUE '@file' reads a file.")
 @click.option("--engine-arg", "engine_args", multiple=True, metavar="KEY=VALUE",
               help="vLLM engine argument (repeatable), e.g. max_model_len=32768; values are read as JSON when possible.")
 @click.option("--limit", type=click.IntRange(min=1), help="Review only the first N papers.")
-@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
-def generate(backend_kind, model, prompt_name, papers_source, output, venue, year, max_new_tokens, temperature, top_p,
-             seed, knowledge_cutoff, token_budget, remove_appendix, cache_dir, no_cache, base_url, concurrency,
-             timeout, max_tries, batch_size, tokenizer, source, params, engine_args, limit, no_progress):
-    """Write reviews of PAPERS with a model, as Review records that `praib evaluate` scores.
+@no_progress_option
+def generate(model, papers_source, backend_kind, base_url, max_new_tokens, temperature, top_p, seed, token_budget,
+             batch_size, no_cache, source, prompt_name, output, venue, year, knowledge_cutoff, remove_appendix,
+             cache_dir, concurrency, timeout, max_tries, tokenizer, params, engine_args, limit, no_progress):
+    """Write reviews of PAPERS with MODEL (Hub id, server model name or local directory), as Review
+    records that `praib evaluate` scores. PAPERS is a directory of .md/.txt papers (file name = paper
+    id), or a papers dataset (JSONL/JSON/Parquet, saved dataset, Hub id).
 
     Every output is cached on disk as soon as the backend returns it: after an
     interruption, run the same command again and only the missing reviews are
@@ -249,8 +233,9 @@ PLACEHOLDER_PAPER = "# <Paper title>\n\n<The paper's full text in markdown, trun
 @click.option("--year", type=int, help="Render for this venue year.")
 @click.option("--render", "force_render", is_flag=True,
               help="Render even without --venue/--year (prompts on the generic scale).")
-@click.option("--knowledge-cutoff", metavar="YYYY-MM")
-@click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Extra template parameter (repeatable).")
+@click.option("--knowledge-cutoff", metavar="YYYY-MM", help="Knowledge cut-off stated in the system prompt.")
+@click.option("--prompt-arg", "params", multiple=True, metavar="KEY=VALUE",
+              help="Extra template parameter (repeatable); VALUE '@file' reads a file.")
 def prompts_show(name, venue, year, force_render, knowledge_cutoff, params):
     """The template source of a prompt, or the rendered messages when --venue/--year are given.
 
@@ -285,11 +270,10 @@ def prompts_show(name, venue, year, force_render, knowledge_cutoff, params):
 
 @main.command()
 @click.argument("input_path", metavar="INPUT")
-@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write the judgements: .parquet or .jsonl.")
-@click.option("--split", default="train", show_default=True, help="Split to read from a dataset or Hub id.")
+@output_option("Where to write the judgements: .parquet or .jsonl.", default="judgements.jsonl", dir_okay=False)
+@split_option
 @judge_options
-@click.option("--no-progress", is_flag=True, help="Hide progress bars.")
+@no_progress_option
 def score(input_path, output, split, judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir,
           no_progress):
     """Judge every review of INPUT once and write what the judge decided: math engagement with its
@@ -302,7 +286,7 @@ def score(input_path, output, split, judge_model, judge_backend, judge_base_url,
     from praib.records import RecordError, load_records, save_records
 
     if not judge_model:
-        raise click.UsageError("--judge MODEL is required")
+        raise click.UsageError("this command needs a judge: give --judge MODEL")
     try:
         reviews = parse_reviews(load_records(input_path, "review", split=split))
         judge = make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
@@ -321,11 +305,10 @@ from praib.cli.counterfactual import counterfactual, meta_review  # noqa: E402
 
 from praib.cli.data import data  # noqa: E402
 from praib.cli.robustness import effects, robustness  # noqa: E402
-from praib.cli.leaderboard import eras, leaderboard, submit  # noqa: E402
-from praib.cli.report import report  # noqa: E402
+from praib.cli.leaderboard import leaderboard  # noqa: E402
 
 counterfactual.add_command(effects)
-for command in (perturb, counterfactual, meta_review, robustness, submit, leaderboard, report, eras, data):
+for command in (perturb, counterfactual, meta_review, robustness, leaderboard, data):
     main.add_command(command)
 
 if __name__ == "__main__":

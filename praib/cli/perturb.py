@@ -7,14 +7,14 @@ from pathlib import Path
 
 import click
 
-from praib.cli.common import judge_options, key_values
+from praib.cli.common import judge_options, key_values, no_progress_option, output_option, seed_option, split_option
 from praib.llm.judge import make_judge
 
 
 def _option_values(pairs: tuple[str, ...]) -> dict:
     # Values are JSON where they parse (0.5, 3, [2, 3]), text otherwise.
     values = {}
-    for key, raw in key_values(pairs, "--option").items():
+    for key, raw in key_values(pairs, "--perturbation-arg").items():
         try:
             values[key] = json.loads(raw)
         except json.JSONDecodeError:
@@ -25,13 +25,13 @@ def _option_values(pairs: tuple[str, ...]) -> dict:
 
 
 @click.command()
+@click.argument("kind", metavar="PERTURBATION", required=False)
+@click.argument("input_path", metavar="INPUT", required=False)
 @click.option("--list", "list_kinds", is_flag=True, help="List every perturbation and exit.")
-@click.option("--kind", metavar="KIND", help="The perturbation (see --list).")
-@click.option("--input", "input_path", metavar="FILE", help="Records to perturb (JSONL, JSON, Parquet, dataset dir, Hub id).")
-@click.option("--output", type=click.Path(dir_okay=True, path_type=Path), metavar="FILE",
-              help="Where to write the perturbed records (.jsonl, .parquet, or a dataset directory).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random choices.")
-@click.option("--split", default="train", show_default=True, help="Split of a Hub dataset or DatasetDict.")
+@output_option("Where to write the perturbed records (.jsonl, .parquet, or a dataset directory).",
+               default="perturbed.jsonl")
+@seed_option("Seed of the random choices.")
+@split_option
 @click.option("--claims", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="false-claims: buckets of false claims, JSONL {paper_id, claims: [...]} or JSON {paper_id: [...]}.")
 @click.option("--papers", metavar="FILE", default=None,
@@ -39,14 +39,15 @@ def _option_values(pairs: tuple[str, ...]) -> dict:
                    "(saved to OUTPUT's name + .claims.jsonl).")
 @click.option("--template", "template_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               default=None, help="A .jinja prompt of your own for an LLM or injection perturbation.")
-@click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
-              help="An option of the perturbation, e.g. fraction=0.5 or widths=[2,4] (see the README).")
-@click.option("--no-progress", is_flag=True, help="No progress bars.")
+@click.option("--perturbation-arg", "option_pairs", multiple=True, metavar="KEY=VALUE",
+              help="An argument of the perturbation (repeatable), e.g. fraction=0.5 or widths=[2,4] (see the README).")
+@no_progress_option
 @judge_options
-def perturb(list_kinds, kind, input_path, output, seed, split, claims, papers, template_file,
+def perturb(kind, input_path, list_kinds, output, seed, split, claims, papers, template_file,
             option_pairs, no_progress, judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir):
-    """Apply the perturbation KIND to every record of INPUT and write them to OUTPUT, each with a
-    `perturbation` struct saying what changed. Originals and perturbed records pair by paper_id."""
+    """Apply PERTURBATION (see --list) to every record of INPUT (JSONL, JSON, Parquet, dataset
+    directory, Hub id) and write them to OUTPUT, each with a `perturbation` struct saying what
+    changed. Originals and perturbed records pair by paper_id."""
     from praib.llm.backends import BackendError
     from praib.records import RecordError, load_records, save_records
 
@@ -65,9 +66,8 @@ def perturb(list_kinds, kind, input_path, output, seed, split, claims, papers, t
         for row in rows:
             click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[4])
         return
-    for name, value in (("--kind", kind), ("--input", input_path), ("--output", output)):
-        if not value:
-            raise click.UsageError(f"{name} is required (or --list)")
+    if not (kind and input_path):
+        raise click.UsageError("give PERTURBATION and INPUT (or --list)")
     try:
         perturbation = get_perturbation(kind)
         # Before any LLM work (false-claim buckets): a file of the wrong record kind is a usage error.

@@ -3,11 +3,9 @@ command (ATEs of counterfactual edits), which the main CLI attaches as `praib co
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from praib.cli.common import judge_options, key_values, write_json
+from praib.cli.common import judge_options, key_values, no_progress_option, output_option, split_option, write_json
 from praib.llm.judge import make_judge
 
 
@@ -29,19 +27,25 @@ def _margins(pairs: tuple[str, ...]) -> dict[str, float]:
     return margins
 
 
+_alpha_option = click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+                             show_default=True, help="Significance level of the tests.")
+
+
 @click.command()
-@click.option("--original", required=True, help="Reviews (or meta-reviews) of the original inputs.")
-@click.option("--perturbed", "perturbed_paths", required=True, multiple=True,
-              help="Reviews of perturbed inputs, with a `perturbation` struct; repeat for several files.")
-@click.option("--kind", type=click.Choice(["review", "meta_review"]), default="review", show_default=True)
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
+@click.argument("original", metavar="ORIGINAL")
+@click.argument("perturbed_paths", metavar="PERTURBED...", nargs=-1, required=True)
+@click.option("--record-kind", "kind", type=click.Choice(["review", "meta_review"]), default="review",
+              show_default=True, help="The records ORIGINAL and PERTURBED hold.")
+@_alpha_option
 @click.option("--margin", "margin_pairs", multiple=True, metavar="SCORE=VALUE",
               help="Equivalence margin of a score (rating, confidence, a sub-score, decision). "
                    "[default: 0.5 for scales spanning less than 5 points and decisions, 1.0 otherwise]")
-@click.option("--split", default="train", show_default=True, help="Split to read from a dataset or Hub id.")
-@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@split_option
+@output_option("Write the report as JSON here.", dir_okay=False)
 def robustness(original, perturbed_paths, kind, alpha, margin_pairs, split, output):
-    """Test whether perturbing the input changed each score of the outputs: a significant
+    """Test whether perturbing the input changed each score of the outputs, ORIGINAL being the reviews
+    (or meta-reviews) of the original inputs and PERTURBED the reviews of perturbed inputs, with a
+    `perturbation` struct (one file or several): a significant
     increase or decrease (one-sided Wilcoxon signed-rank), equivalence within a margin (TOST),
     or inconclusive; with decision transitions, kappa and acceptance-rate change.
 
@@ -74,25 +78,27 @@ def robustness(original, perturbed_paths, kind, alpha, margin_pairs, split, outp
     if "treatment_effects" in report:
         click.echo("\nAverage treatment effects of soundness-critical versus soundness-neutral edits\n"
                    + format_effects_table(report["treatment_effects"]))
-    write_json(report, output)
-    click.echo(f"wrote {output}")
+    if output:
+        write_json(report, output)
+        click.echo(f"wrote {output}")
 
 
 @click.command()
-@click.option("--original", required=True, help="Reviews of the original papers.")
-@click.option("--variants", required=True,
-              help="Reviews of counterfactual papers (perturbation category soundness-critical or soundness-neutral).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
+@click.argument("original", metavar="ORIGINAL")
+@click.argument("variants", metavar="VARIANTS")
+@_alpha_option
 @click.option("--no-sensitivity", is_flag=True, help="Skip ROUGE-2 and assertion Jaccard of neutral versions.")
-@click.option("--split", default="train", show_default=True, help="Split to read from a dataset or Hub id.")
+@split_option
 @judge_options
-@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--no-progress", is_flag=True, help="Hide progress bars.")
+@output_option("Write the effects as JSON here.", dir_okay=False)
+@no_progress_option
 def effects(original, variants, alpha, no_sensitivity, split, judge_model, judge_backend, judge_base_url,
             judge_max_new_tokens, cache_dir, output, no_progress):
     """Average treatment effects of soundness-critical versus soundness-neutral paper edits on
     each reviewer's reviews (soundness aspects, sentiment, score), with a mixed model per
     reviewer, Benjamini-Hochberg correction, the ranking score and review sensitivity.
+    ORIGINAL holds the reviews of the original papers, VARIANTS the reviews of counterfactual
+    papers (perturbation category soundness-critical or soundness-neutral).
 
     The aspect and sentiment differences and the assertion Jaccard need --judge; without one,
     the score difference and ROUGE-2 are measured."""
@@ -113,5 +119,6 @@ def effects(original, variants, alpha, no_sensitivity, split, judge_model, judge
         raise click.ClickException(str(err)) from None
     result["inputs"] = {"original": str(original), "variants": str(variants)}
     click.echo(format_effects_table(result))
-    write_json(result, output)
-    click.echo(f"wrote {output}")
+    if output:
+        write_json(result, output)
+        click.echo(f"wrote {output}")
