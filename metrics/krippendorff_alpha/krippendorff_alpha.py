@@ -24,8 +24,8 @@ difference, each computed per venue-year and averaged per venue.
 
 _KWARGS_DESCRIPTION = """\
 Two configurations:
-    evaluate.load("metrics/krippendorff")           paper_ids, ratings -> {"alpha": float or None}
-    evaluate.load("metrics/krippendorff", "panel")  paper_ids, ratings, sources, venues, year_groups ->
+    evaluate.load("metrics/krippendorff_alpha")          paper_ids, ratings -> {"alpha": float or None}
+    evaluate.load("metrics/krippendorff_alpha", "panel") paper_ids, ratings, sources, venues, year_groups ->
         {"human": {venue: {"alpha", "per_year", ...}},
          "<source>": {venue: {"alpha_human", "alpha_with_model", "delta", "per_year", ...}}}
 Args:
@@ -36,7 +36,7 @@ Args:
     year_groups (`list` of `str`, panel): year (or year group such as "<=2018").
     human_source (`str`, default "human", panel): the source of the human panel.
 Examples:
-    >>> kripp = evaluate.load("metrics/krippendorff")
+    >>> kripp = evaluate.load("metrics/krippendorff_alpha")
     >>> kripp.compute(paper_ids=["a", "a", "b", "b"], ratings=[1, 1, 3, 3])["alpha"]
     1.0
 """
@@ -52,7 +52,7 @@ _PANEL_FEATURES = {
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Krippendorff(evaluate.Metric):
+class KrippendorffAlpha(evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
