@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.metrics.scores.agreement import alpha_by_venue, ordinal_alpha, panel_agreement
+from praib.metrics.scores.agreement import agreement_by_source, ordinal_alpha
 
 _CITATION = PRAIB_CITATION + """\
 @misc{krippendorff2011,
@@ -62,13 +62,6 @@ class KrippendorffAlpha(evaluate.Metric):
         )
 
     def _compute(self, paper_ids, ratings, sources=None, venues=None, year_groups=None, human_source="human"):
-        if sources is None:
-            return {"alpha": ordinal_alpha(paper_ids, ratings)}
-        human = [i for i, s in enumerate(sources) if s == human_source]
-        human_args = ([paper_ids[i] for i in human], [ratings[i] for i in human],
-                      [venues[i] for i in human], [year_groups[i] for i in human])
-        result = {human_source: alpha_by_venue(*human_args)}
-        for source in sorted(set(sources) - {human_source}):
-            rows = [i for i, s in enumerate(sources) if s == source]
-            result[source] = panel_agreement(*human_args, [paper_ids[i] for i in rows], [ratings[i] for i in rows])
-        return result
+        if self.config_name == "panel":
+            return agreement_by_source(paper_ids, ratings, sources, venues, year_groups, human_source)
+        return {"alpha": ordinal_alpha(paper_ids, ratings)}

@@ -26,7 +26,7 @@ from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 from praib.metrics.perturbation.stats import summarise
-from praib.metrics.text.textstats import score_texts
+from praib.metrics.text.textstats import READABILITY_KEYS, score_texts
 from praib.metrics.text.xref import XREF_TYPES
 
 if TYPE_CHECKING:
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from praib.sources.verification import Verifier
 
 DEFAULT_GROUP_BY = ("source", "model", "prompt")
-READABILITY_KEYS = ("tkc", "ttr", "fre", "fkg")
 
 
 def text_metric_summary(scores: dict[str, np.ndarray], rows: np.ndarray) -> dict:
