@@ -55,9 +55,9 @@ def test_citations_module_returns_extracted_references():
 
 
 def test_krippendorff_module_simple_and_panel_forms():
-    kripp = load("krippendorff")
+    kripp = load("krippendorff_alpha")
     assert kripp.compute(paper_ids=["a", "a", "b", "b"], ratings=[1, 1, 3, 3])["alpha"] == 1.0
-    result = load("krippendorff", "panel").compute(
+    result = load("krippendorff_alpha", "panel").compute(
         paper_ids=["a", "a", "b", "b", "a", "b"], ratings=[1, 1, 3, 3, 3, 1],
         sources=["human"] * 4 + ["m"] * 2, venues=["ICLR"] * 6, year_groups=["2025"] * 6)
     assert result["human"]["ICLR"]["alpha"] == 1.0

@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-from praib.metrics.perturbation.stats import ate_mixed_model, ranking_score
+from praib.metrics.perturbation.treatment import treatment_effect
 
 _CITATION = """\
 @article{counterfactualreviewlogic2026,
@@ -48,8 +48,6 @@ Examples:
     ...                      conditions=["critical", "critical", "neutral", "neutral"] * 2, expected_direction=-1)
 """
 
-_LABELS = {"soundness-critical": True, "critical": True, "soundness-neutral": False, "neutral": False}
-
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Ate(evaluate.Metric):
@@ -64,10 +62,4 @@ class Ate(evaluate.Metric):
         )
 
     def _compute(self, differences, paper_ids, conditions, expected_direction=1):
-        unknown = sorted(set(conditions) - set(_LABELS))
-        if unknown:
-            raise ValueError(f"unknown conditions {unknown}; use {', '.join(_LABELS)}")
-        result = ate_mixed_model(differences, paper_ids, [_LABELS[c] for c in conditions])
-        result["ranking_score"] = ranking_score(result["ate_critical"], result["ate_neutral"],
-                                                result["std_neutral"], expected_direction)
-        return result
+        return treatment_effect(differences, paper_ids, conditions, expected_direction)

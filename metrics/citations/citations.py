@@ -4,9 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.metrics.text.citations import find_citations
-from praib.sources.verification import check_texts, make_verifier, verification_summary
-from praib.metrics.summary import summarise
+from praib.sources.verification import citation_report
 
 _CITATION = PRAIB_CITATION
 
@@ -55,26 +53,4 @@ class Citations(evaluate.Metric):
 
     def _compute(self, predictions, return_citations=False, verify_services=None, bibliography=None,
                  contact_email=None, cache_dir=None):
-        found = [find_citations(text) if text else [] for text in predictions]
-        styles = {}
-        for citations in found:
-            for citation in citations:
-                styles[citation.style] = styles.get(citation.style, 0) + 1
-        result = {"citations": summarise(len(c) for c in found), "styles": styles}
-        checks = None
-        if verify_services or bibliography:
-            bibliographies = [bibliography] if isinstance(bibliography, str) else list(bibliography or [])
-            verifier = make_verifier(verify_services or (), bibliographies, contact_email, cache_dir)
-            checks = check_texts(predictions, verifier)
-            result["verified_citations"] = verification_summary(
-                [c if text and not text.isspace() else None for c, text in zip(checks, predictions)])
-        if return_citations:
-            result["extracted"] = [[{"style": c.style, "authors": list(c.authors), "title": c.title,
-                                     "year": c.year, "text": c.text} for c in citations] for citations in found]
-            if checks is not None:
-                for entries, review_checks in zip(result["extracted"], checks):
-                    for entry, check in zip(entries, review_checks):
-                        entry.update(verified=check.verified, service=check.service,
-                                     matched_title=check.record.title if check.record else None,
-                                     similarity=check.similarity)
-        return result
+        return citation_report(predictions, return_citations, verify_services, bibliography, contact_email, cache_dir)

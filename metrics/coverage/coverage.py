@@ -2,10 +2,9 @@
 
 import datasets
 import evaluate
-import numpy as np
 
 from praib import PRAIB_CITATION
-from praib.metrics.judged.coverage import coverage_metrics, summarise_pairs
+from praib.metrics.judged.coverage import coverage_from_judgements
 
 _CITATION = PRAIB_CITATION
 
@@ -54,14 +53,4 @@ class Coverage(evaluate.Metric):
         )
 
     def _compute(self, human_items, generated_items, judgements, return_per_pair=False):
-        rows = []
-        for h, g, flat in zip(human_items, generated_items, judgements):
-            flat = list(flat)
-            if len(flat) != h * g:
-                raise ValueError(f"a review pair with {h} human and {g} generated items needs {h * g} "
-                                 f"judgements, got {len(flat)}")
-            rows.append(coverage_metrics(np.asarray(flat, dtype=bool).reshape(h, g)))
-        result = summarise_pairs(rows)
-        if return_per_pair:
-            result["per_pair"] = rows
-        return result
+        return coverage_from_judgements(human_items, generated_items, judgements, return_per_pair)

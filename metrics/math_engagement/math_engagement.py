@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.metrics.judged.math_engagement import math_engagement_summary, rule_based_judgements
+from praib.metrics.judged.math_engagement import rule_based_engagement
 
 _CITATION = PRAIB_CITATION
 
@@ -73,9 +73,4 @@ class MathEngagement(evaluate.Metric):
 
     def _compute(self, predictions, paper_ids, sources, human_source="human", paper_rule="any",
                  return_per_review=False):
-        judgements = rule_based_judgements(predictions)
-        result = {"method": "rules", **math_engagement_summary(
-            paper_ids, sources, [j.engages for j in judgements], human_source=human_source, paper_rule=paper_rule)}
-        if return_per_review:
-            result["per_review"] = [j.to_dict() for j in judgements]
-        return result
+        return rule_based_engagement(predictions, paper_ids, sources, human_source, paper_rule, return_per_review)

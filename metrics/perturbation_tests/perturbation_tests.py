@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-from praib.metrics.perturbation.stats import equivalence_margin, verdict
+from praib.metrics.perturbation.stats import perturbation_verdict
 
 _CITATION = """\
 @article{li2025aspectguided,
@@ -68,7 +68,4 @@ class PerturbationTests(evaluate.Metric):
         )
 
     def _compute(self, original, perturbed, margin=None, scale=None, alpha=0.05):
-        if margin is None:
-            values = scale if scale is not None else [v for v in original + perturbed if v is not None]
-            margin = equivalence_margin(values)
-        return verdict(original, perturbed, margin, alpha)
+        return perturbation_verdict(original, perturbed, margin, scale, alpha)

@@ -4,9 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.metrics.registry import READABILITY
-from praib.metrics.summary import summarise
-from praib.metrics.text.textstats import score_texts
+from praib.metrics.text.textstats import readability_summary
 
 _CITATION = PRAIB_CITATION + """\
 @article{flesch1948,
@@ -57,9 +55,4 @@ class Readability(evaluate.Metric):
         )
 
     def _compute(self, predictions, return_per_review=False):
-        scores = score_texts(predictions)
-        result = {key: summarise(scores[key]) for key in READABILITY}
-        result["skipped"] = len(predictions) - result["tkc"]["n"]
-        if return_per_review:
-            result["per_review"] = {key: scores[key].tolist() for key in READABILITY}
-        return result
+        return readability_summary(predictions, return_per_review)

@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.metrics.scores.distributions import confidence_gap, distribution_difference, normalised_distribution
+from praib.metrics.scores.distributions import distributions_by_source
 
 _CITATION = PRAIB_CITATION
 
@@ -51,15 +51,4 @@ class ScoreDistribution(evaluate.Metric):
         )
 
     def _compute(self, scores, sources, paper_ids, scale_values=None, human_source="human"):
-        values = sorted(scale_values or {s for s in scores if s is not None})
-        human = [i for i, s in enumerate(sources) if s == human_source]
-        human_scores = [scores[i] for i in human if scores[i] is not None]
-        result = {human_source: {"distribution": normalised_distribution(human_scores, values)}}
-        for source in sorted(set(sources) - {human_source}):
-            rows = [i for i, s in enumerate(sources) if s == source]
-            entry = distribution_difference([scores[i] for i in rows if scores[i] is not None], human_scores, values)
-            entry["gap_to_human_median"] = confidence_gap(
-                [paper_ids[i] for i in rows], [scores[i] for i in rows],
-                [paper_ids[i] for i in human], [scores[i] for i in human])
-            result[source] = entry
-        return result
+        return distributions_by_source(scores, sources, paper_ids, scale_values, human_source)

@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.metrics.judged.target_aspect import agreement_report, label_distribution
+from praib.metrics.judged.target_aspect import item_label_agreement
 
 _CITATION = PRAIB_CITATION + """\
 @misc{target_aspect_agreement,
@@ -63,13 +63,4 @@ class TargetAspect(evaluate.Metric):
         )
 
     def _compute(self, paper_ids, kinds, sides, targets, aspects):
-        entries, labels = {}, {"model": [], "expert": []}
-        for paper, kind, side, target, aspect in zip(paper_ids, kinds, sides, targets, aspects):
-            if side not in labels:
-                raise ValueError(f"side must be 'model' or 'expert', not {side!r}")
-            entry = entries.setdefault((paper, kind), {"paper_id": paper, "kind": kind, "model": [], "expert": []})
-            entry[side].append((target, aspect))
-            labels[side].append((target, aspect))
-        report = agreement_report(list(entries.values()))
-        report["distribution"] = {side: label_distribution(values) for side, values in labels.items()}
-        return report
+        return item_label_agreement(paper_ids, kinds, sides, targets, aspects)

@@ -4,9 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.metrics.summary import summarise
-from praib.metrics.text.textstats import score_texts
-from praib.metrics.text.xref import XREF_TYPES
+from praib.metrics.text.textstats import xref_summary
 
 _CITATION = PRAIB_CITATION
 
@@ -43,9 +41,4 @@ class Xref(evaluate.Metric):
         )
 
     def _compute(self, predictions):
-        scores = score_texts(predictions)
-        return {
-            "xref": summarise(scores["xref"]),
-            "per_100_tokens": summarise(scores["xref_per_100_tokens"]),
-            "per_type": {t: summarise(scores[f"xref_{t}"])["mean"] for t in XREF_TYPES},
-        }
+        return xref_summary(predictions)

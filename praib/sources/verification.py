@@ -742,3 +742,39 @@ def verification_lines(groups: Sequence[dict]) -> list[str]:
                      f"{summary['n_verified']} of {summary['n_citations']} verified, "
                      f"{summary['n_unchecked']} unchecked")
     return lines
+
+
+def citation_report(texts: Sequence[Optional[str]], return_citations: bool = False,
+                    verify_services: str | Sequence[str] | None = None,
+                    bibliography: str | Path | Sequence[str | Path] | None = None,
+                    contact_email: Optional[str] = None, cache_dir: Optional[str | Path] = None) -> dict:
+    """The formatted references of ``texts``: per review count (mean / std / n) and the count per style.
+
+    With ``verify_services`` and/or a ``bibliography`` (see :func:`make_verifier`), every reference is
+    checked and ``verified_citations`` (:func:`verification_summary`) is added. With
+    ``return_citations``, ``extracted`` lists each review's references (style, authors, title, year,
+    text, and the verification when there was one).
+    """
+    found = [find_citations(text) if text else [] for text in texts]
+    styles: dict[str, int] = {}
+    for citations in found:
+        for citation in citations:
+            styles[citation.style] = styles.get(citation.style, 0) + 1
+    result = {"citations": summarise(len(c) for c in found), "styles": styles}
+    checks = None
+    if verify_services or bibliography:
+        bibliographies = [bibliography] if isinstance(bibliography, (str, Path)) else list(bibliography or [])
+        verifier = make_verifier(verify_services or (), bibliographies, contact_email, cache_dir)
+        checks = check_texts(texts, verifier)
+        result["verified_citations"] = verification_summary(
+            [c if text and not text.isspace() else None for c, text in zip(checks, texts)])
+    if return_citations:
+        result["extracted"] = [[{"style": c.style, "authors": list(c.authors), "title": c.title,
+                                 "year": c.year, "text": c.text} for c in citations] for citations in found]
+        if checks is not None:
+            for entries, review_checks in zip(result["extracted"], checks):
+                for entry, check in zip(entries, review_checks):
+                    entry.update(verified=check.verified, service=check.service,
+                                 matched_title=check.record.title if check.record else None,
+                                 similarity=check.similarity)
+    return result

@@ -286,3 +286,23 @@ def coverage_for_papers(human: Mapping[Any, Sequence[AtomicItems]], generated: M
     if prefilter is not None:
         result["prefilter"] = prefilter.stats()
     return result
+
+
+def coverage_from_judgements(human_items: Sequence[int], generated_items: Sequence[int],
+                             judgements: Sequence[Sequence[int]], return_per_pair: bool = False) -> dict:
+    """:func:`summarise_pairs` of review pairs given as item counts H, G and the H x G yes/no matrix
+    flattened row by row (human item i, generated item j at position i * G + j).
+
+    With ``return_per_pair`` also ``per_pair``: each pair's :func:`coverage_metrics`.
+    """
+    rows = []
+    for h, g, flat in zip(human_items, generated_items, judgements):
+        flat = list(flat)
+        if len(flat) != h * g:
+            raise ValueError(f"a review pair with {h} human and {g} generated items needs {h * g} "
+                             f"judgements, got {len(flat)}")
+        rows.append(coverage_metrics(np.asarray(flat, dtype=bool).reshape(h, g)))
+    result = summarise_pairs(rows)
+    if return_per_pair:
+        result["per_pair"] = rows
+    return result

@@ -304,3 +304,16 @@ def method_agreement(judge_labels: Sequence[bool | None], rule_labels: Sequence[
     result["judge_positive_rate"] = sum(bool(j) for j, _ in pairs) / len(pairs) if pairs else None
     result["rules_positive_rate"] = sum(bool(r) for _, r in pairs) / len(pairs) if pairs else None
     return result
+
+
+def rule_based_engagement(texts: Sequence[str | None], paper_ids: Sequence[Any], sources: Sequence[Any],
+                          human_source: str = "human", paper_rule: str = "any",
+                          return_per_review: bool = False) -> dict:
+    """:func:`math_engagement_summary` of the :func:`rule_based_judgements` of ``texts``, marked
+    ``method: "rules"``; with ``return_per_review`` also each review's judgement."""
+    judgements = rule_based_judgements(texts)
+    result = {"method": "rules", **math_engagement_summary(
+        paper_ids, sources, [j.engages for j in judgements], human_source=human_source, paper_rule=paper_rule)}
+    if return_per_review:
+        result["per_review"] = [j.to_dict() for j in judgements]
+    return result

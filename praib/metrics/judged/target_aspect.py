@@ -278,3 +278,19 @@ def restructure_meta_review(text: str, judge: Any, reviews: Sequence[str] | None
     return {"strengths": list(current["strengths"]), "weaknesses": list(current["weaknesses"]),
             "summary": str(current.get("summary", "")), "judgement": str(current.get("judgement", "")),
             "failed_steps": failed}
+
+
+def item_label_agreement(paper_ids: Sequence[str], kinds: Sequence[str], sides: Sequence[str],
+                         targets: Sequence[str | None], aspects: Sequence[str | None]) -> dict:
+    """:func:`agreement_report` of labelled items given one per row (``sides``: "model" or "expert"),
+    with ``distribution``: the :func:`label_distribution` of each side."""
+    entries, labels = {}, {"model": [], "expert": []}
+    for paper, kind, side, target, aspect in zip(paper_ids, kinds, sides, targets, aspects):
+        if side not in labels:
+            raise ValueError(f"side must be 'model' or 'expert', not {side!r}")
+        entry = entries.setdefault((paper, kind), {"paper_id": paper, "kind": kind, "model": [], "expert": []})
+        entry[side].append((target, aspect))
+        labels[side].append((target, aspect))
+    report = agreement_report(list(entries.values()))
+    report["distribution"] = {side: label_distribution(values) for side, values in labels.items()}
+    return report

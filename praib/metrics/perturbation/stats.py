@@ -223,3 +223,14 @@ def ranking_score(ate_critical: float | None, ate_neutral: float | None, std_neu
     if expected_direction not in (1, -1):
         raise ValueError(f"expected_direction must be +1 or -1, got {expected_direction}")
     return float(expected_direction * (ate_critical - ate_neutral) / std_neutral)
+
+
+def perturbation_verdict(original, perturbed, margin: float | None = None, scale_values=None,
+                         alpha: float = 0.05) -> dict:
+    """:func:`verdict` with the margin chosen as the seed chooses it when none is given: by
+    :func:`equivalence_margin` of ``scale_values``, else of the observed scores."""
+    if margin is None:
+        values = scale_values if scale_values is not None else [
+            v for v in list(original) + list(perturbed) if v is not None]
+        margin = equivalence_margin(values)
+    return verdict(original, perturbed, margin, alpha)

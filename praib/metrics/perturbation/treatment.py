@@ -254,3 +254,19 @@ def format_effects_table(result: dict) -> str:
 
 def _number(value: float | None, spec: str) -> str:
     return "-" if value is None else format(value, spec)
+
+
+_CONDITIONS = {CRITICAL: True, "critical": True, NEUTRAL: False, "neutral": False}
+
+
+def treatment_effect(differences, paper_ids, conditions, expected_direction: int = 1) -> dict:
+    """:func:`praib.metrics.perturbation.stats.ate_mixed_model` of one review difference per counterfactual,
+    with ``conditions`` named (``soundness-critical``/``critical``, ``soundness-neutral``/``neutral``),
+    plus its ``ranking_score`` signed by ``expected_direction``."""
+    unknown = sorted(set(conditions) - set(_CONDITIONS))
+    if unknown:
+        raise ValueError(f"unknown conditions {unknown}; use {', '.join(_CONDITIONS)}")
+    result = ate_mixed_model(differences, paper_ids, [_CONDITIONS[c] for c in conditions])
+    result["ranking_score"] = ranking_score(result["ate_critical"], result["ate_neutral"],
+                                            result["std_neutral"], expected_direction)
+    return result

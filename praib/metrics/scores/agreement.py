@@ -33,6 +33,8 @@ from collections.abc import Sequence
 import krippendorff
 import numpy as np
 
+from praib.records.schema import HUMAN_SOURCE
+
 
 def _pairable_value_counts(paper_ids: Sequence[str],
                            ratings: Sequence[float | None]) -> tuple[np.ndarray, np.ndarray]:
@@ -273,3 +275,18 @@ def self_agreement(
     both = rated(paper_ids_a, ratings_a) & rated(paper_ids_b, ratings_b)
     pairs = [(p, r) for p, r in zip([*paper_ids_a, *paper_ids_b], [*ratings_a, *ratings_b]) if p in both]
     return ordinal_alpha([p for p, _ in pairs], [r for _, r in pairs])
+
+
+def agreement_by_source(paper_ids: Sequence[str], ratings: Sequence[float | None], sources: Sequence[str],
+                        venues: Sequence[str], year_groups: Sequence[str],
+                        human_source: str = HUMAN_SOURCE) -> dict:
+    """Per venue, the human panel's :func:`alpha_by_venue` under ``human_source`` and, for every other
+    source, :func:`panel_agreement` of the human panel with that source's ratings added."""
+    human = [i for i, s in enumerate(sources) if s == human_source]
+    human_args = ([paper_ids[i] for i in human], [ratings[i] for i in human],
+                  [venues[i] for i in human], [year_groups[i] for i in human])
+    result = {human_source: alpha_by_venue(*human_args)}
+    for source in sorted(set(sources) - {human_source}):
+        rows = [i for i, s in enumerate(sources) if s == source]
+        result[source] = panel_agreement(*human_args, [paper_ids[i] for i in rows], [ratings[i] for i in rows])
+    return result

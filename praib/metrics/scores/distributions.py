@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from praib.metrics.summary import summarise
+from praib.records.schema import HUMAN_SOURCE
 
 DECISION_CLASSES = ("accept", "reject")
 
@@ -200,3 +201,22 @@ def confidence_gap(
         "n_papers": len(papers),
         "n_skipped": len(model_paper_ids) - len(gaps),
     }
+
+
+def distributions_by_source(scores: Sequence[int | None], sources: Sequence[str], paper_ids: Sequence[str],
+                            scale_values: Sequence[int] | None = None, human_source: str = HUMAN_SOURCE) -> dict:
+    """The human score distribution, and for every other source its :func:`distribution_difference`
+    from it plus ``gap_to_human_median`` (:func:`confidence_gap`). ``scale_values`` default to the
+    observed scores."""
+    values = sorted(scale_values or {s for s in scores if s is not None})
+    human = [i for i, s in enumerate(sources) if s == human_source]
+    human_scores = [scores[i] for i in human if scores[i] is not None]
+    result = {human_source: {"distribution": normalised_distribution(human_scores, values)}}
+    for source in sorted(set(sources) - {human_source}):
+        rows = [i for i, s in enumerate(sources) if s == source]
+        entry = distribution_difference([scores[i] for i in rows if scores[i] is not None], human_scores, values)
+        entry["gap_to_human_median"] = confidence_gap(
+            [paper_ids[i] for i in rows], [scores[i] for i in rows],
+            [paper_ids[i] for i in human], [scores[i] for i in human])
+        result[source] = entry
+    return result

@@ -34,11 +34,12 @@ from typing import Optional, Sequence
 import numpy as np
 
 from praib.metrics.registry import READABILITY
+from praib.metrics.summary import summarise
 from praib.metrics.text import readability as _readability
 from praib.metrics.text.citations import find_citations
 from praib.metrics.text.xref import GROUP_TYPES, XREF_PATTERN, XREF_TYPES
 
-__all__ = ["TEXT_METRICS", "CHUNK_SIZE", "score_texts"]
+__all__ = ["TEXT_METRICS", "CHUNK_SIZE", "score_texts", "readability_summary", "xref_summary"]
 
 #: Column names of :func:`score_texts`, in order: the registered text metrics and the
 #: cross-reference details.
@@ -47,6 +48,7 @@ TEXT_METRICS: tuple[str, ...] = (
     *(f"xref_{t}" for t in XREF_TYPES),
     "citations",
 )
+#: The readability columns of :func:`score_texts`.
 #: Texts per unit of work sent to a worker process.
 CHUNK_SIZE = 250
 
@@ -139,3 +141,27 @@ def score_texts(texts: Sequence[Optional[str]], workers: Optional[int] = None,
 
     table = np.concatenate(results) if results else np.empty((0, _N_COLUMNS), dtype=np.float64)
     return {name: np.ascontiguousarray(table[:, j]) for j, name in enumerate(TEXT_METRICS)}
+
+
+def readability_summary(texts: Sequence[Optional[str]], return_per_review: bool = False) -> dict:
+    """Mean / std / n of each readability score over ``texts``, and ``skipped``: the texts without a word.
+
+    With ``return_per_review`` also ``per_review``: each score's list of values, NaN where missing.
+    """
+    scores = score_texts(texts)
+    result = {key: summarise(scores[key]) for key in READABILITY}
+    result["skipped"] = len(scores["tkc"]) - result["tkc"]["n"]
+    if return_per_review:
+        result["per_review"] = {key: scores[key].tolist() for key in READABILITY}
+    return result
+
+
+def xref_summary(texts: Sequence[Optional[str]]) -> dict:
+    """Cross-references per review over ``texts``: in total and per 100 word tokens (mean / std / n),
+    and the mean mentions per review of each element type."""
+    scores = score_texts(texts)
+    return {
+        "xref": summarise(scores["xref"]),
+        "per_100_tokens": summarise(scores["xref_per_100_tokens"]),
+        "per_type": {t: summarise(scores[f"xref_{t}"])["mean"] for t in XREF_TYPES},
+    }

@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
-from praib.metrics.scores.agreement import alpha_by_venue, ordinal_alpha, panel_agreement
+from praib.metrics.scores.agreement import agreement_by_source, ordinal_alpha
 
 _CITATION = PRAIB_CITATION + """\
 @misc{krippendorff2011,
@@ -24,8 +24,8 @@ difference, each computed per venue-year and averaged per venue.
 
 _KWARGS_DESCRIPTION = """\
 Two configurations:
-    evaluate.load("metrics/krippendorff")           paper_ids, ratings -> {"alpha": float or None}
-    evaluate.load("metrics/krippendorff", "panel")  paper_ids, ratings, sources, venues, year_groups ->
+    evaluate.load("metrics/krippendorff_alpha")          paper_ids, ratings -> {"alpha": float or None}
+    evaluate.load("metrics/krippendorff_alpha", "panel") paper_ids, ratings, sources, venues, year_groups ->
         {"human": {venue: {"alpha", "per_year", ...}},
          "<source>": {venue: {"alpha_human", "alpha_with_model", "delta", "per_year", ...}}}
 Args:
@@ -36,7 +36,7 @@ Args:
     year_groups (`list` of `str`, panel): year (or year group such as "<=2018").
     human_source (`str`, default "human", panel): the source of the human panel.
 Examples:
-    >>> kripp = evaluate.load("metrics/krippendorff")
+    >>> kripp = evaluate.load("metrics/krippendorff_alpha")
     >>> kripp.compute(paper_ids=["a", "a", "b", "b"], ratings=[1, 1, 3, 3])["alpha"]
     1.0
 """
@@ -52,7 +52,7 @@ _PANEL_FEATURES = {
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Krippendorff(evaluate.Metric):
+class KrippendorffAlpha(evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -62,13 +62,6 @@ class Krippendorff(evaluate.Metric):
         )
 
     def _compute(self, paper_ids, ratings, sources=None, venues=None, year_groups=None, human_source="human"):
-        if sources is None:
-            return {"alpha": ordinal_alpha(paper_ids, ratings)}
-        human = [i for i, s in enumerate(sources) if s == human_source]
-        human_args = ([paper_ids[i] for i in human], [ratings[i] for i in human],
-                      [venues[i] for i in human], [year_groups[i] for i in human])
-        result = {human_source: alpha_by_venue(*human_args)}
-        for source in sorted(set(sources) - {human_source}):
-            rows = [i for i, s in enumerate(sources) if s == source]
-            result[source] = panel_agreement(*human_args, [paper_ids[i] for i in rows], [ratings[i] for i in rows])
-        return result
+        if self.config_name == "panel":
+            return agreement_by_source(paper_ids, ratings, sources, venues, year_groups, human_source)
+        return {"alpha": ordinal_alpha(paper_ids, ratings)}
