@@ -88,8 +88,8 @@ def main() -> None:
             drawn = rng.choice(paper_ids, size=len(paper_ids), replace=True)
             result = evaluate_reviews(records_to_dataset(resample(model, drawn), "review"),
                                       records_to_dataset(resample(human, drawn), "review"), workers=1)
-            group = next(g for g in result["groups"] if not g["is_reference"])
-            draws.append(group["fre"]["mean"])
+            group = next(g for g in result.groups if not g.is_reference)
+            draws.append(group.fre.mean)
     baseline_seconds = (time.perf_counter() - started) / args.baseline_draws * args.draws
 
     print(f"{args.papers} papers, {len(human)} human and {len(model)} model reviews, {args.draws} bootstrap draws")

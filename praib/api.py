@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Sequence, Union
 if TYPE_CHECKING:
     from datasets import Dataset
 
+    from praib.evaluation.results import EvaluationResult
     from praib.generation.prompts import Prompt
 
 RecordsLike = Union[str, Path, "Dataset"]
@@ -24,12 +25,13 @@ def _records(source: RecordsLike, kind: str) -> "Dataset":
 
 
 def evaluate(reviews: RecordsLike, reference: RecordsLike | None = None, *,
-             meta_reviews: RecordsLike | None = None, **options: Any) -> dict:
+             meta_reviews: RecordsLike | None = None, **options: Any) -> "EvaluationResult":
     """The behavioural profile of every group of ``reviews`` against the human ``reference``.
 
     ``reviews``, ``reference`` and ``meta_reviews`` are record files (or Hub ids) or Datasets;
     ``options`` are those of :func:`praib.evaluation.evaluate.evaluate_reviews` (``group_by``,
-    ``scale``, ``judge``, ...), whose result this returns.
+    ``scale``, ``judge``, ...), whose typed result this returns (``to_dict()`` gives the JSON of
+    ``praib evaluate --output``).
     """
     from praib.evaluation.evaluate import evaluate_reviews
 

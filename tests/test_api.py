@@ -45,7 +45,7 @@ def test_evaluate_on_a_small_file_imports_no_heavy_library(tmp_path):
     reviews.write_text("".join(line for line in DEMO_REVIEWS.read_text().splitlines(keepends=True)[:10]))
     script = ("import sys, praib\n"
               f"result = praib.evaluate({str(reviews)!r})\n"
-              "assert result['n_reviews'] == 10, result['n_reviews']\n"
+              "assert result.n_reviews == 10, result.n_reviews\n"
               "print(sorted(m for m in ('torch', 'transformers', 'evaluate') if m in sys.modules))\n")
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
@@ -54,7 +54,7 @@ def test_evaluate_on_a_small_file_imports_no_heavy_library(tmp_path):
 def test_evaluate_gives_the_numbers_of_evaluate_reviews():
     through_api = praib.evaluate(str(DEMO_REVIEWS))
     direct = evaluate_reviews(load_records(DEMO_REVIEWS, "review"))
-    assert json.dumps(through_api, sort_keys=True, default=str) == json.dumps(direct, sort_keys=True, default=str)
+    assert json.dumps(through_api.to_dict(), sort_keys=True) == json.dumps(direct.to_dict(), sort_keys=True)
 
 
 def test_evaluate_takes_a_dataset_and_a_reference():

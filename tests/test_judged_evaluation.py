@@ -56,7 +56,7 @@ def dataset():
 @pytest.fixture
 def results():
     stub = TemplateAwareStub()
-    out = evaluate_reviews(dataset(), judge=Judge(stub))
+    out = evaluate_reviews(dataset(), judge=Judge(stub)).to_dict()
     out["_templates"] = stub.templates
     return out
 
@@ -126,7 +126,7 @@ class SecondStub(TemplateAwareStub):
 
 
 def test_second_judge_agreement_by_hand():
-    results = evaluate_reviews(dataset(), judge=Judge(TemplateAwareStub()), second_judge=Judge(SecondStub()))
+    results = evaluate_reviews(dataset(), judge=Judge(TemplateAwareStub()), second_judge=Judge(SecondStub())).to_dict()
     second = results["second_judge"]
     assert second["judge"]["model"] == "second-judge"
     # Math: first judge (yes, no), second (yes, yes). Agreement 1/2; p_e = 0.5 * 1 + 0.5 * 0 = 0.5 -> kappa 0.
@@ -154,7 +154,7 @@ def test_prefilter_savings_and_audit_are_reported():
 
     # A threshold no pair reaches: all 3 item pairs (2 weakness + 1 strength) are skipped.
     results = evaluate_reviews(dataset(), judge=Judge(TemplateAwareStub()),
-                               prefilter=EmbeddingPrefilter(threshold=0.999))
+                               prefilter=EmbeddingPrefilter(threshold=0.999)).to_dict()
     prefilter = results["coverage_prefilter"]
     assert prefilter["pairs_total"] == 3 and prefilter["calls_saved"] == 3 and prefilter["judge_calls"] == 0
     # The audit judges the skipped pairs: hw1-gw1 and hs1-gs1 would have been "yes".
@@ -203,7 +203,7 @@ def test_a_judged_rerun_is_free_through_the_call_cache(tmp_path):
     assert first_stub.templates  # the first run asked the judge
     again = evaluate_reviews(dataset(), judge=Judge(CachedBackend(second_stub, CallCache(tmp_path))))
     assert second_stub.templates == []  # every call came from the on-disk cache
-    assert again["groups"] == first["groups"]
+    assert again.groups == first.groups
 
 
 class MetaReviewStub(TemplateAwareStub):
@@ -227,7 +227,7 @@ def test_meta_reviews_can_be_the_expert_side_of_target_aspect_agreement():
     meta = records_to_dataset([coerce_record({"paper_id": "p1", "source": "human", "text": "The AC summary."},
                                              "meta_review", "meta")], "meta_review")
     stub = MetaReviewStub()
-    results = evaluate_reviews(dataset(), judge=Judge(stub), meta_reviews=meta)
+    results = evaluate_reviews(dataset(), judge=Judge(stub), meta_reviews=meta).to_dict()
     assert results["target_aspect_expert"] == "meta_reviews"
     assert {"judge:meta_review_restructure", "judge:meta_review_augment",
             "judge:meta_review_paraphrase"} <= set(stub.templates)

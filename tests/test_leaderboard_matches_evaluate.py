@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from praib.evaluation import evaluate as evaluate_module
-from praib.evaluation.evaluate import evaluate_reviews, group_value
+from praib.evaluation.evaluate import evaluate_reviews
 from praib.leaderboard import run as run_module
 from praib.leaderboard.run import ALL_VENUES, score_submissions, select_rows
 from praib.leaderboard.submission import load_submission
@@ -75,27 +75,27 @@ def _evaluate_values(model_reviews, human_reviews, scale) -> tuple[dict, dict]:
     """``{metric: (value, distance)}`` of the model and of the human reference, as evaluate reports
     them for these reviews (alpha pooled over venues as the leaderboard pools it)."""
     result = evaluate_reviews(model_reviews, human_reviews, group_by=("source",), scale=scale, workers=1)
-    human = next(g for g in result["groups"] if g["is_reference"])
-    model = next(g for g in result["groups"] if not g["is_reference"])
+    human = result.reference
+    model = next(g for g in result.groups if not g.is_reference)
     model_values, human_values = {}, {}
     for name in TEXT:
-        model_values[name] = (group_value(model, name), None)
-        human_values[name] = (group_value(human, name), None)
+        model_values[name] = (model.value(name), None)
+        human_values[name] = (human.value(name), None)
     for kind in SCORES:
-        model_values[kind] = (_mean_score(model[f"{kind}_distribution"]), None)
-        human_values[kind] = (_mean_score(human[f"{kind}_distribution"]), None)
-        tv = _mean_of_defined(e["total_variation"] for e in model[f"{kind}_distribution"].values())
+        model_values[kind] = (_mean_score(getattr(model, f"{kind}_distribution")), None)
+        human_values[kind] = (_mean_score(getattr(human, f"{kind}_distribution")), None)
+        tv = _mean_of_defined(e["total_variation"] for e in getattr(model, f"{kind}_distribution").values())
         model_values[f"{kind}_tv"] = (tv, tv)
     # The rating gap is what evaluate reports as the confidence gap, on the ratings.
     parsed_model, parsed_human = parse_reviews(model_reviews, scale=scale), parse_reviews(human_reviews, scale=scale)
     gap = confidence_gap(parsed_model["paper_id"], parsed_model["rating"], parsed_human["paper_id"],
                          parsed_human["rating"])["mean"]
     model_values["rating_gap"] = (gap, None if gap is None else abs(gap))
-    agreement = model["krippendorff"].values()
+    agreement = model.krippendorff.values()
     alpha = _mean_of_defined(a["alpha_with_model"] for a in agreement)
     change = _mean_of_defined(None if a["delta"] is None else abs(a["delta"]) for a in agreement)
     model_values["krippendorff_alpha"] = (alpha, change)
-    human_values["krippendorff_alpha"] = (_mean_of_defined(human["krippendorff_alpha"].values()), None)
+    human_values["krippendorff_alpha"] = (_mean_of_defined(human.krippendorff_alpha.values()), None)
     return model_values, human_values
 
 
@@ -159,15 +159,15 @@ def test_judged_point_values_equal_evaluate(submissions, reference):
     human_reviews = select_rows(reference, lambda row: row["source"] == HUMAN_SOURCE)
     result = evaluate_reviews(originals, human_reviews, group_by=("source",), scale=submission.scale, workers=1,
                               judge=Judge(TemplateAwareStub()))
-    human = next(g for g in result["groups"] if g["is_reference"])
-    model = next(g for g in result["groups"] if not g["is_reference"])
-    expected = {m.name for m in METRICS if m.judged and group_value(model, m.name) is not None}
+    human = result.reference
+    model = next(g for g in result.groups if not g.is_reference)
+    expected = {m.name for m in METRICS if m.judged and model.value(m.name) is not None}
     assert set(JUDGED) <= expected and set(judged) == expected
     for metric, row in judged.items():
-        value, entry = group_value(model, metric), BY_NAME[metric]
+        value, entry = model.value(metric), BY_NAME[metric]
         assert row["venue"] == ALL_VENUES and row["value"] == pytest.approx(value, rel=1e-12, abs=1e-12), metric
         if entry.distance == DIFFERENCE:
-            distance = abs(value - group_value(human, metric))
+            distance = abs(value - human.value(metric))
         else:
             distance = 1.0 - value if entry.distance == SHORTFALL else None
         assert row["distance_to_human"] == pytest.approx(distance, rel=1e-12, abs=1e-12), metric

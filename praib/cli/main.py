@@ -72,7 +72,7 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
 
     from praib.evaluation.evaluate import evaluate_reviews
     from praib.records import RecordError, load_records
-    from praib.evaluation.table import behaviour_table
+    from praib.evaluation.table import behaviour_table, verification_lines
 
     if demo == bool(input_path):
         raise click.UsageError("give either INPUT or --demo")
@@ -105,15 +105,13 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
                                    citation_verifier=citation_verifier)
     except (RecordError, ValueError, BackendError) as err:
         raise click.ClickException(str(err)) from None
-    results["input"] = "praib demo set (illustrative)" if demo else str(input_path)
-    results["reference"] = reference_path
+    results.input = "praib demo set (illustrative)" if demo else str(input_path)
+    results.reference_source = reference_path
     click.echo(behaviour_table(results))
     if citation_verifier is not None:
-        from praib.sources.verification import verification_lines
-
-        click.echo("\n" + "\n".join(verification_lines(results["groups"])))
+        click.echo("\n" + "\n".join(verification_lines(results)))
     if output:
-        write_json(results, output)
+        write_json(results.to_dict(), output)
         click.echo(f"\nWrote {output}", err=True)
 
 

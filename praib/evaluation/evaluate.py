@@ -11,7 +11,6 @@ confidence distributions with their distance to the human ones.
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections import defaultdict
 from typing import TYPE_CHECKING, Sequence
@@ -25,7 +24,9 @@ from praib.metrics.scores.distributions import confidence_gap, decision_class, d
 from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
-from praib.metrics.registry import BY_NAME, READABILITY
+from praib.evaluation.results import (EvaluationResult, GroupResult, InvalidJudgeAnswers, JudgedRun, Skipped, Summary,
+                                      XrefSummary, json_ready)
+from praib.metrics.registry import READABILITY
 from praib.metrics.summary import summarise
 from praib.metrics.text.textstats import score_texts
 from praib.metrics.text.xref import XREF_TYPES
@@ -40,25 +41,15 @@ DEFAULT_GROUP_BY = ("source", "model", "prompt")
 
 def text_metric_summary(scores: dict[str, np.ndarray], rows: np.ndarray) -> dict:
     """Summaries of the text metrics (as returned by :func:`praib.metrics.text.textstats.score_texts`)
-    over the reviews at positions ``rows``."""
-    summary = {key: summarise(scores[key][rows]) for key in READABILITY}
-    summary["xref"] = {
+    over the reviews at positions ``rows``, by metric name."""
+    summary = {key: Summary.from_dict(summarise(scores[key][rows])) for key in READABILITY}
+    summary["xref"] = XrefSummary(
         **summarise(scores["xref"][rows]),
-        "per_100_tokens": summarise(scores["xref_per_100_tokens"][rows]),
-        "per_type": {t: summarise(scores[f"xref_{t}"][rows])["mean"] for t in XREF_TYPES},
-    }
-    summary["citations"] = summarise(scores["citations"][rows])
+        per_100_tokens=Summary.from_dict(summarise(scores["xref_per_100_tokens"][rows])),
+        per_type={t: summarise(scores[f"xref_{t}"][rows])["mean"] for t in XREF_TYPES},
+    )
+    summary["citations"] = Summary.from_dict(summarise(scores["citations"][rows]))
     return summary
-
-
-def group_value(group: dict, metric: str) -> float | None:
-    """The value of a registered per-review or judged metric (its mean where it has a summary) in
-    one group entry of :func:`evaluate_reviews`; None where the group has none."""
-    entry = BY_NAME[metric]
-    if entry.reported_with is not None:
-        return (group.get(entry.reported_with) or {}).get(entry.result_key)
-    raw = group.get(metric)
-    return raw.get("mean") if isinstance(raw, dict) else raw
 
 
 def _group_key(row: dict, group_by: Sequence[str]) -> tuple:
@@ -182,7 +173,7 @@ def evaluate_reviews(
     meta_reviews: Dataset | None = None,
     citation_verifier: "Verifier | None" = None,
     reference_text_scores: dict[str, np.ndarray] | None = None,
-) -> dict:
+) -> EvaluationResult:
     """Score every group of ``reviews`` against the human reference.
 
     ``reference`` holds the human reviews; without it, the records whose source
@@ -204,7 +195,8 @@ def evaluate_reviews(
     ``reference_text_scores`` are the text metrics of ``reference`` (what
     :func:`praib.metrics.text.textstats.score_texts` returns for its texts) when the caller has
     them already: a reference shared by many calls is then scored once.
-    Returns a JSON-ready dict with one entry per group.
+    Returns an :class:`~praib.evaluation.results.EvaluationResult` with one group per source
+    (``to_dict()`` gives the JSON ``praib evaluate`` writes).
     """
     unknown = [c for c in group_by if c not in reviews.column_names]
     if unknown:
@@ -253,7 +245,6 @@ def evaluate_reviews(
         for entry, rows_array in zip(entries, positions_of):
             entry["verified_citations"] = verification_summary(
                 [checks[i] if np.isfinite(scores["tkc"][i]) else None for i in rows_array])
-    judged = {}
     if judge is not None:
         from praib.evaluation.judged import ReviewJudgements, group_judged_metrics
 
@@ -270,34 +261,38 @@ def evaluate_reviews(
                 {row["paper_id"]: row["text"] for row in meta_reviews if row["text"]}, human_texts, judge,
                 progress=progress)
         for entry, rows_array in zip(entries, positions_of):
-            entry.update(group_judged_metrics(columns, rows_array.tolist(), reference_rows.tolist(),
-                                              entry["is_reference"], judgements, judge, prefilter, expert_labels))
-        judged = {"judge": judge.describe(),
-                  "target_aspect_expert": "meta_reviews" if meta_reviews is not None else "human_reviews",
-                  "invalid_judge_answers": {
-            "math_engagement": sum(judgements.math[i] is None for i in judgements.rows),
-            "atomic_extraction": sum(not judgements.atomic[i].valid for i in judgements.rows
-                                     if judgements.atomic[i] is not None),
-            "target_aspect_labels": judgements.invalid_labels,
-            "of_reviews": len(judgements.rows),
-        }}
-        if prefilter is not None:
-            judged["coverage_prefilter"] = {**prefilter.stats(), "audit": prefilter.audit(sample_size=50, seed=0)}
+            entry["judged"] = json_ready(group_judged_metrics(
+                columns, rows_array.tolist(), reference_rows.tolist(), entry["is_reference"], judgements, judge,
+                prefilter, expert_labels))
+        second = None
         if second_judge is not None:
             from praib.evaluation.judged import second_judge_agreement
 
-            judged["second_judge"] = second_judge_agreement(columns, judgements, judge, second_judge,
-                                                            reference_rows.tolist(), progress=progress)
+            second = json_ready(second_judge_agreement(columns, judgements, judge, second_judge,
+                                                       reference_rows.tolist(), progress=progress))
+        judged = JudgedRun(
+            judge=judge.describe(),
+            target_aspect_expert="meta_reviews" if meta_reviews is not None else "human_reviews",
+            invalid_judge_answers=InvalidJudgeAnswers(
+                math_engagement=sum(judgements.math[i] is None for i in judgements.rows),
+                atomic_extraction=sum(not judgements.atomic[i].valid for i in judgements.rows
+                                      if judgements.atomic[i] is not None),
+                target_aspect_labels=judgements.invalid_labels,
+                of_reviews=len(judgements.rows)),
+            coverage_prefilter=None if prefilter is None else json_ready(
+                {**prefilter.stats(), "audit": prefilter.audit(sample_size=50, seed=0)}),
+            second_judge=second,
+        )
     entries.sort(key=lambda e: (not e["is_reference"], e["label"]))
-    return _json_ready({
-        **judged,
-        "praib_version": __version__,
-        "group_by": list(group_by),
-        "scale": scale,
-        "n_reviews": n_input,
-        "n_reference_reviews": int(len(reference_rows)),
-        "groups": entries,
-    })
+    return EvaluationResult(
+        praib_version=__version__,
+        group_by=list(group_by),
+        scale=scale,
+        n_reviews=n_input,
+        n_reference_reviews=int(len(reference_rows)),
+        groups=[GroupResult(**entry) for entry in entries],
+        judged=None if judge is None else judged,
+    )
 
 
 def _group_entry(key: dict, rows: np.ndarray, columns: dict, scores: dict, reference_rows: np.ndarray,
@@ -314,30 +309,18 @@ def _group_entry(key: dict, rows: np.ndarray, columns: dict, scores: dict, refer
         "n_unparsed": statuses.count(PARSE_FAILED),
         "n_partially_parsed": statuses.count(PARSE_PARTIAL),
         **text_metric_summary(scores, rows),
-        "krippendorff_alpha": {venue: detail.get(alpha_key) for venue, detail in agreement.items()},
-        "krippendorff": agreement,
-        "rating_distribution": _distributions(columns, rows, reference_rows, "rating", scale, is_reference),
-        "confidence_distribution": _distributions(columns, rows, reference_rows, "confidence", scale,
-                                                  is_reference),
+        "krippendorff_alpha": json_ready({venue: detail.get(alpha_key) for venue, detail in agreement.items()}),
+        "krippendorff": json_ready(agreement),
+        "rating_distribution": json_ready(_distributions(columns, rows, reference_rows, "rating", scale,
+                                                         is_reference)),
+        "confidence_distribution": json_ready(_distributions(columns, rows, reference_rows, "confidence", scale,
+                                                             is_reference)),
         "confidence_gap": None if is_reference or not len(reference_rows)
-        else _gap(columns, rows, reference_rows, "confidence"),
-        "skipped": {
-            "text_metrics": int(len(rows)) - with_text,
-            "rating": sum(columns["rating"][i] is None for i in rows),
-            "confidence": sum(columns["confidence"][i] is None for i in rows),
-        },
+        else json_ready(_gap(columns, rows, reference_rows, "confidence")),
+        "skipped": Skipped(
+            text_metrics=int(len(rows)) - with_text,
+            rating=sum(columns["rating"][i] is None for i in rows),
+            confidence=sum(columns["confidence"][i] is None for i in rows),
+        ),
     }
     return entry
-
-
-def _json_ready(value):
-    """Plain Python containers and numbers, with NaN/inf as None, for JSON output."""
-    if isinstance(value, dict):
-        return {str(k): _json_ready(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_ready(v) for v in value]
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return None if not math.isfinite(float(value)) else float(value)
-    return value

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from praib.evaluation.evaluate import group_value
+from praib.evaluation.results import EvaluationResult, GroupResult, Summary
 from praib.metrics.registry import BY_NAME, EVALUATE_TABLE
 
 # Text metrics as mean ± std, then alpha per venue, then the judged metrics.
@@ -10,12 +10,12 @@ _TEXT_COLUMNS = tuple(m for m in EVALUATE_TABLE if BY_NAME[m].family in ("readab
 _JUDGED_COLUMNS = tuple(m for m in EVALUATE_TABLE if BY_NAME[m].judged)
 
 
-def _mean_std(summary: dict | None, digits: int) -> str:
-    if not summary or summary.get("mean") is None:
+def _mean_std(summary: Summary, digits: int) -> str:
+    if summary.mean is None:
         return "-"
-    text = f"{summary['mean']:.{digits}f}"
-    if summary.get("std") is not None:
-        text += f" ± {summary['std']:.{digits}f}"
+    text = f"{summary.mean:.{digits}f}"
+    if summary.std is not None:
+        text += f" ± {summary.std:.{digits}f}"
     return text
 
 
@@ -23,27 +23,27 @@ def _number(value: float | None, digits: int) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _judged_cells(group: dict) -> list[str]:
-    return [_number(group_value(group, m), BY_NAME[m].table_digits) for m in _JUDGED_COLUMNS]
+def _judged_cells(group: GroupResult) -> list[str]:
+    return [_number(group.value(m), BY_NAME[m].table_digits) for m in _JUDGED_COLUMNS]
 
 
-def behaviour_table(results: dict) -> str:
+def behaviour_table(results: EvaluationResult) -> str:
     """One row per group: counts, readability (TKC, TTR, FRE, FKG), specificity
     (citations and cross-references per review) and Krippendorff's alpha per venue
     (human panel for the reference row, panel plus the group's ratings otherwise)."""
-    venues = sorted({v for g in results["groups"] for v in g["krippendorff_alpha"]})
-    judged = "judge" in results
+    venues = sorted({v for g in results.groups for v in g.krippendorff_alpha})
+    judged = results.judged is not None
     header = ["Source", "n", "unparsed", *[BY_NAME[m].table_column for m in _TEXT_COLUMNS],
               *[f"{BY_NAME['krippendorff_alpha'].table_column} {v}" for v in venues],
               *([BY_NAME[m].table_column for m in _JUDGED_COLUMNS] if judged else [])]
     rows = [header]
-    for group in results["groups"]:
+    for group in results.groups:
         rows.append([
-            group["label"] + (" (reference)" if group["is_reference"] else ""),
-            str(group["n_reviews"]),
-            str(group["n_unparsed"]),
-            *[_mean_std(group[m], BY_NAME[m].table_digits) for m in _TEXT_COLUMNS],
-            *[_number(group["krippendorff_alpha"].get(v), BY_NAME["krippendorff_alpha"].table_digits)
+            group.label + (" (reference)" if group.is_reference else ""),
+            str(group.n_reviews),
+            str(group.n_unparsed),
+            *[_mean_std(getattr(group, m), BY_NAME[m].table_digits) for m in _TEXT_COLUMNS],
+            *[_number(group.krippendorff_alpha.get(v), BY_NAME["krippendorff_alpha"].table_digits)
               for v in venues],
             *(_judged_cells(group) if judged else []),
         ])
@@ -54,26 +54,45 @@ def behaviour_table(results: dict) -> str:
     notes = [f"{'/'.join(BY_NAME[m].table_column for m in _TEXT_COLUMNS)}: mean ± std per review. "
              "α: Krippendorff's ordinal alpha of ratings, per venue-year then averaged per venue; reference row = "
              "human panel only, other rows = human panel plus that group's ratings."]
-    if not results["n_reference_reviews"]:
+    if not results.n_reference_reviews:
         notes.append("No human reviews found (no record with source 'human' and no --reference): agreement and "
                      "comparisons with humans are left out.")
     if judged:
-        judge = results["judge"]
+        judge = results.judged.judge
         notes.append(f"Judged by {judge['model']} ({judge['backend']}, temperature {judge['temperature']}): Math = "
                      "share of reviews engaging with the mathematics, P(+|+)/P(+|-) given the human reviews of the "
                      "paper did / did not; Cov. S/W = atomic recall of the human strengths/weaknesses; T/A F1 = "
                      "target/aspect label-set agreement with the human reviews.")
-        invalid = results["invalid_judge_answers"]
-        if invalid["math_engagement"] or invalid["atomic_extraction"] or invalid["target_aspect_labels"]:
-            notes.append(f"Unreadable judge answers (left out, never guessed): math {invalid['math_engagement']} "
-                         f"and atomic extraction {invalid['atomic_extraction']} of {invalid['of_reviews']} reviews, "
-                         f"{invalid['target_aspect_labels']} target/aspect labels.")
-    skipped = sum(g["skipped"]["text_metrics"] for g in results["groups"])
+        invalid = results.judged.invalid_judge_answers
+        if invalid.math_engagement or invalid.atomic_extraction or invalid.target_aspect_labels:
+            notes.append(f"Unreadable judge answers (left out, never guessed): math {invalid.math_engagement} "
+                         f"and atomic extraction {invalid.atomic_extraction} of {invalid.of_reviews} reviews, "
+                         f"{invalid.target_aspect_labels} target/aspect labels.")
+    skipped = sum(g.skipped.text_metrics for g in results.groups)
     if skipped:
         notes.append(f"{skipped} review(s) without text were skipped by the text metrics.")
-    unparsed = sum(g["n_unparsed"] for g in results["groups"])
-    partial = sum(g["n_partially_parsed"] for g in results["groups"])
+    unparsed = sum(g.n_unparsed for g in results.groups)
+    partial = sum(g.n_partially_parsed for g in results.groups)
     if unparsed or partial:
         notes.append(f"{unparsed} review(s) could not be parsed and {partial} were parsed partially; "
                      "their raw text is kept and scored, their missing scores are skipped.")
     return "\n".join(lines + [""] + notes)
+
+
+def verification_lines(results: EvaluationResult) -> list[str]:
+    """Plain-text lines of the ``verified_citations`` of each group, one per group that has them."""
+    lines = ["Verified citations (share of checked references per review, mean ± std over reviews with one; "
+             "verified/total references per review):"]
+    for group in results.groups:
+        summary = group.verified_citations
+        if summary is None:
+            continue
+        share = summary["share"]
+        share_text = "-" if share["mean"] is None else f"{share['mean']:.2f}" + (
+            f" ± {share['std']:.2f}" if share["std"] is not None else "")
+        ratio = "-/-" if summary["verified"]["mean"] is None else \
+            f"{summary['verified']['mean']:.3f}/{summary['citations']['mean']:.3f}"
+        lines.append(f"  {group.label}: share {share_text} (n={share['n']}), {ratio}; "
+                     f"{summary['n_verified']} of {summary['n_citations']} verified, "
+                     f"{summary['n_unchecked']} unchecked")
+    return lines

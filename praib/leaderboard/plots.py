@@ -46,8 +46,8 @@ def _figure(n_panels: int, ncols: int, panel_size: tuple[float, float], sharey: 
 def score_distribution_png(group: dict) -> bytes | None:
     """Grouped bars of the share of reviews per scale value, the submission's group against the
     human reviews, one panel per venue-year: ratings on the first row, confidences on the second.
-    ``group`` is one non-reference entry of ``evaluate_reviews(...)["groups"]``. None when no
-    venue-year has both distributions."""
+    ``group`` is one non-reference entry of the ``groups`` of a submission's details
+    (``EvaluationResult.to_dict()``). None when no venue-year has both distributions."""
     panels = []
     for kind in ("rating", "confidence"):
         for venue_year, entry in (group.get(f"{kind}_distribution") or {}).items():

@@ -47,7 +47,8 @@ import numpy as np
 from datasets import Dataset, Features, Value
 
 from praib import __version__
-from praib.evaluation.evaluate import evaluate_reviews, group_value, scale_values, year_group_of
+from praib.evaluation.evaluate import evaluate_reviews, scale_values, year_group_of
+from praib.evaluation.results import EvaluationResult
 from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, perturbation_kind
 from praib.metrics.registry import BY_NAME, DIFFERENCE, JUDGED, METRICS, SCORES, SHORTFALL, TEXT
@@ -299,15 +300,16 @@ def _perturbation_details(submission: Submission, judge: "Judge | None") -> tupl
     return details, metrics
 
 
-def _judged_rows(details: dict, human_details: dict | None) -> dict[str, dict]:
-    group = next(g for g in details["groups"] if not g["is_reference"])
+def _judged_rows(result: EvaluationResult) -> dict[str, dict]:
+    group = next(g for g in result.groups if not g.is_reference)
+    human_group = result.reference
     out = {}
     for name in JUDGED:
-        value = group_value(group, name)
+        value = group.value(name)
         if value is None:
             continue
         metric = BY_NAME[name]
-        human_value = (group_value(human_details, name) if metric.distance == DIFFERENCE and human_details
+        human_value = (human_group.value(name) if metric.distance == DIFFERENCE and human_group is not None
                        else None)
         distance = (abs(value - human_value) if human_value is not None
                     else 1.0 - value if metric.distance == SHORTFALL else None)
@@ -316,7 +318,7 @@ def _judged_rows(details: dict, human_details: dict | None) -> dict[str, dict]:
         # E.g. PRAIB Table 1's P(+|+) and P(+|-) with the math engagement: how often the submission
         # engages with the maths of papers whose human reviews do / do not. No human value, so no distance.
         for part in (m for m in METRICS if m.reported_with == name):
-            part_value = group_value(group, part.name)
+            part_value = group.value(part.name)
             if part_value is not None:
                 out[part.name] = {"value": part_value, "ci_low": None, "ci_high": None, "distance": None,
                                   "human_value": None}
@@ -363,9 +365,10 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
         originals = select_rows(submission.reviews, lambda row: perturbation_kind(row) is None)
         model_name = submission.manifest.get("model") or submission.name
         table = ReviewTable(originals, submission.scale, workers, progress)
-        details[submission.name] = evaluate_reviews(originals, human_reviews, group_by=("source",),
-                                                    scale=submission.scale, workers=workers, judge=judge,
-                                                    progress=progress, reference_text_scores=human.text_scores)
+        result = evaluate_reviews(originals, human_reviews, group_by=("source",), scale=submission.scale,
+                                  workers=workers, judge=judge, progress=progress,
+                                  reference_text_scores=human.text_scores)
+        details[submission.name] = result.to_dict()
         for venue in tqdm(venues, desc=f"{submission.name} bootstrap", disable=not progress, leave=False):
             metrics, n_papers, n_reviews = slice_metrics(table, human, venue, n_bootstrap, seed)
             if not n_reviews:
@@ -378,9 +381,7 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
                 rows.append(_row(submission.name, model_name, metric, venue, m, n_papers, n_reviews,
                                  human_value, distance))
         if judge is not None:
-            group = details[submission.name]
-            human_group = next((g for g in group["groups"] if g["is_reference"]), None)
-            for metric, m in _judged_rows(group, human_group).items():
+            for metric, m in _judged_rows(result).items():
                 rows.append(_row(submission.name, model_name, metric, ALL_VENUES, m,
                                  len(set(table.paper_id.tolist())), len(table), m["human_value"], m["distance"]))
         if len(originals) < len(submission.reviews):

@@ -725,25 +725,6 @@ def verification_rows(reviews: dict, per_review: Sequence[list[Verification]]):
     return Dataset.from_list(rows, features=VERIFICATION_FEATURES)
 
 
-def verification_lines(groups: Sequence[dict]) -> list[str]:
-    """Plain-text lines of the ``verified_citations`` of evaluation groups, one per group."""
-    lines = ["Verified citations (share of checked references per review, mean ± std over reviews with one; "
-             "verified/total references per review):"]
-    for group in groups:
-        summary = group.get("verified_citations")
-        if summary is None:
-            continue
-        share = summary["share"]
-        share_text = "-" if share["mean"] is None else f"{share['mean']:.2f}" + (
-            f" ± {share['std']:.2f}" if share["std"] is not None else "")
-        ratio = "-/-" if summary["verified"]["mean"] is None else \
-            f"{summary['verified']['mean']:.3f}/{summary['citations']['mean']:.3f}"
-        lines.append(f"  {group['label']}: share {share_text} (n={share['n']}), {ratio}; "
-                     f"{summary['n_verified']} of {summary['n_citations']} verified, "
-                     f"{summary['n_unchecked']} unchecked")
-    return lines
-
-
 def citation_report(texts: Sequence[Optional[str]], return_citations: bool = False,
                     verify_services: str | Sequence[str] | None = None,
                     bibliography: str | Path | Sequence[str | Path] | None = None,

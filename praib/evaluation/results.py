@@ -1,0 +1,208 @@
+"""Typed results of :func:`praib.evaluation.evaluate.evaluate_reviews`.
+
+An :class:`EvaluationResult` holds one :class:`GroupResult` per group of reviews. Readers use the
+attributes (``result.reference.fre.mean``) or :meth:`GroupResult.value` for any registered metric;
+:meth:`EvaluationResult.to_dict` gives the JSON that ``praib evaluate --output`` writes, with the
+keys documented in the README.
+
+The per-venue details of agreement, distributions and the judged metrics stay the JSON-ready
+mappings their metric functions return (:mod:`praib.metrics.scores`, :mod:`praib.evaluation.judged`):
+their shape is the metric's own and is documented with it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from praib.metrics.registry import BY_NAME
+
+
+def json_ready(value):
+    """Plain Python containers and numbers, with NaN/inf as None, for JSON output."""
+    if isinstance(value, dict):
+        return {str(k): json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return None if not math.isfinite(float(value)) else float(value)
+    return value
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Mean, sample standard deviation (ddof=1) and count of a metric over the reviews of a group."""
+
+    mean: float | None
+    std: float | None
+    n: int
+
+    @classmethod
+    def from_dict(cls, summary: Mapping[str, Any]) -> "Summary":
+        return cls(json_ready(summary["mean"]), json_ready(summary["std"]), int(summary["n"]))
+
+    def to_dict(self) -> dict:
+        return {"mean": self.mean, "std": self.std, "n": self.n}
+
+
+@dataclass(frozen=True)
+class XrefSummary(Summary):
+    """Cross-references per review, with their rate per 100 tokens and the mean count of each type."""
+
+    per_100_tokens: Summary
+    per_type: Mapping[str, float | None]
+
+    def to_dict(self) -> dict:
+        return {**super().to_dict(), "per_100_tokens": self.per_100_tokens.to_dict(),
+                "per_type": dict(self.per_type)}
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Reviews of a group left out of a metric: without text, without a rating, without a confidence."""
+
+    text_metrics: int
+    rating: int
+    confidence: int
+
+    def to_dict(self) -> dict:
+        return {"text_metrics": self.text_metrics, "rating": self.rating, "confidence": self.confidence}
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    """Every metric of one group of reviews (one source/model/prompt by default) against the human
+    reference. ``is_reference`` marks the human group itself."""
+
+    group: Mapping[str, Any]
+    label: str
+    is_reference: bool
+    n_reviews: int
+    n_unparsed: int
+    n_partially_parsed: int
+    tkc: Summary
+    ttr: Summary
+    fre: Summary
+    fkg: Summary
+    xref: XrefSummary
+    citations: Summary
+    krippendorff_alpha: Mapping[str, float | None]
+    krippendorff: Mapping[str, Any]
+    rating_distribution: Mapping[str, Any]
+    confidence_distribution: Mapping[str, Any]
+    confidence_gap: Mapping[str, Any] | None
+    skipped: Skipped
+    verified_citations: Mapping[str, Any] | None = None
+    #: The judged metrics by key (``math_engagement``, ``coverage_*``, ``target_aspect_f1``, ...),
+    #: present when the run had a judge.
+    judged: Mapping[str, Any] = field(default_factory=dict)
+
+    def value(self, metric: str) -> float | None:
+        """The value of a registered per-review or judged metric (its mean where it has a summary);
+        None where the group has none."""
+        entry = BY_NAME[metric]
+        if entry.reported_with is not None:
+            return (self._raw(entry.reported_with) or {}).get(entry.result_key)
+        raw = self._raw(metric)
+        if isinstance(raw, Summary):
+            return raw.mean
+        return raw.get("mean") if isinstance(raw, Mapping) else raw
+
+    def _raw(self, key: str):
+        if key in self.judged:
+            return self.judged[key]
+        return getattr(self, key, None) if key in _GROUP_FIELDS else None
+
+    def to_dict(self) -> dict:
+        out = {}
+        for name in _GROUP_FIELDS:
+            value = getattr(self, name)
+            if name == "verified_citations" and value is None:
+                continue
+            out[name] = value.to_dict() if isinstance(value, (Summary, Skipped)) else value
+        return json_ready({**out, **self.judged})
+
+
+_GROUP_FIELDS = tuple(name for name in GroupResult.__dataclass_fields__ if name != "judged")
+
+
+@dataclass(frozen=True)
+class InvalidJudgeAnswers:
+    """Judge answers that could not be read, left out and never guessed."""
+
+    math_engagement: int
+    atomic_extraction: int
+    target_aspect_labels: int
+    of_reviews: int
+
+    def to_dict(self) -> dict:
+        return {"math_engagement": self.math_engagement, "atomic_extraction": self.atomic_extraction,
+                "target_aspect_labels": self.target_aspect_labels, "of_reviews": self.of_reviews}
+
+
+@dataclass(frozen=True)
+class JudgedRun:
+    """What a judged evaluation ran with and how its judge fared."""
+
+    judge: Mapping[str, Any]
+    target_aspect_expert: str
+    invalid_judge_answers: InvalidJudgeAnswers
+    coverage_prefilter: Mapping[str, Any] | None = None
+    second_judge: Mapping[str, Any] | None = None
+
+    def to_dict(self) -> dict:
+        out = {"judge": dict(self.judge), "target_aspect_expert": self.target_aspect_expert,
+               "invalid_judge_answers": self.invalid_judge_answers.to_dict()}
+        if self.coverage_prefilter is not None:
+            out["coverage_prefilter"] = self.coverage_prefilter
+        if self.second_judge is not None:
+            out["second_judge"] = self.second_judge
+        return out
+
+
+@dataclass
+class EvaluationResult:
+    """The behavioural profile of every group of a set of reviews: the result of ``praib evaluate``."""
+
+    praib_version: str
+    group_by: list[str]
+    scale: str
+    n_reviews: int
+    n_reference_reviews: int
+    groups: list[GroupResult]
+    judged: JudgedRun | None = None
+    #: Where the reviews and the reference came from, when the caller names them (``praib evaluate`` does).
+    input: str | None = None
+    reference_source: str | None = None
+
+    @property
+    def reference(self) -> GroupResult | None:
+        """The human reference group, None where the run had no human reviews."""
+        return next((g for g in self.groups if g.is_reference), None)
+
+    def group(self, label: str) -> GroupResult:
+        """The group whose label is ``label`` (e.g. ``"demo-model-a/extended"``)."""
+        for group in self.groups:
+            if group.label == label:
+                return group
+        raise KeyError(f"no group {label!r}; groups: {', '.join(g.label for g in self.groups)}")
+
+    def to_dict(self) -> dict:
+        out = {
+            **(self.judged.to_dict() if self.judged is not None else {}),
+            "praib_version": self.praib_version,
+            "group_by": list(self.group_by),
+            "scale": self.scale,
+            "n_reviews": self.n_reviews,
+            "n_reference_reviews": self.n_reference_reviews,
+            "groups": [g.to_dict() for g in self.groups],
+        }
+        if self.input is not None:
+            out["input"] = self.input
+            out["reference"] = self.reference_source
+        return json_ready(out)

@@ -1,0 +1,57 @@
+"""The typed result of evaluate_reviews: attributes, registered metric values, and the JSON keys."""
+
+import math
+
+import pytest
+
+from praib.evaluation.evaluate import evaluate_reviews
+from praib.evaluation.results import EvaluationResult, GroupResult, Summary, XrefSummary
+from praib.records import coerce_record, records_to_dataset
+
+
+def _reviews():
+    rows = [
+        {"paper_id": "p1", "source": "human", "venue": "ICLR", "year": 2025, "rating": 6, "confidence": 3,
+         "text": "alpha beta gamma"},
+        {"paper_id": "p1", "source": "human", "venue": "ICLR", "year": 2025, "rating": 3, "confidence": 4,
+         "text": "alpha beta gamma delta epsilon"},
+        {"paper_id": "p1", "source": "lm", "model": "lm", "prompt": "p", "venue": "ICLR", "year": 2025,
+         "rating": 8, "confidence": 4, "text": "one two three four"},
+    ]
+    return records_to_dataset([coerce_record(r, "review", f"row {i}") for i, r in enumerate(rows)], "review")
+
+
+def test_groups_are_typed_and_carry_hand_computed_values():
+    result = evaluate_reviews(_reviews(), workers=1)
+    assert isinstance(result, EvaluationResult)
+    assert [g.label for g in result.groups] == ["human", "lm/p"]
+    human = result.reference
+    assert isinstance(human, GroupResult) and human.is_reference and human.n_reviews == 2
+    # Token counts 3 and 5: mean 4, sample standard deviation sqrt(2).
+    assert isinstance(human.tkc, Summary)
+    assert human.tkc.mean == 4.0 and human.tkc.std == pytest.approx(math.sqrt(2)) and human.tkc.n == 2
+    assert isinstance(human.xref, XrefSummary) and human.xref.mean == 0.0
+    model = result.group("lm/p")
+    assert model.tkc.mean == 4.0 and model.tkc.std is None
+    # Type-token ratio of "one two three four" is 1.
+    assert model.value("ttr") == 1.0
+    assert model.value("tkc") == model.tkc.mean
+    assert model.skipped.text_metrics == 0 and model.skipped.rating == 0
+
+
+def test_an_unknown_group_names_the_groups():
+    result = evaluate_reviews(_reviews(), workers=1)
+    with pytest.raises(KeyError, match="groups: human, lm/p"):
+        result.group("nobody")
+
+
+def test_to_dict_keeps_the_documented_keys():
+    data = evaluate_reviews(_reviews(), workers=1).to_dict()
+    assert list(data) == ["praib_version", "group_by", "scale", "n_reviews", "n_reference_reviews", "groups"]
+    group = data["groups"][1]
+    assert list(group) == ["group", "label", "is_reference", "n_reviews", "n_unparsed", "n_partially_parsed",
+                           "tkc", "ttr", "fre", "fkg", "xref", "citations", "krippendorff_alpha", "krippendorff",
+                           "rating_distribution", "confidence_distribution", "confidence_gap", "skipped"]
+    assert group["tkc"] == {"mean": 4.0, "std": None, "n": 1}
+    assert list(group["xref"]) == ["mean", "std", "n", "per_100_tokens", "per_type"]
+    assert group["skipped"] == {"text_metrics": 0, "rating": 0, "confidence": 0}
