@@ -1,7 +1,8 @@
 """The leaderboard's point values are `praib evaluate`'s: for every registered metric the leaderboard
 reports on the demo set (both demo models, every venue and pooled), the value equals the one read
 from :func:`praib.evaluation.evaluate.evaluate_reviews` on the same reviews of the same slice (the
-judged metrics through a stub judge with fixed answers). And the human reference's texts are scored once per run, however many submissions there are."""
+judged metrics through a stub judge with fixed answers). And every text, of the human reference and
+of the submissions, is scored once per run."""
 
 import json
 from collections import Counter
@@ -11,9 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from praib.evaluation import evaluate as evaluate_module
+from praib.evaluation import scored as scored_module
 from praib.evaluation.evaluate import evaluate_reviews
-from praib.leaderboard import run as run_module
 from praib.leaderboard.run import ALL_VENUES, score_submissions, select_rows
 from praib.leaderboard.submission import load_submission
 from praib.metrics.registry import BY_NAME, DIFFERENCE, SCORES, TEXT
@@ -129,21 +129,22 @@ def test_point_values_equal_evaluate_for_every_registered_metric(submissions, re
     assert checked == reported
 
 
-def test_human_reference_texts_are_scored_once_per_run(submissions, reference, monkeypatch):
+def test_every_text_is_scored_once_per_run(submissions, reference, monkeypatch):
     scored = Counter()
-    real = run_module.score_texts
+    real = scored_module.score_texts
 
     def counting(texts, *args, **kwargs):
         texts = list(texts)
         scored.update(texts)
         return real(texts, *args, **kwargs)
 
-    monkeypatch.setattr(run_module, "score_texts", counting)
-    monkeypatch.setattr(evaluate_module, "score_texts", counting)
+    monkeypatch.setattr(scored_module, "score_texts", counting)
     score_submissions(submissions, reference, n_bootstrap=0, workers=1)
     human_texts = [row["text"] for row in reference if row["source"] == HUMAN_SOURCE]
-    assert len(submissions) == 2 and human_texts
-    assert {text: scored[text] for text in human_texts} == {text: human_texts.count(text) for text in human_texts}
+    submission_texts = [row["text"] for s in submissions for row in s.reviews]
+    assert len(submissions) == 2 and human_texts and submission_texts
+    texts = human_texts + submission_texts
+    assert {text: scored[text] for text in texts} == {text: texts.count(text) for text in texts}
 
 
 def test_judged_point_values_equal_evaluate(submissions, reference):

@@ -55,3 +55,23 @@ def test_to_dict_keeps_the_documented_keys():
     assert group["tkc"] == {"mean": 4.0, "std": None, "n": 1}
     assert list(group["xref"]) == ["mean", "std", "n", "per_100_tokens", "per_type"]
     assert group["skipped"] == {"text_metrics": 0, "rating": 0, "confidence": 0}
+
+
+def test_scored_reviews_given_by_the_caller_give_the_same_result():
+    from praib.evaluation.scored import ScoredReviews
+
+    reviews = _reviews()
+    human = reviews.filter(lambda row: row["source"] == "human")
+    models = reviews.filter(lambda row: row["source"] != "human")
+    group_by = ("source", "model", "prompt")
+    scored_human = ScoredReviews.score(human, "venue", group_by, workers=1)
+    scored_models = ScoredReviews.score(models, "venue", group_by, workers=1)
+    assert evaluate_reviews(scored_models, scored_human, workers=1) == evaluate_reviews(models, human, workers=1)
+
+
+def test_scored_reviews_on_another_scale_are_refused():
+    from praib.evaluation.scored import ScoredReviews
+
+    scored = ScoredReviews.score(_reviews(), "generic", ("model", "prompt"), workers=1)
+    with pytest.raises(ValueError, match="on the generic scale .* cannot be evaluated on the venue scale"):
+        evaluate_reviews(scored, workers=1)

@@ -16,19 +16,18 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
-from datasets import Dataset, concatenate_datasets
+from datasets import Dataset
 
 from praib import __version__
 from praib.metrics.scores.agreement import alpha_by_venue, panel_agreement
 from praib.metrics.scores.distributions import confidence_gap, decision_class, distribution_difference, normalised_distribution
-from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
+from praib.evaluation.scored import SCORED_FIELDS, ScoredReviews
 from praib.evaluation.results import (EvaluationResult, GroupResult, InvalidJudgeAnswers, JudgedRun, Skipped, Summary,
                                       XrefSummary, json_ready)
 from praib.metrics.registry import READABILITY
 from praib.metrics.summary import summarise
-from praib.metrics.text.textstats import score_texts
 from praib.metrics.text.xref import XREF_TYPES
 
 if TYPE_CHECKING:
@@ -161,8 +160,8 @@ def _agreement(columns: dict, rows: np.ndarray, reference_rows: np.ndarray, is_r
 
 
 def evaluate_reviews(
-    reviews: Dataset,
-    reference: Dataset | None = None,
+    reviews: Dataset | ScoredReviews,
+    reference: Dataset | ScoredReviews | None = None,
     group_by: Sequence[str] = DEFAULT_GROUP_BY,
     scale: str = "venue",
     workers: int | None = None,
@@ -172,7 +171,6 @@ def evaluate_reviews(
     second_judge: "Judge | None" = None,
     meta_reviews: Dataset | None = None,
     citation_verifier: "Verifier | None" = None,
-    reference_text_scores: dict[str, np.ndarray] | None = None,
 ) -> EvaluationResult:
     """Score every group of ``reviews`` against the human reference.
 
@@ -192,30 +190,28 @@ def evaluate_reviews(
     With a ``citation_verifier`` (:class:`praib.sources.verification.Verifier`), every formatted
     reference is checked and each group gets ``verified_citations`` (Table 1's "Cit.": the
     per-review share verified, and verified/total counts per review).
-    ``reference_text_scores`` are the text metrics of ``reference`` (what
-    :func:`praib.metrics.text.textstats.score_texts` returns for its texts) when the caller has
-    them already: a reference shared by many calls is then scored once.
+    ``reviews`` and ``reference`` may be :class:`~praib.evaluation.scored.ScoredReviews` a caller
+    already has (parsed on ``scale``, with the ``group_by`` fields): a reference shared by many
+    calls is then parsed and scored once.
     Returns an :class:`~praib.evaluation.results.EvaluationResult` with one group per source
     (``to_dict()`` gives the JSON ``praib evaluate`` writes).
     """
-    unknown = [c for c in group_by if c not in reviews.column_names]
-    if unknown:
-        raise ValueError(f"cannot group by {', '.join(unknown)}: not a review field "
-                         f"({', '.join(reviews.column_names)})")
-    parsed = parse_reviews(reviews, scale=scale)
-    n_input = len(parsed)
-    if reference is not None:
-        parsed = concatenate_datasets([parsed, parse_reviews(reference, scale=scale)])
-    columns = parsed.select_columns(
-        list(dict.fromkeys(["paper_id", "venue", "year", "decision", "source", "text", "rating", "confidence",
-                            "recommendation", "parse_status", *group_by]))).to_dict()
-    if reference is not None and reference_text_scores is not None:
-        scores = score_texts(columns["text"][:n_input], workers=workers, progress=progress)
-        scores = {k: np.concatenate([scores[k], reference_text_scores[k]]) for k in scores}
-    else:
-        scores = score_texts(columns["text"], workers=workers, progress=progress)
+    def scored(records: Dataset | ScoredReviews, extra_fields: Sequence[str]) -> ScoredReviews:
+        if isinstance(records, ScoredReviews):
+            missing = [c for c in (*SCORED_FIELDS, *extra_fields) if c not in records.columns]
+            if missing or records.scale != scale:
+                raise ValueError(f"scored reviews on the {records.scale} scale without {', '.join(missing)} "
+                                 f"cannot be evaluated on the {scale} scale grouped by {', '.join(group_by)}")
+            return records
+        return ScoredReviews.score(records, scale, extra_fields, workers=workers, progress=progress)
 
-    positions = np.arange(len(parsed))
+    table = scored(reviews, group_by)
+    n_input = len(table)
+    if reference is not None:
+        table = table.concat(scored(reference, group_by))
+    columns, scores = table.columns, table.text_scores
+
+    positions = np.arange(len(table))
     if reference is not None:
         reference_rows = positions[n_input:]
         input_rows = positions[:n_input]

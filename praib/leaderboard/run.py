@@ -49,12 +49,12 @@ from datasets import Dataset, Features, Value
 from praib import __version__
 from praib.evaluation.evaluate import evaluate_reviews, scale_values, year_group_of
 from praib.evaluation.results import EvaluationResult
+from praib.evaluation.scored import ScoredReviews
 from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, perturbation_kind
 from praib.metrics.registry import BY_NAME, DIFFERENCE, JUDGED, METRICS, SCORES, SHORTFALL, TEXT
 from praib.metrics.scores.agreement import panel_alpha_draws
 from praib.metrics.scores.distributions import gaps_to_panel_median, total_variation
-from praib.metrics.text.textstats import score_texts
 from praib.leaderboard.submission import Submission
 
 if TYPE_CHECKING:
@@ -78,20 +78,18 @@ RESULT_FEATURES = Features({
 
 
 class ReviewTable:
-    """Parsed reviews of one side (a submission or the human reference) as per-review arrays, with
-    every column of :func:`praib.metrics.text.textstats.score_texts` in ``text_scores``."""
+    """The scored reviews of one side (a submission or the human reference) as per-review arrays
+    indexed for the bootstrap."""
 
-    def __init__(self, reviews: Dataset, scale: str, workers: int | None = None, progress: bool = False):
-        parsed = parse_reviews(reviews, scale=scale)
-        columns = parsed.select_columns(["paper_id", "venue", "year", "text", "rating", "confidence"]).to_dict()
-        self.scale = scale
+    def __init__(self, scored: ScoredReviews):
+        columns = scored.columns
+        self.scored = scored
         self.paper_id = np.asarray(columns["paper_id"], dtype=object)
         self.venue = np.asarray([v or "unknown" for v in columns["venue"]], dtype=object)
         self.year = columns["year"]
         self.year_group = np.asarray([year_group_of(v, y) if v else str(y) for v, y in
                                       zip(columns["venue"], columns["year"])], dtype=object)
-        self.text_scores = score_texts(columns["text"], workers=workers, progress=progress)
-        self.values = {k: self.text_scores[k] for k in TEXT}
+        self.values = {k: scored.text_scores[k] for k in TEXT}
         for kind in SCORES:
             self.values[kind] = np.array([np.nan if v is None else v for v in columns[kind]], dtype=float)
 
@@ -165,7 +163,7 @@ class _Slice:
         keys = {(v, y) for v, y in zip(self.model.venue[self.model_rows], np.asarray(self.model.year, dtype=object)
                                        [self.model_rows])}
         for venue, year in sorted(keys, key=lambda k: (str(k[0]), k[1] or 0)):
-            domain = scale_values(None if venue == "unknown" else venue, year, kind, self.model.scale)
+            domain = scale_values(None if venue == "unknown" else venue, year, kind, self.model.scored.scale)
             if domain is None:
                 continue
             in_model = (self.model.venue[self.model_rows] == venue) & \
@@ -350,7 +348,10 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
                                 lambda row: row["source"] == HUMAN_SOURCE and perturbation_kind(row) is None)
     if not len(human_reviews):
         raise ValueError("the reference holds no human review (source 'human')")
-    human = ReviewTable(human_reviews, "venue", workers, progress)
+    # The reference is parsed and scored once per scale the submissions use (its own venue scale for the
+    # bootstrap table), each submission once: evaluate_reviews takes them as they are.
+    human_scored = {"venue": ScoredReviews.score(human_reviews, "venue", workers=workers, progress=progress)}
+    human = ReviewTable(human_scored["venue"])
     venues = [ALL_VENUES, *sorted(set(human.venue), key=str)]
     rows: list[dict] = []
     human_values: dict[tuple, float | None] = {}
@@ -364,10 +365,13 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
     for submission in tqdm(submissions, desc="submissions", disable=not progress):
         originals = select_rows(submission.reviews, lambda row: perturbation_kind(row) is None)
         model_name = submission.manifest.get("model") or submission.name
-        table = ReviewTable(originals, submission.scale, workers, progress)
-        result = evaluate_reviews(originals, human_reviews, group_by=("source",), scale=submission.scale,
-                                  workers=workers, judge=judge, progress=progress,
-                                  reference_text_scores=human.text_scores)
+        scored = ScoredReviews.score(originals, submission.scale, workers=workers, progress=progress)
+        table = ReviewTable(scored)
+        if submission.scale not in human_scored:
+            human_scored[submission.scale] = ScoredReviews.score(human_reviews, submission.scale, workers=workers,
+                                                                 progress=progress)
+        result = evaluate_reviews(scored, human_scored[submission.scale], group_by=("source",),
+                                  scale=submission.scale, workers=workers, judge=judge, progress=progress)
         details[submission.name] = result.to_dict()
         for venue in tqdm(venues, desc=f"{submission.name} bootstrap", disable=not progress, leave=False):
             metrics, n_papers, n_reviews = slice_metrics(table, human, venue, n_bootstrap, seed)

@@ -1,0 +1,58 @@
+"""Parsed reviews as one table of columns, with every per-review text metric computed once.
+
+``evaluate_reviews`` and the leaderboard both read reviews through :class:`ScoredReviews`, so a
+set of reviews shared between calls (the human reference of a leaderboard run, a submission scored
+for its table and for its bootstrap) is parsed and scored once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from datasets import Dataset
+
+from praib.metrics.text.textstats import score_texts
+from praib.parsing import parse_reviews
+
+#: The fields every metric of ``evaluate_reviews`` reads.
+SCORED_FIELDS = ("paper_id", "venue", "year", "decision", "source", "text", "rating", "confidence",
+                 "recommendation", "parse_status")
+
+
+@dataclass
+class ScoredReviews:
+    """The parsed fields of a set of reviews (``columns``, one list per field, in record order) and the
+    columns of :func:`praib.metrics.text.textstats.score_texts` for their texts (``text_scores``).
+    ``scale`` is the one the reviews were parsed on ("venue" or "generic")."""
+
+    columns: dict[str, list]
+    text_scores: dict[str, np.ndarray]
+    scale: str
+
+    @classmethod
+    def score(cls, reviews: Dataset, scale: str = "venue", extra_fields: Sequence[str] = (),
+              workers: int | None = None, progress: bool = False) -> "ScoredReviews":
+        """Parse ``reviews`` on ``scale`` and score their texts; ``extra_fields`` are kept beside
+        :data:`SCORED_FIELDS` (e.g. the fields results are grouped by)."""
+        unknown = [c for c in extra_fields if c not in reviews.column_names]
+        if unknown:
+            raise ValueError(f"cannot group by {', '.join(unknown)}: not a review field "
+                             f"({', '.join(reviews.column_names)})")
+        parsed = parse_reviews(reviews, scale=scale)
+        columns = parsed.select_columns(list(dict.fromkeys([*SCORED_FIELDS, *extra_fields]))).to_dict()
+        return cls(columns, score_texts(columns["text"], workers=workers, progress=progress), scale)
+
+    def __len__(self) -> int:
+        return len(self.columns["paper_id"])
+
+    def concat(self, other: "ScoredReviews") -> "ScoredReviews":
+        """These reviews followed by ``other``'s (the fields both have)."""
+        if other.scale != self.scale:
+            raise ValueError(f"cannot join reviews parsed on the {self.scale} scale with ones parsed on "
+                             f"the {other.scale} scale")
+        fields = [f for f in self.columns if f in other.columns]
+        return ScoredReviews({f: self.columns[f] + other.columns[f] for f in fields},
+                             {k: np.concatenate([v, other.text_scores[k]]) for k, v in self.text_scores.items()},
+                             self.scale)
