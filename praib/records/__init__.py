@@ -1,6 +1,6 @@
 """Records: the typed tables every stage of praib reads and writes (schemas and I/O)."""
 
-from praib.records.io import (coerce_record, iter_jsonl, load_records, raw_rows, records_to_dataset,
+from praib.records.io import (coerce_record, iter_jsonl, load_records, raw_rows, read_json_list, records_to_dataset,
                               save_records)
 from praib.records.schema import (CRITICAL, GENERATION_FEATURES, HUMAN_SOURCE, META_REVIEW_FEATURES, NEUTRAL,
                                   PAPER_FEATURES, PARSE_FAILED, PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL,
@@ -29,6 +29,7 @@ __all__ = [
     "load_records",
     "perturbation_kind",
     "raw_rows",
+    "read_json_list",
     "records_to_dataset",
     "save_records",
 ]

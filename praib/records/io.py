@@ -189,16 +189,22 @@ def iter_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
                 raise RecordError(where, None, f"not valid JSON ({err.msg} at column {err.colno})") from None
 
 
-def _iter_json(path: Path) -> Iterator[tuple[str, Any]]:
+def read_json_list(path: Path, keys: tuple[str, ...], what: str) -> list:
+    """The list a .json file holds, as it is or under the first of ``keys`` in an object; a file that
+    is not JSON, or holds no such list, is a :class:`RecordError` naming the file (and the line)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
         raise RecordError(f"{path}: line {err.lineno}", None, f"not valid JSON ({err.msg})") from None
     if isinstance(data, dict):
-        data = data.get("records", data.get("data"))
+        data = next((data[key] for key in keys if key in data), None)
     if not isinstance(data, list):
-        raise RecordError(str(path), None, "a .json file must hold a list of records (or {'records': [...]})")
-    for index, item in enumerate(data):
+        raise RecordError(str(path), None, f"{what} (or {{'{keys[0]}': [...]}})")
+    return data
+
+
+def _iter_json(path: Path) -> Iterator[tuple[str, Any]]:
+    for index, item in enumerate(read_json_list(path, ("records", "data"), "a .json file must hold a list of records")):
         yield f"{path}: record {index}", item
 
 

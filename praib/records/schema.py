@@ -45,6 +45,20 @@ PERTURBATION_FEATURES = {
     "seed": Value("int64"),
 }
 
+# What reviews and meta-reviews share: the text, the scores read from it, how it was parsed, and how it
+# was made or edited.
+_WRITTEN_ASSESSMENT = {
+    "text": Value("string"),
+    "rating": Value("int32"),
+    "confidence": Value("int32"),
+    "subscores": _SUBSCORES,
+    "recommendation": Value("string"),
+    "parse_status": Value("string"),
+    "parse_reason": Value("string"),
+    "generation": GENERATION_FEATURES,
+    "perturbation": PERTURBATION_FEATURES,
+}
+
 REVIEW_FEATURES = Features({
     "review_id": Value("string"),
     "paper_id": Value("string"),
@@ -56,15 +70,7 @@ REVIEW_FEATURES = Features({
     "prompt": Value("string"),
     "reviewer_id": Value("string"),
     **{name: Value("string") for name in REVIEW_SECTIONS},
-    "text": Value("string"),
-    "rating": Value("int32"),
-    "confidence": Value("int32"),
-    "subscores": _SUBSCORES,
-    "recommendation": Value("string"),
-    "parse_status": Value("string"),
-    "parse_reason": Value("string"),
-    "generation": GENERATION_FEATURES,
-    "perturbation": PERTURBATION_FEATURES,
+    **_WRITTEN_ASSESSMENT,
 })
 
 PAPER_FEATURES = Features({
@@ -91,15 +97,7 @@ META_REVIEW_FEATURES = Features({
     "source": Value("string"),
     "model": Value("string"),
     "prompt": Value("string"),
-    "text": Value("string"),
-    "rating": Value("int32"),
-    "confidence": Value("int32"),
-    "subscores": _SUBSCORES,
-    "recommendation": Value("string"),
-    "parse_status": Value("string"),
-    "parse_reason": Value("string"),
-    "generation": GENERATION_FEATURES,
-    "perturbation": PERTURBATION_FEATURES,
+    **_WRITTEN_ASSESSMENT,
 })
 
 REBUTTAL_FEATURES = Features({

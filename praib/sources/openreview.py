@@ -28,7 +28,7 @@ import yaml
 from datasets import Dataset
 
 from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
-from praib.records import HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl, records_to_dataset, save_records
+from praib.records import HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl, read_json_list, records_to_dataset, save_records
 from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
 
 logger = logging.getLogger(__name__)
@@ -423,14 +423,7 @@ def _dump_notes(path: Path) -> list[dict]:
     if path.suffix.lower() == ".jsonl":
         data = [note for _, note in iter_jsonl(path)]
     else:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as err:
-            raise RecordError(f"{path}: line {err.lineno}", None, f"not valid JSON ({err.msg})") from None
-    if isinstance(data, dict):
-        data = data.get("notes", data.get("submissions"))
-    if not isinstance(data, list):
-        raise RecordError(str(path), None, "expected a list of submission notes (or {'notes': [...]})")
+        data = read_json_list(path, ("notes", "submissions"), "expected a list of submission notes")
     for index, note in enumerate(data):
         if not isinstance(note, dict) or "id" not in note or not isinstance(note.get("content"), dict):
             raise RecordError(f"{path}: submission {index}", None, "a submission note needs 'id' and 'content'")
