@@ -508,53 +508,45 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
     ``reviews`` (``review_id``, ``writer``, ``comment``, ``rating``, ``confidence``, ``reply_to``)."""
     rows: dict[str, list[dict]] = {kind: [] for kind in RECORD_FILES}
     others: set[str] = set()
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}: line {number}"
-            try:
-                sample = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise RecordError(where, None, f"not valid JSON ({err.msg})") from None
-            if not isinstance(sample, dict):
-                raise RecordError(where, None, "expected a JSON object (one PeerSum sample)")
-            venue, year, forum = _peersum_id(sample.get("paper_id"))
-            if (venue, year) != (edition.venue, edition.year):
-                others.add(f"{venue} {year}" if venue else str(sample.get("paper_id")).rsplit("_", 1)[0])
-                continue
-            base = {"paper_id": forum, "venue": edition.venue, "year": edition.year}
-            decision = _text(sample.get("paper_acceptance"))
-            rows["paper"].append(coerce_record({**base, "title": sample.get("paper_title"),
-                                                "abstract": sample.get("paper_abstract"), "decision": decision},
-                                               "paper", where))
-            if _text(sample.get("meta_review")):
-                rows["meta_review"].append(coerce_record({**base, "meta_review_id": f"{forum}-meta", "source": HUMAN_SOURCE,
-                                                          "text": _text(sample["meta_review"]),
-                                                          "parse_status": PARSE_GIVEN}, "meta_review", where))
-            notes = sample.get("reviews") or []
-            for index, note in enumerate(notes):
-                if not isinstance(note, dict) or not note.get("review_id"):
-                    raise RecordError(f"{where}: reviews[{index}]", "review_id", "is required and missing")
-                for key in ("rating", "confidence"):
-                    if note.get(key) is not None and not isinstance(note[key], (int, float)):
-                        raise RecordError(f"{where}: reviews[{index}]", key, f"expected a number, got {note[key]!r}")
-            # A review is an official reviewer's note on the paper itself; their later notes are discussion.
-            review_ids = {n["review_id"] for n in notes
-                          if n.get("writer") == "official_reviewer" and n.get("reply_to") == forum}
-            for note in notes:
-                text = _text(note.get("comment"))
-                if note["review_id"] in review_ids:
-                    # PeerSum writes -1 where a note has no score.
-                    scores = {k: note[k] if (note.get(k) or 0) > 0 else None for k in ("rating", "confidence")}
-                    rows["review"].append(coerce_record({**base, **scores, "review_id": note["review_id"],
-                                                         "decision": decision, "source": HUMAN_SOURCE, "text": text,
-                                                         "parse_status": PARSE_GIVEN}, "review", where))
-                elif note.get("writer") == "author" and text:
-                    answered = note.get("reply_to") if note.get("reply_to") in review_ids else None
-                    rows["rebuttal"].append(coerce_record({**base, "rebuttal_id": note["review_id"],
-                                                           "review_id": answered, "source": HUMAN_SOURCE, "text": text},
-                                                          "rebuttal", where))
+    for where, sample in iter_jsonl(path):
+        if not isinstance(sample, dict):
+            raise RecordError(where, None, "expected a JSON object (one PeerSum sample)")
+        venue, year, forum = _peersum_id(sample.get("paper_id"))
+        if (venue, year) != (edition.venue, edition.year):
+            others.add(f"{venue} {year}" if venue else str(sample.get("paper_id")).rsplit("_", 1)[0])
+            continue
+        base = {"paper_id": forum, "venue": edition.venue, "year": edition.year}
+        decision = _text(sample.get("paper_acceptance"))
+        rows["paper"].append(coerce_record({**base, "title": sample.get("paper_title"),
+                                            "abstract": sample.get("paper_abstract"), "decision": decision},
+                                           "paper", where))
+        if _text(sample.get("meta_review")):
+            rows["meta_review"].append(coerce_record({**base, "meta_review_id": f"{forum}-meta", "source": HUMAN_SOURCE,
+                                                      "text": _text(sample["meta_review"]),
+                                                      "parse_status": PARSE_GIVEN}, "meta_review", where))
+        notes = sample.get("reviews") or []
+        for index, note in enumerate(notes):
+            if not isinstance(note, dict) or not note.get("review_id"):
+                raise RecordError(f"{where}: reviews[{index}]", "review_id", "is required and missing")
+            for key in ("rating", "confidence"):
+                if note.get(key) is not None and not isinstance(note[key], (int, float)):
+                    raise RecordError(f"{where}: reviews[{index}]", key, f"expected a number, got {note[key]!r}")
+        # A review is an official reviewer's note on the paper itself; their later notes are discussion.
+        review_ids = {n["review_id"] for n in notes
+                      if n.get("writer") == "official_reviewer" and n.get("reply_to") == forum}
+        for note in notes:
+            text = _text(note.get("comment"))
+            if note["review_id"] in review_ids:
+                # PeerSum writes -1 where a note has no score.
+                scores = {k: note[k] if (note.get(k) or 0) > 0 else None for k in ("rating", "confidence")}
+                rows["review"].append(coerce_record({**base, **scores, "review_id": note["review_id"],
+                                                     "decision": decision, "source": HUMAN_SOURCE, "text": text,
+                                                     "parse_status": PARSE_GIVEN}, "review", where))
+            elif note.get("writer") == "author" and text:
+                answered = note.get("reply_to") if note.get("reply_to") in review_ids else None
+                rows["rebuttal"].append(coerce_record({**base, "rebuttal_id": note["review_id"],
+                                                       "review_id": answered, "source": HUMAN_SOURCE, "text": text},
+                                                      "rebuttal", where))
     if not rows["paper"]:
         raise RecordError(str(path), None, f"no paper of {edition.venue} {edition.year} in this PeerSum dump; "
                                            f"it holds {', '.join(sorted(others)) or 'no samples'}")
