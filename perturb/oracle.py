@@ -23,10 +23,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from praib.metrics.perturbation.robustness import reviewer_label
 from praib.perturb.logic import TEMPLATES
 from praib.records import CRITICAL
-from praib.records.ids import hash_id
+from praib.records.ids import hash_id, reviewer_label
 
 ORACLE_SOURCE = "oracle"
 MAX_STEPS_DOWN = 2

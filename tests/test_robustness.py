@@ -201,7 +201,7 @@ def test_cli_refuses_an_empty_file_and_says_when_no_score_can_be_tested(tmp_path
 
 
 def test_reviewer_label_names_a_local_model_directory_by_its_folder():
-    from praib.metrics.perturbation.robustness import reviewer_label
+    from praib.records.ids import reviewer_label
 
     assert reviewer_label({"source": "tiny", "model": "/tmp/tiny", "prompt": "guidelines"}) == "tiny/guidelines"
     assert reviewer_label({"source": "Qwen/Qwen2.5-7B", "model": "Qwen/Qwen2.5-7B"}) == "Qwen/Qwen2.5-7B"

@@ -23,6 +23,7 @@ from datasets import Dataset
 
 from praib.metrics.judged.judge_quality import cohen_kappa
 from praib.records import perturbation_kind
+from praib.records.ids import reviewer_label
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 from praib.metrics.perturbation.stats import NARROW_MARGIN, acceptance_rate_change, equivalence_margin, transition_matrix, verdict
 
@@ -170,18 +171,6 @@ def pair_records(original: Dataset, perturbed: Dataset, kind: str = "review") ->
     if problems:
         raise PairingError("cannot pair original and perturbed records:\n  " + "\n  ".join(problems))
     return {"pairs": pairs, "originals": list(originals.values())}
-
-
-def reviewer_label(row: dict) -> str:
-    """The reviewer a record comes from: its source, plus the model when it differs, plus the prompt."""
-    parts = [row.get("source")]
-    model = row.get("model")
-    # A local model directory is recorded as its path and named by its folder in ``source``.
-    if model and model != row.get("source") and model.rstrip("/").rsplit("/", 1)[-1] != row.get("source"):
-        parts.append(model)
-    if row.get("prompt"):
-        parts.append(row["prompt"])
-    return "/".join(str(p) for p in parts if p)
 
 
 def _margins(pairs: list[dict], names: set[str], overrides: dict[str, float], cache: dict) -> dict[str, float]:

@@ -32,7 +32,8 @@ from typing import Any
 from datasets import Dataset
 from tqdm.auto import tqdm
 
-from praib.metrics.perturbation.robustness import PairingError, pair_records, reviewer_label
+from praib.metrics.perturbation.robustness import PairingError, pair_records
+from praib.records.ids import reviewer_label
 from praib.metrics.perturbation.stats import ate_mixed_model, benjamini_hochberg, ranking_score
 from praib.metrics.summary import summarise
 from praib.records import CRITICAL, NEUTRAL
