@@ -22,7 +22,7 @@ from praib.metrics.text.readability import readability
 from praib.records import load_records
 from praib.scales import venue_scales
 from praib.metrics.text.xref import find_xrefs
-from tests.leaderboard.test_leaderboard_report import cell, decode_png, parse, table
+from tests.leaderboard.report_page import cell, decode_png, parse, table
 
 DEMO = Path(str(resources.files("praib") / "data" / "demo"))
 MANIFEST = {"revision": None, "backend": "transformers", "prompts": ["extended"],

@@ -14,6 +14,7 @@ from praib.cli.main import main
 from praib.sources.openreview import CollectionError, NoteFetcher, collect, load_edition, normalise_forum
 from praib.records import load_records
 from tests.paths import FIXTURES as FIXTURES_ROOT
+from tests.sources.records_check import assert_records
 
 FIXTURES = FIXTURES_ROOT / "openreview"
 EXPECTED = json.loads((FIXTURES / "expected_records.json").read_text())
@@ -112,14 +113,6 @@ def server():
 def fetcher_for(server_url, cache_dir, **options):
     options = {"pace": 0, "page_size": 2, "sleep": lambda seconds: None, **options}
     return NoteFetcher(cache_dir, baseurl=server_url, **options)
-
-
-def assert_records(actual, expected):
-    assert len(actual) == len(expected)
-    for got, want in zip(actual, expected):
-        for field, value in got.items():
-            default = [] if isinstance(value, list) else None
-            assert value == want.get(field, default), (got.get("review_id") or got["paper_id"], field)
 
 
 @pytest.mark.parametrize("key", list(FIXTURE_FILES))

@@ -8,8 +8,8 @@ from click.testing import CliRunner
 from praib.cli.main import main
 from praib.sources.openreview import import_dump
 from praib.records import RecordError, load_records
-from tests.sources.test_openreview import assert_records
 from tests.paths import FIXTURES as FIXTURES_ROOT
+from tests.sources.records_check import assert_records
 
 FIXTURES = FIXTURES_ROOT / "openreview"
 EXPECTED = json.loads((FIXTURES / "expected_records.json").read_text())
