@@ -114,25 +114,20 @@ def test_peersum_dump_without_the_venue_year_or_with_bad_notes_says_so(tmp_path)
         import_dump(path, "peersum", "NeurIPS", 2022)
 
 
-def test_csv_without_paper_id_names_the_line(tmp_path):
-    path = tmp_path / "reviews.csv"
-    path.write_text("paper_id,title,rating\nA1,One,6\n,Two,3\n")
-    with pytest.raises(RecordError, match=r"reviews.csv: line 3: field 'paper_id': is required"):
-        import_dump(path, "csv", "ICLR", 2021)
-    path.write_text("title,rating\nOne,6\n")
-    with pytest.raises(RecordError, match="needs a 'paper_id'"):
-        import_dump(path, "csv", "ICLR", 2021)
-
-
-def test_json_dump_errors_name_the_place(tmp_path):
-    path = tmp_path / "dump.jsonl"
-    path.write_text('{"id": "A", "content": {}}\n{"id": "B", "content": \n')
-    with pytest.raises(RecordError, match=r"dump.jsonl: line 2: not valid JSON"):
-        import_dump(path, "json", "ICLR", 2024)
-    path = tmp_path / "dump.json"
-    path.write_text(json.dumps([{"id": "A", "content": {}}, {"title": "no id"}]))
-    with pytest.raises(RecordError, match=r"dump.json: submission 1: a submission note needs 'id' and 'content'"):
-        import_dump(path, "json", "ICLR", 2024)
+@pytest.mark.parametrize("name,content,dump_format,year,message", [
+    ("reviews.csv", "paper_id,title,rating\nA1,One,6\n,Two,3\n", "csv", 2021,
+     r"reviews.csv: line 3: field 'paper_id': is required"),
+    ("reviews.csv", "title,rating\nOne,6\n", "csv", 2021, "needs a 'paper_id'"),
+    ("dump.jsonl", '{"id": "A", "content": {}}\n{"id": "B", "content": \n', "json", 2024,
+     r"dump.jsonl: line 2: not valid JSON"),
+    ("dump.json", json.dumps([{"id": "A", "content": {}}, {"title": "no id"}]), "json", 2024,
+     r"dump.json: submission 1: a submission note needs 'id' and 'content'"),
+], ids=["csv-without-paper-id", "csv-without-paper-id-column", "json-lines-not-json", "json-note-without-id"])
+def test_dump_errors_name_the_place(tmp_path, name, content, dump_format, year, message):
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(RecordError, match=message):
+        import_dump(path, dump_format, "ICLR", year)
 
 
 def test_cli_import_dump(tmp_path):
