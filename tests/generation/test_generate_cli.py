@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import re
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 
 import pytest
@@ -16,6 +14,7 @@ from click.testing import CliRunner
 
 from praib.cli.main import main
 from praib.records import load_records
+from tests.chat_server import ChatServer
 
 ICLR25_REVIEW = """## Review Summary
 The paper {pid} studies sparse message passing with effective resistances.
@@ -50,54 +49,24 @@ CANNED = {
 }
 
 
-class CannedServer:
-    """A minimal OpenAI-compatible chat server: answers from the paper id found in the prompt."""
-
-    def __init__(self):
-        self.bodies: list[dict] = []
-        self.fail_on: str | None = None  # a paper id answered with HTTP 400
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 - http.server's name
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.bodies.append(body)
-                if self.path != "/v1/chat/completions":
-                    self.send_error(404)
-                    return
-                found = re.search(r"PAPER-ID (\w+)", body["messages"][-1]["content"])
-                if found and found.group(1) == server.fail_on:
-                    self.send_error(400, "bad request")
-                    return
-                answer = CANNED.get(found.group(1) if found else "", UNPARSABLE)
-                data = json.dumps({"id": "x", "object": "chat.completion", "model": body["model"],
-                                   "system_fingerprint": "fp-canned-1",
-                                   "choices": [{"index": 0, "finish_reason": "stop",
-                                                "message": {"role": "assistant", "content": answer}}]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def paper_ids(self):
-        return sorted(re.search(r"PAPER-ID (\w+)", b["messages"][-1]["content"]).group(1) for b in self.bodies)
+def paper_ids(server):
+    return sorted(re.search(r"PAPER-ID (\w+)", b["messages"][-1]["content"]).group(1) for b in server.bodies)
 
 
 @pytest.fixture
 def server():
-    canned = CannedServer()
-    canned.thread.start()
+    """Answers from the paper id found in the prompt; the paper ``server.fail_on`` gets HTTP 400."""
+
+    def answer(body):
+        found = re.search(r"PAPER-ID (\w+)", body["messages"][-1]["content"])
+        if found and found.group(1) == canned.fail_on:
+            return 400, {}, b"bad request"
+        return CANNED.get(found.group(1) if found else "", UNPARSABLE)
+
+    canned = ChatServer(answer, fingerprint="fp-canned-1")
+    canned.fail_on = None
     yield canned
-    canned.httpd.shutdown()
-    canned.httpd.server_close()
+    canned.close()
 
 
 @pytest.fixture
@@ -144,7 +113,7 @@ def test_generate_with_the_openai_backend_then_evaluate(tmp_path, server, papers
     assert "appendix removed: 3" in result.output
 
     # what the server received: one chat request per paper with the sampling parameters
-    assert server.paper_ids() == ["alpha", "beta", "gamma"]
+    assert paper_ids(server) == ["alpha", "beta", "gamma"]
     body = server.bodies[0]
     assert (body["model"], body["max_tokens"], body["temperature"], body["top_p"], body["seed"]) == (
         "canned-lm", 300, 0.2, 1.0, 11)
@@ -192,7 +161,7 @@ def test_interrupted_cli_run_resumes(tmp_path, server, papers_dir):
     server.fail_on = "gamma"
     first = CliRunner().invoke(main, [str(a) for a in args])
     assert first.exit_code == 1 and "HTTP 400" in first.output and "Traceback" not in first.output
-    assert server.paper_ids() == ["alpha", "beta", "gamma"]
+    assert paper_ids(server) == ["alpha", "beta", "gamma"]
     assert not out.exists()
     partial = [json.loads(line) for line in (tmp_path / "all.partial.jsonl").read_text().splitlines()]
     assert [r["paper_id"] for r in partial] == ["alpha", "beta"]
@@ -201,7 +170,7 @@ def test_interrupted_cli_run_resumes(tmp_path, server, papers_dir):
     rest = invoke(args)
     assert rest.exit_code == 0, rest.output
     assert "(2 from cache, 1 generated now)" in rest.output
-    assert server.paper_ids() == ["alpha", "beta", "gamma", "gamma"]
+    assert paper_ids(server) == ["alpha", "beta", "gamma", "gamma"]
     assert load_records(out)["paper_id"] == ["alpha", "beta", "gamma"]
     assert not (tmp_path / "all.partial.jsonl").exists()
 

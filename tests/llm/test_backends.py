@@ -7,10 +7,8 @@ import importlib.util
 import json
 import os
 import socket
-import threading
 import time
 import types
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -18,6 +16,7 @@ from praib.llm.backends import (
     BackendError, GenerationRequest, OpenAIBackend, SamplingConfig, VLLMBackend,
     build_vllm_requests, make_backend,
 )
+from tests.chat_server import ChatServer
 
 SCHEMA = json.dumps({"type": "object", "properties": {"rating": {"type": "integer"}}, "required": ["rating"]},
                     sort_keys=True, separators=(",", ":"))
@@ -110,69 +109,9 @@ def test_make_backend_unknown():
 # --------------------------------------------------------------------------------------------
 
 
-class FakeServer:
-    """A chat-completions server on 127.0.0.1 that records bodies; ``script`` holds canned failures."""
-
-    def __init__(self):
-        self.bodies: list[dict] = []
-        self.headers: list[dict] = []
-        self.times: list[float] = []
-        self.script: list[tuple[int, dict, bytes]] = []  # (status, headers, body) served before normal replies
-        self.active = 0
-        self.max_active = 0
-        self.delay = 0.0
-        self.lock = threading.Lock()
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with outer.lock:
-                    outer.bodies.append(body)
-                    outer.headers.append(dict(self.headers))
-                    outer.times.append(time.monotonic())
-                    scripted = outer.script.pop(0) if outer.script else None
-                    outer.active += 1
-                    outer.max_active = max(outer.max_active, outer.active)
-                try:
-                    time.sleep(outer.delay)
-                    if scripted:
-                        status, headers, raw = scripted
-                    else:
-                        status, headers = 200, {}
-                        text = "echo: " + body["messages"][-1]["content"]
-                        raw = json.dumps({"id": "x", "object": "chat.completion", "model": body["model"],
-                                          "system_fingerprint": "fp_test123",
-                                          "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                                       "finish_reason": "stop"}]}).encode()
-                    self.send_response(status)
-                    for k, v in headers.items():
-                        self.send_header(k, v)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(raw)))
-                    self.end_headers()
-                    self.wfile.write(raw)
-                finally:
-                    with outer.lock:
-                        outer.active -= 1
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
 def server():
-    s = FakeServer()
+    s = ChatServer()
     yield s
     s.close()
 

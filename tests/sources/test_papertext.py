@@ -2,8 +2,6 @@
 
 import base64
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from click.testing import CliRunner
@@ -13,6 +11,7 @@ from praib.sources.papertext import (OCR_PROMPT, PaperTextError, VisionOpenAIBac
                              paragraph_index, pdf_to_markdown, split_sections)
 from praib.cli.data import data
 from praib.records import PAPER_FEATURES, load_records
+from tests.chat_server import ChatServer
 from tests.doubles import StubBackend
 
 HEADER = "Preprint. Under review at a conference."
@@ -190,31 +189,11 @@ def test_plain_hyphen_is_kept_and_paragraphs_go_on_across_page_breaks():
         "# T\n\nWe use a state-of-the-art model and computation on two GPUs.\n\nNext one.\n")
 
 
-class FakeOpenAI(BaseHTTPRequestHandler):
-    bodies: list = []
-
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.bodies.append(body)
-        reply = json.dumps({"choices": [{"message": {"content": f"Page text {len(self.bodies)}."}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
-
-
 @pytest.fixture
 def ocr_server():
-    FakeOpenAI.bodies = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/v1", FakeOpenAI.bodies
-    server.shutdown()
-    server.server_close()
+    server = ChatServer(lambda body: f"Page text {len(server.bodies)}.")
+    yield server.url, server.bodies
+    server.close()
 
 
 def test_cli_converts_a_directory_and_reports_truncation(tmp_path):
