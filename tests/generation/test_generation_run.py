@@ -1,6 +1,6 @@
 """`praib.generation.run` and `praib.generation.papers`: review generation end to end on CPU.
 
-Stub backends (the protocol: name, model, model_revision, generate) stand in where the model
+The stub backend of `tests/doubles.py` stands in where the model
 does not matter; the tiny random-weight chat model of `tests/tiny_model.py` runs the real
 transformers backend.
 """

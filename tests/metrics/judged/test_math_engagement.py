@@ -193,7 +193,7 @@ def test_method_agreement_reports_kappa_agreement_and_n():
     judge = [True, True, True, True, True, True, False, False, False, False, None]
     rules = [True, True, True, True, False, False, True, False, False, False, True]
     result = method_agreement(judge, rules)
-    # same 2x2 table as tests/test_judge_quality.py: p_o = 0.7, p_e = 0.5, kappa = 0.4
+    # same 2x2 table as tests/metrics/judged/test_judge_quality.py: p_o = 0.7, p_e = 0.5, kappa = 0.4
     assert result["n"] == 10 and result["skipped"] == 1
     assert result["agreement"] == pytest.approx(0.7) and result["cohen_kappa"] == pytest.approx(0.4)
     assert result["judge_positive_rate"] == pytest.approx(0.6) and result["rules_positive_rate"] == pytest.approx(0.5)
