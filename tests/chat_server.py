@@ -1,0 +1,80 @@
+"""An OpenAI-compatible chat-completions server on 127.0.0.1, for the tests of the HTTP backends."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def echo(body):
+    return "echo: " + body["messages"][-1]["content"]
+
+
+class ChatServer:
+    """Answers POST /v1/chat/completions with ``answer(body)``: the assistant's message, or a
+    (status, headers, raw body) triple. The replies in ``script`` are served first; ``delay`` slows every
+    reply. Records every request's body, headers and arrival time, and the most requests in flight at once."""
+
+    def __init__(self, answer=echo, fingerprint="fp_test123"):
+        self.answer, self.fingerprint = answer, fingerprint
+        self.bodies: list[dict] = []
+        self.headers: list[dict] = []
+        self.times: list[float] = []
+        self.script: list[tuple[int, dict, bytes]] = []  # (status, headers, body) served before normal replies
+        self.active = 0
+        self.max_active = 0
+        self.delay = 0.0
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):  # noqa: N802 - http.server's name
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with outer.lock:
+                    outer.bodies.append(body)
+                    outer.headers.append(dict(self.headers))
+                    outer.times.append(time.monotonic())
+                    # answered on arrival, so that an answer may count the requests before it
+                    status, headers, raw = outer.script.pop(0) if outer.script else outer.reply(body)
+                    outer.active += 1
+                    outer.max_active = max(outer.max_active, outer.active)
+                try:
+                    time.sleep(outer.delay)
+                    if self.path != "/v1/chat/completions":
+                        self.send_error(404)
+                        return
+                    self.send_response(status)
+                    for k, v in headers.items():
+                        self.send_header(k, v)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(raw)))
+                    self.end_headers()
+                    self.wfile.write(raw)
+                finally:
+                    with outer.lock:
+                        outer.active -= 1
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def reply(self, body):
+        answer = self.answer(body)
+        if not isinstance(answer, str):
+            return answer
+        raw = json.dumps({"id": "x", "object": "chat.completion", "model": body["model"],
+                          "system_fingerprint": self.fingerprint,
+                          "choices": [{"index": 0, "message": {"role": "assistant", "content": answer},
+                                       "finish_reason": "stop"}]}).encode()
+        return 200, {}, raw
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()

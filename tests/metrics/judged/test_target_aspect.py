@@ -1,0 +1,294 @@
+"""Target / aspect labelling and agreement: stub judge end to end, hand-computed arithmetic,
+the evaluate module offline, and one run through the transformers backend on the tiny model."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import evaluate
+import pytest
+
+from praib.llm.judge import Judge
+from praib.metrics.judged.target_aspect import (
+    ASPECTS, TARGETS, agreement_report, label_distribution, label_items, label_set_agreement, rejection_rate,
+    restructure_meta_review)
+from tests.doubles import StubBackend
+from tests.paths import METRICS
+
+METRIC = METRICS / "target_aspect"
+
+
+def scripted(script):
+    """A stub judge that answers by (judge template, item text): the test controls every answer."""
+
+    def answer(request):
+        template = request.template.split(":", 1)[1]
+        answers = [a for (t, needle), a in script.items() if t == template and needle in request.messages[0][1]]
+        return answers[0] if answers else "no idea"
+
+    return StubBackend(answer)
+
+
+# --- labelling through the judge -------------------------------------------------------------
+
+def test_label_items_uses_the_kind_specific_prompts_and_counts_invalid_answers():
+    script = {
+        ("target_weakness", "no strong baselines"): "Experiment",
+        ("target_weakness", "idea is incremental"): "Target 2: Method",  # loose answer, mapped by Judge.choose
+        ("target_weakness", "banana"): "Fruit",                           # outside the set -> None, counted
+        ("aspect_weakness", "no strong baselines"): "Validity",
+        ("aspect_weakness", "idea is incremental"): "Novelty",
+        ("aspect_weakness", "banana"): "Clarity",
+    }
+    backend = scripted(script)
+    items = ["There are no strong baselines.", "The idea is incremental.", "banana"]
+    labels = label_items(items, "weaknesses", Judge(backend))
+    assert list(labels) == [("Experiment", "Validity"), ("Method", "Novelty"), (None, "Clarity")]
+    assert labels.invalid == {"target": 1, "aspect": 0}
+    # two calls per item: all target prompts, then all aspect prompts, constrained to the label sets
+    assert [r.template for r in backend.requests] == ["judge:target_weakness"] * 3 + ["judge:aspect_weakness"] * 3
+    assert backend.requests[0].choices == TARGETS and backend.requests[3].choices == ASPECTS
+    assert "There are no strong baselines." in backend.requests[0].messages[0][1]
+    assert backend.requests[0].sampling.temperature == 0.0
+
+
+def test_label_items_strength_prompts_empty_input_and_bad_kind():
+    backend = scripted({("target_strength", "clear"): "Paper", ("aspect_strength", "clear"): "Clarity"})
+    labels = label_items(["Very clear writing."], "strength", Judge(backend))
+    assert list(labels) == [("Paper", "Clarity")] and labels.invalid == {"target": 0, "aspect": 0}
+    assert {r.template for r in backend.requests} == {"judge:target_strength", "judge:aspect_strength"}
+    assert list(label_items([], "strength", Judge(backend))) == []
+    with pytest.raises(ValueError):
+        label_items(["x"], "opinion", Judge(backend))
+
+
+def test_all_four_prompts_render_with_the_item_and_name_every_label():
+    judge = Judge(scripted({}))
+    for name in ("target_strength", "target_weakness", "aspect_strength", "aspect_weakness"):
+        text = judge.render(name, item="ITEM-TEXT")
+        assert "ITEM-TEXT" in text
+        for label in (TARGETS if name.startswith("target") else ASPECTS):
+            assert label in text, (name, label)
+
+
+# --- one paper's label sets ------------------------------------------------------------------
+
+def test_label_set_agreement_by_hand():
+    # M = {(Method, Novelty), (Experiment, Validity)} (the duplicate counts once)
+    # E = {(Method, Novelty), (Paper, Clarity)}; M & E = {(Method, Novelty)}
+    # P = 1/2, R = 1/2, F1 = 2 * 1/4 / 1 = 1/2
+    r = label_set_agreement([("Method", "Novelty"), ("Experiment", "Validity"), ("Method", "Novelty")],
+                            [("Method", "Novelty"), ("Paper", "Clarity")])
+    assert r == pytest.approx({"precision": 0.5, "recall": 0.5, "f1": 0.5})
+    # M = {(Experiment, Validity)}, E = {(Experiment, Validity), (Prior Research, Novelty)}
+    # P = 1/1, R = 1/2, F1 = 2 * 1/2 / (3/2) = 2/3
+    r = label_set_agreement([("Experiment", "Validity")], [("Experiment", "Validity"), ("Prior Research", "Novelty")])
+    assert r == pytest.approx({"precision": 1.0, "recall": 0.5, "f1": 2 / 3})
+
+
+def test_label_set_agreement_empty_sets_and_invalid_labels():
+    assert label_set_agreement([], []) == {"precision": None, "recall": None, "f1": None}
+    assert label_set_agreement([], [("Method", "Validity")]) == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    assert label_set_agreement([("Method", "Validity")], []) == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    # a label with a None part (invalid judge answer) is dropped: only None labels = empty set
+    assert label_set_agreement([(None, "Validity")], []) == {"precision": None, "recall": None, "f1": None}
+    assert label_set_agreement([(None, "Validity"), ("Method", "Validity")], [("Method", "Validity")]) == {
+        "precision": 1.0, "recall": 1.0, "f1": 1.0}
+
+
+# --- the report over papers ------------------------------------------------------------------
+
+PER_PAPER = [
+    {"paper_id": "A", "kind": "strength",
+     "model": [("Method", "Novelty"), ("Experiment", "Validity"), ("Method", "Novelty")],
+     "expert": [("Method", "Novelty"), ("Paper", "Clarity")]},
+    {"paper_id": "A", "kind": "weakness",
+     "model": [("Experiment", "Validity")],
+     "expert": [("Experiment", "Validity"), ("Prior Research", "Novelty")]},
+    {"paper_id": "B", "kind": "strength", "model": [("Problem", "Impact")], "expert": []},
+    {"paper_id": "B", "kind": "weakness", "model": [("Method", "Validity"), (None, "Validity")],
+     "expert": [("Experiment", "Validity")]},
+    {"paper_id": "C", "kind": "strength", "model": [], "expert": []},
+    {"paper_id": "C", "kind": "weakness", "model": [], "expert": []},
+]
+
+
+def _macro(cell, key="f1"):
+    return cell["macro"][key]["mean"]
+
+
+def test_agreement_report_overall_and_by_kind_by_hand():
+    report = agreement_report(PER_PAPER)
+    # overall, labels tagged with the kind:
+    # A: M = {s-MN, s-EV, w-EV} (3), E = {s-MN, s-PC, w-EV, w-PN} (4), TP = 2
+    #    P = 2/3, R = 1/2, F1 = 2 * (1/3) / (7/6) = 4/7
+    # B: M = {s-PI, w-MV} (the None label dropped), E = {w-EV}, TP = 0 -> 0, 0, 0
+    # C: both empty -> left out, so n = 2
+    overall = report["overall"]
+    assert overall["n_papers"] == 2
+    assert _macro(overall) == pytest.approx((4 / 7 + 0) / 2)
+    assert overall["macro"]["f1"]["std"] == pytest.approx((4 / 7) / math.sqrt(2))  # sample std of [4/7, 0]
+    assert _macro(overall, "precision") == pytest.approx(1 / 3)  # (2/3 + 0) / 2
+    assert _macro(overall, "recall") == pytest.approx(1 / 4)     # (1/2 + 0) / 2
+    # micro: TP = 2, |M| = 3 + 2 = 5, |E| = 4 + 1 = 5 -> P = R = F1 = 0.4
+    assert overall["micro"] == pytest.approx({"precision": 0.4, "recall": 0.4, "f1": 0.4})
+    assert report["target_aspect_f1"] == pytest.approx(2 / 7)
+
+    # strengths: A F1 1/2 (see test_label_set_agreement_by_hand), B M = {PI}, E = {} -> 0
+    strength = report["by_kind"]["strength"]
+    assert strength["n_papers"] == 2 and _macro(strength) == pytest.approx(0.25)
+    # micro: TP = 1, |M| = 2 + 1 = 3, |E| = 2 + 0 = 2 -> P = 1/3, R = 1/2, F1 = 2 * (1/6) / (5/6) = 2/5
+    assert strength["micro"] == pytest.approx({"precision": 1 / 3, "recall": 0.5, "f1": 0.4})
+    # weaknesses: A F1 2/3, B M = {MV}, E = {EV} -> 0; mean 1/3
+    weakness = report["by_kind"]["weakness"]
+    assert _macro(weakness) == pytest.approx(1 / 3)
+    # micro: TP = 1, |M| = 1 + 1 = 2, |E| = 2 + 1 = 3 -> P = 1/2, R = 1/3, F1 = 2 * (1/6) / (5/6) = 2/5
+    assert weakness["micro"] == pytest.approx({"precision": 0.5, "recall": 1 / 3, "f1": 0.4})
+
+
+def test_agreement_report_per_target_and_aspect_by_hand():
+    report = agreement_report(PER_PAPER)
+    # Experiment, both kinds: A: M = {s-EV, w-EV}, E = {w-EV} -> P 1/2, R 1, F1 2/3
+    #                         B: M = {}, E = {w-EV} -> 0.  mean 1/3; micro TP 1, |M| 2, |E| 2 -> 1/2
+    experiment = report["by_target"]["Experiment"]
+    assert experiment["n_papers"] == 2 and _macro(experiment) == pytest.approx(1 / 3)
+    assert experiment["micro"]["f1"] == pytest.approx(0.5)
+    # Method: A: M = {s-MN} = E -> 1; B: M = {w-MV}, E = {} -> 0; mean 1/2
+    assert _macro(report["by_target"]["Method"]) == pytest.approx(0.5)
+    # Paper: only A has one (expert s-PC, model none) -> n 1, F1 0
+    assert report["by_target"]["Paper"]["n_papers"] == 1 and _macro(report["by_target"]["Paper"]) == 0.0
+    # Theory: nobody -> no papers, nothing to average
+    theory = report["by_target"]["Theory"]
+    assert theory["n_papers"] == 0 and _macro(theory) is None and theory["micro"]["f1"] is None
+    # Validity: A: M = {s-EV, w-EV}, E = {w-EV} -> 2/3; B: M = {w-MV}, E = {w-EV} -> 0; mean 1/3
+    assert _macro(report["by_aspect"]["Validity"]) == pytest.approx(1 / 3)
+    # Novelty: A: M = {s-MN}, E = {s-MN, w-PN} -> P 1, R 1/2, F1 2/3; B none -> n 1
+    novelty = report["by_aspect"]["Novelty"]
+    assert novelty["n_papers"] == 1 and _macro(novelty) == pytest.approx(2 / 3)
+    # weaknesses only, Experiment: A: {EV} vs {EV} -> 1; B: {} vs {EV} -> 0; mean 1/2
+    assert _macro(report["by_kind_target"]["weakness"]["Experiment"]) == pytest.approx(0.5)
+    # strengths only, Novelty: A: {MN} vs {MN} -> 1 (B has no Novelty strength) -> n 1
+    cell = report["by_kind_aspect"]["strength"]["Novelty"]
+    assert cell["n_papers"] == 1 and _macro(cell) == pytest.approx(1.0)
+    assert set(report["by_target"]) == set(TARGETS) and set(report["by_aspect"]) == set(ASPECTS)
+
+
+def test_label_distribution_by_hand():
+    model = [label for entry in PER_PAPER for label in entry["model"]]
+    # 7 items: (M,N) (E,V) (M,N) (E,V) (P,I) (M,V) (None,V)
+    # targets over the 6 labelled: Method 3/6, Experiment 2/6, Problem 1/6, the rest 0
+    # aspects over 7: Novelty 2/7, Validity 4/7, Impact 1/7
+    d = label_distribution(model)
+    assert d["n"] == 7 and d["unlabelled"] == {"targets": 1, "aspects": 0}
+    assert d["targets"] == pytest.approx({"Problem": 1 / 6, "Prior Research": 0.0, "Method": 0.5, "Theory": 0.0,
+                                          "Experiment": 1 / 3, "Conclusion": 0.0, "Paper": 0.0})
+    assert d["aspects"] == pytest.approx({"Impact": 1 / 7, "Novelty": 2 / 7, "Clarity": 0.0, "Validity": 4 / 7,
+                                          "Not-specific": 0.0})
+    assert list(d["targets"]) == list(TARGETS)
+    empty = label_distribution([])
+    assert empty["n"] == 0 and set(empty["targets"].values()) == {0.0}
+
+
+def test_rejection_rate_by_hand():
+    recommendations = ["reject", "accept", "Reject.", None, "accept", "reject", "accept"]
+    decisions = ["Reject", "Reject", "Reject", "Reject", "Accept (poster)", "ICLR 2020 Oral", None]
+    r = rejection_rate(recommendations, decisions)
+    # rejected papers: reject, accept, Reject., None -> 2 of the 3 parsed recommend rejection
+    assert r["rate"] == pytest.approx(2 / 3) and r["n"] == 3 and r["unparsed"] == 1
+    # accepted papers: accept, reject -> 1 of 2; the paper without a decision is in neither
+    assert r["accepted"] == {"rate": 0.5, "n": 2, "unparsed": 0}
+    assert rejection_rate([], [])["rate"] is None
+    with pytest.raises(ValueError):
+        rejection_rate(["reject"], [])
+
+
+# --- meta-review chain -----------------------------------------------------------------------
+
+def test_restructure_meta_review_runs_the_three_steps_in_order():
+    step1 = {"summary": "S", "strengths": ["clear"], "weaknesses": ["weak baselines"], "judgement": "Reject"}
+    step2 = {"summary": "S", "strengths": ["Clarity: clear writing"],
+             "weaknesses": ["Baselines: reviewer x notes no comparison with B"], "judgement": "Reject"}
+    step3 = {"summary": "S", "strengths": ["Clear presentation: clear writing"],
+             "weaknesses": ["Missing baselines: no comparison with B"], "judgement": "Reject"}
+    backend = scripted({("meta_review_restructure", "META"): json.dumps(step1),
+                               ("meta_review_augment", "REVIEW-ONE"): json.dumps(step2),
+                               ("meta_review_paraphrase", "reviewer x"): json.dumps(step3)})
+    result = restructure_meta_review("META text", Judge(backend), reviews=["REVIEW-ONE", "REVIEW-TWO"])
+    assert result["strengths"] == step3["strengths"] and result["weaknesses"] == step3["weaknesses"]
+    assert result["failed_steps"] == []
+    assert [r.template for r in backend.requests] == [
+        "judge:meta_review_restructure", "judge:meta_review_augment", "judge:meta_review_paraphrase"]
+    assert "weak baselines" in backend.requests[1].messages[0][1]  # step 2 sees step 1's points
+    assert all(r.json_schema for r in backend.requests)
+
+
+def test_restructure_meta_review_without_reviews_and_with_failures():
+    step1 = {"summary": "S", "strengths": [], "weaknesses": ["w1"], "judgement": "Reject"}
+    backend = scripted({("meta_review_restructure", "META"): json.dumps(step1)})
+    result = restructure_meta_review("META", Judge(backend))  # no reviews: step 2 skipped; step 3 answers junk
+    assert result["weaknesses"] == ["w1"] and result["failed_steps"] == ["paraphrase"]
+    assert [r.template for r in backend.requests] == ["judge:meta_review_restructure", "judge:meta_review_paraphrase"]
+    failed = restructure_meta_review("META", Judge(scripted({})))
+    assert failed["strengths"] == [] and failed["failed_steps"] == ["restructure"]
+
+
+# --- the evaluate module ---------------------------------------------------------------------
+
+def _rows(per_paper):
+    rows = {"paper_ids": [], "kinds": [], "sides": [], "targets": [], "aspects": []}
+    for entry in per_paper:
+        for side in ("model", "expert"):
+            for target, aspect in entry[side]:
+                rows["paper_ids"].append(entry["paper_id"])
+                rows["kinds"].append(entry["kind"])
+                rows["sides"].append(side)
+                rows["targets"].append(target)
+                rows["aspects"].append(aspect)
+    return rows
+
+
+def test_evaluate_module_loads_offline_and_matches_the_function():
+    module = evaluate.load(str(METRIC))
+    result = module.compute(**_rows(PER_PAPER))
+    expected = agreement_report(PER_PAPER)
+    # paper C had no items at all, so it has no rows; it was left out of the report anyway
+    assert result["target_aspect_f1"] == pytest.approx(2 / 7)
+    for key in ("overall", "by_kind", "by_target", "by_aspect", "by_kind_target", "by_kind_aspect"):
+        assert json.dumps(result[key], sort_keys=True) == json.dumps(expected[key], sort_keys=True)
+    model = [label for entry in PER_PAPER for label in entry["model"]]
+    assert result["distribution"]["model"] == label_distribution(model)
+    assert "Automatically Evaluating the Paper Reviewing Capability" in module.citation
+
+
+def test_evaluate_module_docstring_example():
+    r = evaluate.load(str(METRIC)).compute(
+        paper_ids=["p", "p", "p"], kinds=["weakness"] * 3, sides=["model", "model", "expert"],
+        targets=["Method", "Experiment", "Method"], aspects=["Validity", "Validity", "Validity"])
+    # M = {MV, EV}, E = {MV}: P = 1/2, R = 1, F1 = 2/3
+    assert r["target_aspect_f1"] == pytest.approx(2 / 3)
+
+
+# --- the real transformers backend on the tiny model -----------------------------------------
+
+def test_pipeline_through_transformers_backend_on_tiny_model(tiny_model_dir):  # noqa: F811
+    from praib.llm.backends import SamplingConfig, make_backend
+
+    judge = Judge(make_backend("transformers", str(tiny_model_dir)),
+                  sampling=SamplingConfig(max_new_tokens=8, temperature=0.0))
+    strengths = label_items(["The method is novel.", "Experiments are thorough."], "strength", judge)
+    weaknesses = label_items(["Missing baselines."], "weakness", judge)
+    for labels in (strengths, weaknesses):
+        # the tiny model's answers are meaningless, but each is a label or a counted None
+        assert all(t in TARGETS or t is None for t, _ in labels)
+        assert all(a in ASPECTS or a is None for _, a in labels)
+        assert labels.invalid["target"] == sum(t is None for t, _ in labels)
+        assert labels.invalid["aspect"] == sum(a is None for _, a in labels)
+    report = agreement_report([
+        {"paper_id": "p", "kind": "strength", "model": list(strengths), "expert": [("Method", "Novelty")]},
+        {"paper_id": "p", "kind": "weakness", "model": list(weaknesses), "expert": [("Experiment", "Validity")]},
+    ])
+    assert report["target_aspect_f1"] is None or 0.0 <= report["target_aspect_f1"] <= 1.0
+    # the chain runs too; gibberish JSON is reported as a failed step rather than raising
+    result = restructure_meta_review("The paper is clear but the baselines are weak.", judge)
+    assert isinstance(result["strengths"], list) and isinstance(result["failed_steps"], list)

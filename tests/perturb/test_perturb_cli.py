@@ -1,0 +1,122 @@
+"""`praib perturb` end to end on the shipped demo set."""
+
+import json
+
+from click.testing import CliRunner
+
+from praib.cli.main import main
+from praib.llm.judge import Judge
+from praib.records import load_records
+from tests.doubles import StubBackend
+from tests.paths import DEMO
+
+# Accept-leaning values, by hand from the scale files: ICLR 2025 (1, 3, 5, 6, 8, 10), NeurIPS 2025 (1-6).
+ACCEPT_LEANING = {"ICLR": {6, 8, 10}, "NeurIPS": {4, 5, 6}}
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["perturb", *args, "--no-progress"], catch_exceptions=False)
+
+
+def test_list_names_every_kind_with_component_category_and_llm():
+    result = run("--list")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0].split()[:4] == ["kind", "component", "category", "LLM"]
+    rows = {line.split()[0]: line.split()[1:4] for line in lines[1:]}
+    assert rows["rating-flip"] == ["review", "conclusion", "no"]
+    assert rows["remove-details"] == ["paper", "soundness", "yes"]
+    assert rows["rebuttal-completeness"] == ["rebuttal", "completeness", "yes"]
+    assert len(rows) == 20
+
+
+def test_rating_flip_on_the_demo_reviews(tmp_path):
+    output = tmp_path / "flipped.jsonl"
+    result = run("rating-flip", str(DEMO / "reviews.jsonl"), "--output", str(output))
+    assert result.exit_code == 0, result.output
+    original = load_records(DEMO / "reviews.jsonl")
+    flipped = load_records(output)
+    assert flipped["paper_id"] == original["paper_id"] and flipped["review_id"] == original["review_id"]
+    for before, after in zip(original, flipped):
+        assert after["perturbation"]["kind"] == "rating-flip"
+        if before["source"] == "human":
+            leaning = before["rating"] in ACCEPT_LEANING[before["venue"]]
+            assert after["rating"] == (1 if leaning else before["rating"])
+            assert after["perturbation"]["description"].startswith("rating" if leaning else "unchanged")
+    changed = sum(a["text"] != b["text"] or a["rating"] != b["rating"] for a, b in zip(original, flipped))
+    assert result.output.strip() == (f"rating-flip: {changed} of 58 review records changed "
+                                     f"({58 - changed} left unchanged, see their perturbation.description); "
+                                     f"wrote {output}")
+
+
+def test_typos_on_the_demo_papers_are_fixed_by_the_seed(tmp_path):
+    outputs = []
+    for name, seed in (("a.jsonl", "3"), ("b.jsonl", "3"), ("c.jsonl", "4")):
+        result = run("typos", str(DEMO / "papers.jsonl"), "--output", str(tmp_path / name),
+                     "--seed", seed, "--perturbation-arg", "fraction=0.5")
+        assert result.exit_code == 0, result.output
+        assert result.output.startswith("typos: 8 of 8 paper records changed; wrote")
+        outputs.append((tmp_path / name).read_text())
+    assert outputs[0] == outputs[1] != outputs[2]
+    records = load_records(tmp_path / "a.jsonl", "paper")
+    assert records["paper_id"] == load_records(DEMO / "papers.jsonl", "paper")["paper_id"]
+    assert {p["seed"] for p in records["perturbation"]} == {3}
+
+
+def test_false_claims_from_a_claims_file(tmp_path):
+    claims = tmp_path / "claims.json"
+    paper_ids = load_records(DEMO / "papers.jsonl", "paper")["paper_id"]
+    claims.write_text(json.dumps({pid: [f"{pid} claim {i}." for i in range(5)] for pid in paper_ids}))
+    output = tmp_path / "out.parquet"
+    result = run("false-claims", str(DEMO / "reviews.jsonl"), "--output", str(output),
+                 "--claims", str(claims), "--seed", "1")
+    assert result.exit_code == 0, result.output
+    for row in load_records(output):
+        if row["weaknesses"]:
+            assert row["weaknesses"].count(f"- {row['paper_id']} claim ") == 3
+
+
+def test_llm_kind_through_the_judge_options(tmp_path, monkeypatch):
+    backend = StubBackend(["1. Text Span to Edit\n- Start Words: Dense graphs\n- Ending Words: not nodes.\n"
+                                "2. Edited Text Span\nWe are the first to notice that dense graphs are slow."])
+    monkeypatch.setattr("praib.cli.perturb.make_judge", lambda *args: Judge(backend))
+    output = tmp_path / "out.jsonl"
+    result = run("overclaim-novelty", str(DEMO / "papers.jsonl"), "--output", str(output),
+                 "--judge", "stub-model")
+    assert result.exit_code == 0, result.output
+    first = load_records(output, "paper")[0]
+    assert "We are the first to notice that dense graphs are slow." in first["text"]
+    assert "Dense graphs make message passing expensive" not in first["text"]
+
+
+def test_errors(tmp_path):
+    out = str(tmp_path / "x.jsonl")
+    result = run("nope", str(DEMO / "papers.jsonl"), "--output", out)
+    assert result.exit_code == 1 and "unknown perturbation 'nope'; known: spelling" in result.output
+    result = run("voice", str(DEMO / "papers.jsonl"), "--output", out)
+    assert result.exit_code == 2 and "`voice` needs an LLM: give --judge MODEL" in result.output
+    result = run("spelling", str(DEMO / "reviews.jsonl"), "--output", out)
+    assert result.exit_code == 2 and "holds review records; `spelling` edits paper records" in result.output
+    # The wrong record kind is found before the judge writes any false-claim bucket.
+    result = run("false-claims", str(DEMO / "papers.jsonl"), "--papers",
+                 str(DEMO / "papers.jsonl"), "--judge", "never-called", "--output", out)
+    assert result.exit_code == 2 and "holds paper records; `false-claims` edits review records" in result.output
+    result = run("false-claims", str(DEMO / "reviews.jsonl"), "--output", out)
+    assert result.exit_code == 2 and "give --judge MODEL (or --claims FILE)" in result.output
+    result = run("spelling", "--output", out)
+    assert result.exit_code == 2 and "give PERTURBATION and INPUT (or --list)" in result.output
+
+
+def test_false_claims_generated_by_the_judge_are_saved_beside_the_output(tmp_path, monkeypatch):
+    answer = "".join(f"False Claim: Claim {i}.\nWhy the claim is false: a\nWhy the claim is weakness: b\n"
+                     for i in range(5))
+    backend = StubBackend([answer])
+    monkeypatch.setattr("praib.cli.perturb.make_judge", lambda *args: Judge(backend))
+    output = tmp_path / "out.jsonl"
+    result = run("false-claims", str(DEMO / "reviews.jsonl"), "--output", str(output),
+                 "--papers", str(DEMO / "papers.jsonl"), "--judge", "stub-model")
+    assert result.exit_code == 0, result.output
+    assert len(backend.requests) == 8  # one bucket per demo paper
+    saved = [json.loads(line) for line in (tmp_path / "out.jsonl.claims.jsonl").read_text().splitlines()]
+    assert len(saved) == 8 and all(s["claims"] == [f"Claim {i}." for i in range(5)] for s in saved)
+    assert "wrote the generated false-claim buckets to" in result.output

@@ -1,0 +1,148 @@
+"""Importing shared OpenReview dumps (JSON notes, CSV reviews) into praib records."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from praib.cli.main import main
+from praib.sources.openreview import import_dump
+from praib.records import RecordError, load_records
+from tests.paths import FIXTURES as FIXTURES_ROOT
+from tests.sources.records_check import assert_records
+
+FIXTURES = FIXTURES_ROOT / "openreview"
+EXPECTED = json.loads((FIXTURES / "expected_records.json").read_text())
+
+
+def dump_of(fixture: str) -> list[dict]:
+    """The submission notes of a fixture as a researcher's dump holds them: one list."""
+    return [note for notes in json.loads((FIXTURES / fixture).read_text()).values() for note in notes]
+
+
+@pytest.mark.parametrize("key,fixture", [("ICLR 2019", "iclr2019_v1.json"), ("ICLR 2025", "iclr2025_v2.json")])
+def test_json_dump_of_notes_gives_the_collected_records(tmp_path, key, fixture):
+    notes = dump_of(fixture)
+    for note in notes:
+        del note["number"]  # some dumps drop it; replies are matched by invitation pattern
+    path = tmp_path / "dump.json"
+    path.write_text(json.dumps(notes))
+    venue, year = key.split()
+    records = import_dump(path, "json", venue, int(year))
+    # v1 withdrawn papers are recognised by the invitation they are listed under, v2 ones by their venue id.
+    for kind, expected in EXPECTED[key].items():
+        assert_records(records[kind].to_list(), expected)
+
+
+def test_jsonl_dump_with_direct_replies(tmp_path):
+    notes = dump_of("neurips2023_v2.json")
+    for note in notes:
+        note["details"] = {"directReplies": note["details"]["replies"]}
+    path = tmp_path / "dump.jsonl"
+    path.write_text("".join(json.dumps(note) + "\n" for note in notes))
+    records = import_dump(path, "json", "NeurIPS", 2023)
+    for kind, expected in EXPECTED["NeurIPS 2023"].items():
+        assert_records(records[kind].to_list(), expected)
+
+
+def test_csv_dump_of_reviews():
+    records = import_dump(FIXTURES / "iclr2023_reviews.csv", "csv", "ICLR", 2023)
+    assert_records(records["paper"].to_list(), [
+        {"paper_id": "kJ9-Xz0Yq7B", "venue": "ICLR", "year": 2023, "title": "Contrastive Tabular Pretraining",
+         "abstract": "We pretrain tabular encoders with a contrastive objective.",
+         "keywords": ["tabular data", "self-supervised learning"], "decision": "Accept: poster"},
+        {"paper_id": "Ny7Tq1oWx2", "venue": "ICLR", "year": 2023, "title": "Sparse Probing of Vision Transformers",
+         "abstract": "We probe ViTs sparsely.", "keywords": ["interpretability"], "decision": "Reject"},
+    ])
+    assert_records(records["review"].to_list(), [
+        {"review_id": "Uq3c8yRk1a", "paper_id": "kJ9-Xz0Yq7B", "venue": "ICLR", "year": 2023,
+         "decision": "Accept: poster", "source": "human", "reviewer_id": "Reviewer_pX4q",
+         "summary": "The authors pretrain a tabular encoder contrastively.",
+         "text": "The authors pretrain a tabular encoder contrastively.\n\nStrength: simple objective.\n"
+                 "Weakness: only six datasets.\n\nA useful but incremental paper.",
+         "rating": 6, "confidence": 4,
+         "subscores": [{"name": "correctness", "value": 3}, {"name": "technical_novelty_and_significance", "value": 2},
+                       {"name": "empirical_novelty_and_significance", "value": 3}],
+         "parse_status": "given"},
+        {"review_id": "Vb2d9zSl0b", "paper_id": "kJ9-Xz0Yq7B", "venue": "ICLR", "year": 2023,
+         "decision": "Accept: poster", "source": "human", "reviewer_id": "Reviewer_Qm7t",
+         "summary": "Pretraining for tables.", "text": "Pretraining for tables.\n\nWeak baselines.\n\nReject.",
+         "rating": 3, "confidence": 5,
+         "subscores": [{"name": "correctness", "value": 2}, {"name": "technical_novelty_and_significance", "value": 1},
+                       {"name": "empirical_novelty_and_significance", "value": 2}],
+         "parse_status": "given"},
+    ])
+    assert len(records["meta_review"]) == 0 and len(records["rebuttal"]) == 0
+
+
+def test_peersum_raw_dump_keeps_its_venue_year():
+    records = import_dump(FIXTURES / "peersum_raw.jsonl", "peersum", "NeurIPS", 2022)
+    base = {"paper_id": "Xc3LmQ9pT1", "venue": "NeurIPS", "year": 2022}
+    assert_records(records["paper"].to_list(), [
+        {**base, "title": "Kernel Two-Sample Tests on Graphs", "abstract": "We test whether two graph samples differ.",
+         "decision": "Accept"}])
+    review = {**base, "decision": "Accept", "source": "human", "parse_status": "given"}
+    assert_records(records["review"].to_list(), [
+        {**review, "review_id": "Rv1aa", "text": "Theorem 1 gives a consistent test.", "rating": 7, "confidence": 4},
+        {**review, "review_id": "Rv2bb", "text": "Only synthetic graphs (Figure 2).", "rating": 4, "confidence": 3}])
+    assert_records(records["meta_review"].to_list(), [
+        {**base, "meta_review_id": "Xc3LmQ9pT1-meta", "source": "human",
+         "text": "The reviewers agree the test is sound.", "parse_status": "given"}])
+    # The reviewer's follow-up and the public comment are discussion; the author's answer to the
+    # public comment answers no review.
+    assert_records(records["rebuttal"].to_list(), [
+        {**base, "rebuttal_id": "Au1cc", "review_id": "Rv2bb", "source": "human",
+         "text": "We added two real graph benchmarks."},
+        {**base, "rebuttal_id": "Au2ff", "source": "human", "text": "Yes, in the supplement."}])
+
+
+def test_peersum_dump_without_the_venue_year_or_with_bad_notes_says_so(tmp_path):
+    with pytest.raises(RecordError, match="no paper of ICLR 2019 in this PeerSum dump; it holds ICLR 2022, "
+                                          "NeurIPS 2021, NeurIPS 2022"):
+        import_dump(FIXTURES / "peersum_raw.jsonl", "peersum", "ICLR", 2019)
+    samples = [json.loads(line) for line in (FIXTURES / "peersum_raw.jsonl").read_text().splitlines() if line.strip()]
+    target = next(i for i, s in enumerate(samples) if s["paper_id"].startswith("nips_2022_"))
+    path = tmp_path / "peersum.jsonl"
+    samples[target]["reviews"][0]["rating"] = "7: good"
+    path.write_text("\n".join(json.dumps(s) for s in samples))
+    with pytest.raises(RecordError, match=rf"line {target + 1}: reviews\[0\]: field 'rating': expected a number"):
+        import_dump(path, "peersum", "NeurIPS", 2022)
+    samples[target]["reviews"][0]["rating"] = 7
+    del samples[target]["reviews"][1]["review_id"]
+    path.write_text("\n".join(json.dumps(s) for s in samples))
+    with pytest.raises(RecordError, match=rf"line {target + 1}: reviews\[1\]: field 'review_id': is required"):
+        import_dump(path, "peersum", "NeurIPS", 2022)
+
+
+@pytest.mark.parametrize("name,content,dump_format,year,message", [
+    ("reviews.csv", "paper_id,title,rating\nA1,One,6\n,Two,3\n", "csv", 2021,
+     r"reviews.csv: line 3: field 'paper_id': is required"),
+    ("reviews.csv", "title,rating\nOne,6\n", "csv", 2021, "needs a 'paper_id'"),
+    ("dump.jsonl", '{"id": "A", "content": {}}\n{"id": "B", "content": \n', "json", 2024,
+     r"dump.jsonl: line 2: not valid JSON"),
+    ("dump.json", json.dumps([{"id": "A", "content": {}}, {"title": "no id"}]), "json", 2024,
+     r"dump.json: submission 1: a submission note needs 'id' and 'content'"),
+], ids=["csv-without-paper-id", "csv-without-paper-id-column", "json-lines-not-json", "json-note-without-id"])
+def test_dump_errors_name_the_place(tmp_path, name, content, dump_format, year, message):
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(RecordError, match=message):
+        import_dump(path, dump_format, "ICLR", year)
+
+
+def test_cli_import_dump(tmp_path):
+    path = tmp_path / "dump.json"
+    path.write_text(json.dumps(dump_of("iclr2025_v2.json")))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["data", "import-dump", str(path), "ICLR", "2025",
+                                       "--format", "json", "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "ICLR 2025 from" in result.output
+    assert "2 papers (1 withdrawn or desk-rejected), 3 reviews, 1 meta-reviews, 2 rebuttals" in result.output
+    assert [r["rebuttal_id"] for r in load_records(out / "rebuttals.jsonl", "rebuttal")] == ["Ab3Cd4Ef5G", "Gh6Ij7Kl8M"]
+    bad = CliRunner().invoke(main, ["data", "import-dump", str(path), "ICLR", "2012",
+                                    "--format", "json", "--output", str(out)])
+    assert bad.exit_code == 1 and "no OpenReview layout for ICLR 2012" in bad.output
+    wrong_year = CliRunner().invoke(main, ["data", "import-dump", str(path), "ICLR", "2024",
+                                           "--format", "json", "--output", str(out)])
+    assert wrong_year.exit_code == 1 and "not of ICLR 2024 (none is under ICLR.cc/2024/Conference" in wrong_year.output
