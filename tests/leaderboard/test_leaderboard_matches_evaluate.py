@@ -171,4 +171,7 @@ def test_judged_point_values_equal_evaluate(submissions, reference):
             distance = abs(value - human.value(metric))
         else:
             distance = 1.0 - value if entry.distance == SHORTFALL else None
-        assert row["distance_to_human"] == pytest.approx(distance, rel=1e-12, abs=1e-12), metric
+        if distance is None:
+            assert row["distance_to_human"] is None, metric
+        else:
+            assert row["distance_to_human"] == pytest.approx(distance, rel=1e-12, abs=1e-12), metric
