@@ -88,10 +88,10 @@ class Timed:
         self.name, self.model, self.model_revision = inner.name, inner.model, inner.model_revision
         self.tokenizer = getattr(inner, "tokenizer", None)
 
-    def generate(self, requests, progress=False):
+    def generate(self, requests, progress=False, on_answer=None):
         start = time.perf_counter()
         try:
-            return self.inner.generate(requests, progress=progress)
+            return self.inner.generate(requests, progress=progress, on_answer=on_answer)
         finally:
             self.seconds += time.perf_counter() - start
             self.calls += len(requests)

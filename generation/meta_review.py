@@ -24,6 +24,7 @@ from praib.generation.papers import approximate_tokens, find_tokenizer, prepare_
 from praib.generation.run import (RunItem, default_source, finish_run, prompt_scales, run_requests,
                                   template_id)
 from praib.llm.backends import GenerationRequest, SamplingConfig
+from praib.llm.failures import FailureLog
 from praib.parsing import parse_review
 from praib.perturb.inputs import COMPONENTS, perturb_component
 from praib.records import PARSE_FAILED, PARSE_OK, PARSE_PARTIAL, coerce_record
@@ -50,13 +51,15 @@ class MetaReviewRun:
     n_from_cache: int | None     # None when the backend has no cache
     n_backend_calls: int | None
     n_skipped: int               # papers without reviews, or whose component the perturbation left unchanged
+    n_failed: int = 0            # papers whose request failed (see the run's failure log)
 
     def __str__(self) -> str:
         parsed = sum(1 for s in self.records["parse_status"] if s == PARSE_OK)
         cache = "" if self.n_from_cache is None else \
             f" ({self.n_from_cache} from cache, {self.n_backend_calls} generated now)"
+        failed = f"; {self.n_failed} failed (rerun the same command to retry them)" if self.n_failed else ""
         return (f"{len(self.records)} meta-reviews{cache}; {parsed} parsed (score and decision); "
-                f"{self.n_skipped} paper(s) skipped")
+                f"{self.n_skipped} paper(s) skipped{failed}")
 
 
 _SCORE_LINE = re.compile(r"^\W*(rating|overall score|score)\W*:", re.IGNORECASE | re.MULTILINE)
@@ -95,7 +98,7 @@ def run_meta_reviews(papers: Any, reviews: Any, rebuttals: Any, backend: Any, pr
                      component: str | None = None, kind: str | None = None, seed: int = 0, judge: Any = None,
                      output: str | Path | None = None, sampling: Any = None, token_budget: int | None = 50_000,
                      batch_size: int | None = None, source: str | None = None,
-                     progress: bool = True) -> MetaReviewRun:
+                     progress: bool = True, failures: FailureLog | None = None) -> MetaReviewRun:
     """Meta-review every paper that has reviews; see the module docstring.
 
     ``papers``/``reviews``/``rebuttals``: PAPER/REVIEW/REBUTTAL_FEATURES Datasets (``rebuttals`` may be
@@ -163,10 +166,12 @@ def run_meta_reviews(papers: Any, reviews: Any, rebuttals: Any, backend: Any, pr
                                      model_revision=model_revision),
                              "meta_review", f"meta-review of paper {paper['paper_id']}")
 
+    failures = failures if failures is not None else FailureLog()
     done = run_requests(items, backend, meta_review_record, output=output, batch_size=batch_size,
-                        progress=progress, unit="meta-review", description=f"{source} / {prompt.spec.name}")
-    return MetaReviewRun(finish_run(done.records, "meta_review", output), done.n_from_cache, done.n_backend_calls,
-                         skipped)
+                        progress=progress, unit="meta-review", description=f"{source} / {prompt.spec.name}",
+                        failures=failures, stage=f"meta-review:{prompt.spec.name}")
+    return MetaReviewRun(finish_run(done.records, "meta_review", output, failures), done.n_from_cache,
+                         done.n_backend_calls, skipped, len(done.failed))
 
 
 def _record(paper: dict, raw: str, scales: Any, prepared: Any, perturbation: dict | None, *, backend: Any,

@@ -4,16 +4,18 @@
 the backend in batches, parses every output with :func:`praib.parsing.parse_review`
 on the prompt's scale, and writes Review records (``praib.records.REVIEW_FEATURES``).
 
-Nothing is lost on a crash or Ctrl-C:
+Nothing is lost on a crash or Ctrl-C, and one bad item never sinks a run:
 
 * give it a :class:`praib.llm.cache.CachedBackend` (the CLI always does):
-  every output is stored on disk as soon as the backend returns it, so a rerun
-  of the same command sends only the requests the cache lacks, and a repeated
-  run sends none;
-* each finished batch is appended to ``<output>.partial.jsonl`` (flushed and
-  fsynced) before the next batch starts; the final file (.parquet, .jsonl or a
-  saved dataset directory) is written at the end and the partial file removed.
-  A partial file left by an interrupted run is appended to, never overwritten.
+  every answer is stored on disk the moment it arrives, so a rerun of the same
+  command sends only the requests the cache lacks, and a repeated run sends none;
+* each record is appended to ``<output>.partial.jsonl`` as its answer arrives;
+  the final file (.parquet, .jsonl or a saved dataset directory) is written at
+  the end and the partial file removed. A partial file left by an interrupted
+  run is appended to, never overwritten;
+* a paper whose request still fails after the backend's retries is recorded in
+  ``<output>.failures.jsonl`` (paper id, stage, error class, message, tries) and
+  counted in the summary; the other papers go on, and a rerun retries it.
 
 Raw outputs are always kept in ``text``; outputs that do not parse keep their
 text with ``parse_status`` ``failed``/``partial`` and are counted in the summary.
@@ -37,7 +39,8 @@ from praib.records import PARSE_FAILED, PARSE_OK, REVIEW_SECTIONS, coerce_record
 from praib.records.ids import hash_id, record_id
 from praib.scales import VenueScales, generic_scales, venue_scales
 
-from praib.llm.backends import GenerationRequest, SamplingConfig
+from praib.llm.backends import GenerationRequest, SamplingConfig, generate_each
+from praib.llm.failures import CallFailure, FailedItem, FailureLog, failures_path
 from praib.generation.papers import DEFAULT_TOKEN_BUDGET, approximate_tokens, find_tokenizer, prepare_papers, tokenizer_counter
 
 logger = logging.getLogger(__name__)
@@ -65,6 +68,7 @@ class GenerationSummary:
     backend_seconds: float = 0.0  # inside backend.generate (cache lookups included)
     output: str | None = None
     unparsed_ids: list[str] = field(default_factory=list)
+    failed: list[FailedItem] = field(default_factory=list)  # papers with no review: the request failed
 
     @property
     def reviews_per_second(self) -> float:
@@ -85,6 +89,11 @@ class GenerationSummary:
                if self.unparsed_ids else ""),
             f"papers truncated to the token budget: {self.n_truncated}; appendix removed: {self.n_appendix_removed}",
         ]
+        if self.failed:
+            first = self.failed[0]
+            lines.append(f"failed: {len(self.failed)} papers got no review (first: {first.id_and_reason()}); "
+                         f"recorded in {failures_path(self.output) if self.output else 'the failure log'}; "
+                         "rerun the same command to retry them")
         if self.output:
             lines.append(f"wrote {self.output}")
         return "\n".join(lines)
@@ -100,13 +109,6 @@ def partial_path(output: Path) -> Path:
     """Where a run appends finished records before the final file is written."""
     output = Path(output)
     return output.with_suffix(".partial.jsonl") if output.suffix else output.with_name(output.name + ".partial.jsonl")
-
-
-def append_records(handle: Any, records: Sequence[dict]) -> None:
-    """Append records to an open partial file and force them to disk, so a crash loses none."""
-    handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-    handle.flush()
-    os.fsync(handle.fileno())
 
 
 def template_id(prompt: Any) -> str:
@@ -169,7 +171,8 @@ def _backend_counts(backend: Any) -> tuple[int, int] | None:
 
 @dataclass(frozen=True)
 class RunItem:
-    """One request of a run: ``id`` names it where the run stops (a paper id), ``request`` is rendered already."""
+    """One request of a run: ``id`` names it where the run stops and in failure records (a paper id),
+    ``request`` is rendered already."""
 
     id: str
     request: GenerationRequest
@@ -177,10 +180,12 @@ class RunItem:
 
 @dataclass
 class RunOutcome:
-    """What :func:`run_requests` made: one record per item, in order, with the raw outputs."""
+    """What :func:`run_requests` made: one record per item that got an answer, in item order, with
+    the raw outputs, and the items that failed."""
 
     records: list[dict[str, Any]]
     outputs: list[str]
+    failed: list[FailedItem]
     n_from_cache: int | None     # None when the backend has no cache
     n_backend_calls: int | None
     backend_seconds: float       # inside backend.generate (cache lookups included)
@@ -188,15 +193,19 @@ class RunOutcome:
 
 def run_requests(items: Sequence[RunItem], backend: Any, make_record: Callable[[int, str, str | None], dict], *,
                  output: str | Path | None, batch_size: int | None, progress: bool, unit: str,
-                 description: str) -> RunOutcome:
+                 description: str, failures: FailureLog | None = None, stage: str | None = None) -> RunOutcome:
     """Send every item's request to ``backend`` in batches and turn each answer into a record.
 
     ``make_record(index, raw_output, model_revision)`` builds the record of ``items[index]``; the
-    revision is the one stored with the cached call (see :func:`_revisions`). Each finished batch
-    is appended to ``<output>.partial.jsonl`` (flushed and fsynced) before the next one is sent;
-    a partial file an interrupted run left is appended to, and behind a ``CachedBackend`` a rerun
-    sends only the requests the cache lacks. The caller writes the final file (:func:`finish_run`).
+    revision is the one stored with the cached call (see :func:`_revisions`). Each record is appended
+    to ``<output>.partial.jsonl`` as its answer arrives (flushed; fsynced after each batch). An item
+    whose request fails (:class:`~praib.llm.failures.CallFailure`) becomes a failure record of
+    ``stage`` in ``failures`` (a fresh log when None), and the run goes on until the log says stop.
+    Behind a ``CachedBackend`` every answer is stored as it arrives, so a rerun sends only the failed
+    and missing items. The caller writes the final file (:func:`finish_run`).
     """
+    failures = failures if failures is not None else FailureLog()
+    stage = stage or unit
     partial = partial_path(output) if output is not None else None
     handle = None
     if partial is not None:
@@ -211,38 +220,52 @@ def run_requests(items: Sequence[RunItem], backend: Any, make_record: Callable[[
     if progress:
         from tqdm.auto import tqdm
         bar = tqdm(total=len(items), unit=unit, desc=description, file=sys.stderr, dynamic_ncols=True)
-    records: list[dict[str, Any]] = []
-    outputs: list[str] = []
+    made: dict[int, tuple[dict[str, Any], str]] = {}
+    failed: list[FailedItem] = []
     backend_seconds = 0.0
     try:
         for start in range(0, len(items), size):
             batch = [item.request for item in items[start:start + size]]
+            revisions: list[str | None] | None = None
+
+            def arrived(offset: int, reply: str | CallFailure) -> None:
+                nonlocal revisions
+                index = start + offset
+                if bar is not None:
+                    bar.update(1)
+                if isinstance(reply, CallFailure):
+                    item = FailedItem(items[index].id, stage, reply.error, reply.message, reply.tries)
+                    failed.append(item)
+                    failures.failed(item)  # raises TooManyFailures when the run should stop
+                    return
+                failures.succeeded()
+                if revisions is None:
+                    revisions = _revisions(backend, batch)
+                record = make_record(index, reply, revisions[offset])
+                made[index] = (record, reply)
+                if handle is not None:
+                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                    handle.flush()
+
             tick = time.perf_counter()
             # One batch holding everything (vLLM): let the backend show its own progress.
-            answers = backend.generate(batch, progress=progress and batch_size is None and len(batch) > 1)
+            generate_each(backend, batch, arrived, progress=progress and batch_size is None and len(batch) > 1)
             backend_seconds += time.perf_counter() - tick
-            if len(answers) != len(batch):
-                raise RuntimeError(f"backend {backend.name} returned {len(answers)} outputs for {len(batch)} requests")
-            revisions = _revisions(backend, batch)
-            new = [make_record(start + offset, raw, revisions[offset]) for offset, raw in enumerate(answers)]
             if handle is not None:
-                append_records(handle, new)
-            records.extend(new)
-            outputs.extend(answers)
+                os.fsync(handle.fileno())
             if bar is not None:
-                bar.update(len(batch))
                 counts = _backend_counts(backend)
                 if counts and counts_before:
                     bar.set_postfix(cached=counts[0] - counts_before[0], refresh=False)
+        failures.stop_if_none_answered()
     except BaseException:
         if bar is not None:
             bar.close()
         if handle is not None:
             handle.close()
-        unfinished = f", at {items[len(records)].id}" if len(records) < len(items) else ""
-        logger.warning("stopped after %d of %d %ss%s%s; %s", len(records), len(items), unit, unfinished,
-                       f" (finished ones are in {partial})" if partial is not None else "",
-                       "rerun the same command to resume: outputs already generated are in the call cache"
+        logger.warning("stopped after %d of %d %ss (%d failed)%s; %s", len(made), len(items), unit, len(failed),
+                       f"; finished ones are in {partial}" if partial is not None else "",
+                       "rerun the same command to resume: every answer that arrived is in the call cache"
                        if counts_before is not None else "this backend has no call cache, so a rerun starts over")
         raise
     if bar is not None:
@@ -253,16 +276,22 @@ def run_requests(items: Sequence[RunItem], backend: Any, make_record: Callable[[
     from_cache = calls = None
     if counts_before and counts_after:
         from_cache, calls = counts_after[0] - counts_before[0], counts_after[1] - counts_before[1]
-    return RunOutcome(records, outputs, from_cache, calls, backend_seconds)
+    done = [made[index] for index in sorted(made)]
+    return RunOutcome([record for record, _ in done], [raw for _, raw in done], failed, from_cache, calls,
+                      backend_seconds)
 
 
-def finish_run(records: list[dict[str, Any]], kind: str, output: str | Path | None) -> Dataset:
+def finish_run(records: list[dict[str, Any]], kind: str, output: str | Path | None,
+               failures: FailureLog | None = None) -> Dataset:
     """The records of a finished run as a Dataset of ``kind``, written to ``output`` (which replaces
-    the partial file) when there is one."""
+    the partial file) when there is one, with the run's failure records beside it
+    (``<output>.failures.jsonl``; a stale one is removed when nothing failed)."""
     dataset = records_to_dataset(records, kind)
     if output is not None:
         save_records(dataset, output)
         partial_path(output).unlink(missing_ok=True)
+        if failures is not None:
+            failures.write(output)
     return dataset
 
 
@@ -271,8 +300,10 @@ def run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | N
                    knowledge_cutoff: str | None = None, token_budget: int | None = DEFAULT_TOKEN_BUDGET,
                    remove_appendix: bool = False, batch_size: int | None = None, progress: bool = True,
                    source: str | None = None, tokenizer: Any | None = None,
-                   prompt_params: dict[str, Any] | None = None) -> GenerationResult:
+                   prompt_params: dict[str, Any] | None = None,
+                   failures: FailureLog | None = None) -> GenerationResult:
     """:func:`generate_reviews`, returning the records together with a :class:`GenerationSummary`."""
+    failures = failures if failures is not None else FailureLog()
     started = time.perf_counter()
     sampling = sampling or SamplingConfig()
     if prompt.spec.output != "review":
@@ -322,8 +353,10 @@ def run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | N
                               knowledge_cutoff=knowledge_cutoff)
 
     done = run_requests(items, backend, review_record, output=output, batch_size=batch_size, progress=progress,
-                        unit="review", description=f"{source} / {prompt.spec.name}")
+                        unit="review", description=f"{source} / {prompt.spec.name}", failures=failures,
+                        stage=f"generate:{prompt.spec.name}")
     records = done.records
+    summary.failed = done.failed
     summary.backend_seconds = done.backend_seconds
     outputs = [raw or "" for raw in done.outputs]
     count_many = getattr(count_tokens, "count_many", None)
@@ -340,7 +373,7 @@ def run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | N
             summary.n_partial += 1
     summary.n_generated = len(records)
     summary.n_from_cache, summary.n_backend_calls = done.n_from_cache, done.n_backend_calls
-    dataset = finish_run(records, "review", output)
+    dataset = finish_run(records, "review", output, failures)
     summary.seconds = time.perf_counter() - started
     if summary.n_unparsed:
         logger.warning("%d of %d outputs could not be parsed; their raw text is kept (parse_status 'failed')",
@@ -395,7 +428,7 @@ def generate_reviews(papers: Dataset, backend: Any, prompt: Any, *, venue: str |
                      knowledge_cutoff: str | None = None, token_budget: int | None = DEFAULT_TOKEN_BUDGET,
                      remove_appendix: bool = False, batch_size: int | None = None, progress: bool = True,
                      source: str | None = None, tokenizer: Any | None = None,
-                     prompt_params: dict[str, Any] | None = None) -> Dataset:
+                     prompt_params: dict[str, Any] | None = None, failures: FailureLog | None = None) -> Dataset:
     """Review every paper of ``papers`` with ``backend`` and ``prompt``; return (and write) Review records.
 
     * ``papers``: a Dataset with ``PAPER_FEATURES`` (see :func:`praib.generation.papers.load_papers`).
@@ -416,6 +449,9 @@ def generate_reviews(papers: Dataset, backend: Any, prompt: Any, *, venue: str |
     * ``source``: the records' ``source`` (default: the backend's model name; the folder name
       for a local model directory).
     * ``prompt_params``: extra template parameters (e.g. venue guidelines of Zero-Guide).
+    * ``failures``: the run's :class:`~praib.llm.failures.FailureLog` (``max_failures`` decides
+      when to stop); papers whose request failed get no record and are listed there and in
+      ``<output>.failures.jsonl``.
 
     The records are in the order of ``papers``; each keeps the raw output in
     ``text``, the parsed sections and scores, ``parse_status``/``parse_reason`` and
@@ -426,7 +462,7 @@ def generate_reviews(papers: Dataset, backend: Any, prompt: Any, *, venue: str |
     result = run_generation(papers, backend, prompt, venue=venue, year=year, output=output, sampling=sampling,
                             knowledge_cutoff=knowledge_cutoff, token_budget=token_budget,
                             remove_appendix=remove_appendix, batch_size=batch_size, progress=progress,
-                            source=source, tokenizer=tokenizer, prompt_params=prompt_params)
+                            source=source, tokenizer=tokenizer, prompt_params=prompt_params, failures=failures)
     if progress:
         print(result.summary, file=sys.stderr)
     return result.records

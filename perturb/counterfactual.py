@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from praib.llm.failures import UNREADABLE_ANSWER, FailedItem
 from praib.records import CRITICAL, NEUTRAL
 from praib.perturb.logic import (TEMPLATES, extract_logic, logic_by_paper, logic_features, numbered_paragraphs,
                                 split_paragraphs, table)
@@ -147,6 +148,11 @@ class _Job:
     done: bool = False
     variant: dict | None = None
     log: list[dict] = field(default_factory=list)
+    no_answer: Any = None  # the failed judge Answer of the latest attempt, when it got none it could read
+
+    @property
+    def name(self) -> str:
+        return f"{self.paper['paper_id']}/{self.family}"
 
     @property
     def finding(self) -> dict:
@@ -246,6 +252,13 @@ def critical_counterfactuals(papers: Any, logic: Any, judge: Any, *, families: S
         for job in active:
             job.attempt = round_number
         _run_round(active, judge, seed, templates, progress)
+    for job in jobs:
+        # A job the judge could not answer is a failed item; one whose edits it rejected is an outcome.
+        if job.no_answer is not None and not job.done:
+            judge.failures.failed(FailedItem(job.name, "counterfactual:edit", job.no_answer.error,
+                                             job.no_answer.reason, job.attempt, job.no_answer.raw))
+        else:
+            judge.failures.succeeded()
     return [j.variant for j in jobs if j.variant], [row for j in jobs for row in j.log]
 
 
@@ -256,10 +269,15 @@ def _run_round(jobs: list[_Job], judge: Any, seed: int, templates: str | Path | 
         if not group:
             continue
         answers = judge.json(TEMPLATES.path(f"counterfactual_{family}", templates),
-                             [_edit_context(j) for j in group], EDIT_SCHEMAS[family], progress=progress)
+                             [_edit_context(j) for j in group], EDIT_SCHEMAS[family], progress=progress,
+                             ids=[j.name for j in group], final=False)
         for job, answer in zip(group, answers):
+            job.no_answer = None if answer.ok else answer
+            if not answer.ok:
+                _record(job, "no-answer", problem=answer.reason)
+                continue
             try:
-                kind, summary, changed, allowed = _interpret_edit(job, answer)
+                kind, summary, changed, allowed = _interpret_edit(job, answer.value)
             except ProjectionError as err:
                 _record(job, "invalid-edit", problem=str(err))
                 continue
@@ -272,12 +290,18 @@ def _run_round(jobs: list[_Job], judge: Any, seed: int, templates: str | Path | 
     projections = judge.json(TEMPLATES.path("counterfactual_project", templates), [
         {"family": job.family, "changed": changed,
          "paragraphs": [p for p in job.paragraphs if p["id"] in allowed]}
-        for job, _, _, changed, allowed in planned], PROJECTION_SCHEMA, progress=progress)
+        for job, _, _, changed, allowed in planned], PROJECTION_SCHEMA, progress=progress,
+        ids=[job.name for job, *_ in planned], final=False)
     projected = []
     for (job, kind, summary, changed, allowed), answer in zip(planned, projections):
+        if not answer.ok and answer.error != UNREADABLE_ANSWER:
+            job.no_answer = answer
+            _record(job, "no-answer", kind=kind, problem=answer.reason)
+            continue
+        found = answer.value if isinstance(answer.value, dict) else {}
         edits = [{"paragraph": str(e.get("paragraph")), "original": str(e.get("original") or ""),
                   "replacement": str(e.get("replacement") or "")}
-                 for e in (answer or {}).get("edits") or [] if isinstance(e, dict)]
+                 for e in found.get("edits") or [] if isinstance(e, dict)]
         try:
             text = apply_edits(job.paper["text"], edits, allowed)
         except ProjectionError as err:
@@ -289,9 +313,14 @@ def _run_round(jobs: list[_Job], judge: Any, seed: int, templates: str | Path | 
     verdicts = judge.json(TEMPLATES.path("counterfactual_judge", templates), [
         {"family": job.family, "changed": changed, "description": description, "edits": edits,
          "goal": job.logic["goal"]["summary"]}
-        for job, _, description, changed, edits, _ in projected], VERDICT_SCHEMA, progress=progress)
-    for (job, kind, description, _, edits, text), verdict in zip(projected, verdicts):
-        verdict = verdict if isinstance(verdict, dict) else {}
+        for job, _, description, changed, edits, _ in projected], VERDICT_SCHEMA, progress=progress,
+        ids=[job.name for job, *_ in projected], final=False)
+    for (job, kind, description, _, edits, text), answer in zip(projected, verdicts):
+        if not answer.ok and answer.error != UNREADABLE_ANSWER:
+            job.no_answer = answer
+            _record(job, "no-answer", kind=kind, problem=answer.reason, edits=edits)
+            continue
+        verdict = answer.value if isinstance(answer.value, dict) else {}
         flags = {name: verdict.get(name) is True for name in ("relevant", "minimal", "plausible")}
         explanation = str(verdict.get("explanation") or "") or None
         if all(flags.values()):
@@ -349,10 +378,14 @@ def build_counterfactuals(papers: Any, judge: Any, *, logic: Any = None,
     the kind and, for critical edits, the edited paragraphs and spans."""
     from praib.records import records_to_dataset
 
+    with_logic = papers
     if families and logic is None:
         logic = extract_logic(papers, judge, templates=templates, progress=progress)
+        # Papers whose extraction failed are in the judge's failure log; the others go on.
+        extracted = set(logic["paper_id"])
+        with_logic = papers.select([i for i, paper_id in enumerate(papers["paper_id"]) if paper_id in extracted])
     variants, attempts = ([], []) if not families else critical_counterfactuals(
-        papers, logic, judge, families=families, max_attempts=max_attempts, seed=seed, templates=templates,
+        with_logic, logic, judge, families=families, max_attempts=max_attempts, seed=seed, templates=templates,
         progress=progress)
     variants += neutral_counterfactuals(papers, neutral_kinds, seed=seed, judge=judge, progress=progress)
     if logic is None:

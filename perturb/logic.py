@@ -4,8 +4,9 @@ The paper is split into numbered paragraphs (:func:`split_paragraphs`); the LLM 
 answers in JSON (``logic_extract.jinja``), then checks and corrects its own answer once
 (``logic_refine.jinja``, the self-refinement step). The answer is validated (every paragraph id
 exists, every link points to an existing item, ids are unique); an invalid answer is sent back
-with the list of problems (``max_retries`` times) before :class:`LogicError` names the paper and
-the problems. Every call goes through a :class:`praib.llm.judge.Judge` (its backend is usually behind
+with the list of problems (``max_retries`` times). A paper whose answer is still invalid is left
+out and recorded as a failed item in the judge's failure log, naming the paper and the problems;
+the other papers go on. Every call goes through a :class:`praib.llm.judge.Judge` (its backend is usually behind
 the call cache, so a rerun is free).
 """
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from praib.llm.failures import UNREADABLE_ANSWER, FailedItem
 from praib.records.markdown import paragraph_spans
 from praib.templates import TemplateSet
 
@@ -174,39 +176,49 @@ def extract_logic(papers: Any, judge: Any, *, max_retries: int = 1, templates: s
     """Research logic of every paper (a PAPER_FEATURES Dataset) as a Dataset of :func:`logic_features`.
 
     One extraction call and one self-refinement call per paper; an answer that fails
-    :func:`validate_logic` is sent back with its problems up to ``max_retries`` times.
-    Raises :class:`LogicError` (paper id and problems) when it still fails.
+    :func:`validate_logic` is sent back with its problems up to ``max_retries`` times. A paper
+    whose logic is still invalid (or whose calls failed) is left out and recorded in
+    ``judge.failures`` with the problems. A paper without text is a :class:`LogicError`.
     """
     rows = papers.to_list()
     paragraphs = [numbered_paragraphs(row["text"] or "") for row in rows]
     for row, paras in zip(rows, paragraphs):
         if not paras:
             raise LogicError(f"paper {row['paper_id']}: has no text to extract research logic from")
+    ids = [str(row["paper_id"]) for row in rows]
     items = [{"title": row.get("title") or "", "paragraphs": paras} for row, paras in zip(rows, paragraphs)]
-    drafts = _ask(judge, TEMPLATES.path("logic_extract", templates), items, progress, "extracting research logic")
+    drafts = _ask(judge, TEMPLATES.path("logic_extract", templates), items, ids, progress, "extracting research logic")
     refine = TEMPLATES.path("logic_refine", templates)
-    answers = _ask(judge, refine, [{**item, "draft": _dump(draft), "problems": []}
-                                   for item, draft in zip(items, drafts)], progress, "refining research logic")
+    answers = _ask(judge, refine, [{**item, "draft": _dump(draft.value), "problems": []}
+                                   for item, draft in zip(items, drafts)], ids, progress, "refining research logic")
     attempts = [1] * len(rows)
-    problems = [validate_logic(a, [p["id"] for p in paras]) for a, paras in zip(answers, paragraphs)]
+    problems = [_problems(a, paras) for a, paras in zip(answers, paragraphs)]
     for _ in range(max_retries):
         failing = [i for i, found in enumerate(problems) if found]
         if not failing:
             break
-        retried = _ask(judge, refine, [{**items[i], "draft": _dump(answers[i]), "problems": problems[i]}
-                                       for i in failing], progress, "correcting research logic")
+        retried = _ask(judge, refine, [{**items[i], "draft": _dump(answers[i].value), "problems": problems[i]}
+                                       for i in failing], [ids[i] for i in failing], progress,
+                       "correcting research logic")
         for i, answer in zip(failing, retried):
             answers[i], attempts[i] = answer, attempts[i] + 1
-            problems[i] = validate_logic(answer, [p["id"] for p in paragraphs[i]])
-    failed = [(rows[i]["paper_id"], found) for i, found in enumerate(problems) if found]
-    if failed:
-        paper_id, found = failed[0]
-        more = f" ({len(failed) - 1} more papers failed too)" if len(failed) > 1 else ""
-        raise LogicError(f"paper {paper_id}: the extracted research logic is invalid after {attempts[0]} "
-                         f"attempt(s): {'; '.join(found)}{more}")
-    records = [_as_record(row["paper_id"], answer, judge.backend.model, n)
-               for row, answer, n in zip(rows, answers, attempts)]
+            problems[i] = _problems(answer, paragraphs[i])
+    records = []
+    for row, answer, found, n in zip(rows, answers, problems, attempts):
+        if found:
+            judge.failures.failed(FailedItem(
+                str(row["paper_id"]), "counterfactual:logic", answer.error or UNREADABLE_ANSWER,
+                f"the research logic is invalid after {n} attempt(s): {'; '.join(found)}", n, answer.raw))
+        else:
+            judge.failures.succeeded()
+            records.append(_as_record(row["paper_id"], answer.value, judge.backend.model, n))
     return table(records, logic_features())
+
+
+def _problems(answer: Any, paragraphs: Sequence[dict]) -> list[str]:
+    if not answer.ok and answer.error != UNREADABLE_ANSWER:
+        return [answer.reason]  # no answer arrived: nothing to validate
+    return validate_logic(answer.value, [p["id"] for p in paragraphs])
 
 
 def table(rows: list[dict], features: Any) -> Any:
@@ -222,10 +234,11 @@ def _dump(value: Any) -> str:
     return json.dumps(value, indent=1, ensure_ascii=False) if value is not None else "(no JSON answer)"
 
 
-def _ask(judge: Any, template: Path, items: list[dict], progress: bool, what: str) -> list[Any]:
+def _ask(judge: Any, template: Path, items: list[dict], ids: list[str], progress: bool, what: str) -> list[Any]:
+    """Answers that :func:`extract_logic` validates and settles itself (so not recorded as final)."""
     if progress and items:
         print(f"{what}: {len(items)} paper(s)", file=sys.stderr)
-    return judge.json(template, items, LOGIC_JSON_SCHEMA, progress=progress) if items else []
+    return judge.json(template, items, LOGIC_JSON_SCHEMA, progress=progress, ids=ids, final=False) if items else []
 
 
 def logic_by_paper(logic: Any) -> dict[str, dict]:

@@ -95,10 +95,15 @@ def oracle_reviews(reviews: Any, variants: Any, *, judge: Any = None, seed: int 
 
     paraphrases: dict[str, str] = {}
     if judge is not None and reviewed:
-        outputs = judge.text(TEMPLATES.path("oracle_paraphrase", templates),
+        answers = judge.text(TEMPLATES.path("oracle_paraphrase", templates),
                              [{"review": r["text"] or ""} for r in reviewed], label="oracle:paraphrase",
-                             progress=progress)
-        paraphrases = {r["review_id"]: out.strip() for r, out in zip(reviewed, outputs)}
+                             progress=progress, ids=[str(r["review_id"]) for r in reviewed])
+        paraphrases = {r["review_id"]: answer.value.strip() for r, answer in zip(reviewed, answers) if answer.ok}
+        # A review the judge could not paraphrase (recorded in its failure log) gets no oracle reviews:
+        # its variants would otherwise mix paraphrased and verbatim text.
+        reviewed = [r for r in reviewed if r["review_id"] in paraphrases]
+        kept = {r["review_id"] for r in reviewed}
+        by_paper = {paper: [r for r in rows if r["review_id"] in kept] for paper, rows in by_paper.items()}
 
     comment_template = TEMPLATES.path("oracle_comment", templates)
     rows = []

@@ -10,6 +10,7 @@ ones go through a :class:`praib.llm.judge.Judge`'s backend and its call cache.
 from __future__ import annotations
 
 import inspect
+import logging
 import random
 from dataclasses import dataclass
 from typing import Callable
@@ -18,6 +19,8 @@ from praib.records import NEUTRAL, REVIEW_SECTIONS
 
 from praib.perturb import injection, reviews, rewrite, surface
 from praib.perturb.text import aspect_section_types
+
+logger = logging.getLogger(__name__)
 
 _POSITIONAL = ("row", "rng", "rows", "rngs", "judge", "progress")
 _ID_FIELD = {"paper": "paper_id", "review": "review_id", "rebuttal": "rebuttal_id"}
@@ -136,7 +139,9 @@ def apply_perturbation(kind: str, records, *, seed: int = 0, judge=None, progres
     Every returned record keeps its ``paper_id`` (and id) and gets the ``perturbation`` struct:
     kind, category, component, a description of what changed in it, and the seed. Records the edit
     does not apply to (e.g. a review that is not accept-leaning, for ``rating-flip``) are returned
-    unchanged with a description that says why. LLM-driven kinds need ``judge``. Options:
+    unchanged with a description that says why. Records the edit could not be made for (the LLM gave
+    no answer for them: see ``judge.failures``; no false claims for their paper) are left out, with a
+    warning that counts them. LLM-driven kinds need ``judge``. Options:
     ``fraction``/``per_paragraph``/``rate``/``widths`` for the surface edits, ``claims`` (paper id ->
     list of claims) for ``false-claims``, ``template_file`` (a .jinja path) for the LLM and
     injection kinds.
@@ -165,10 +170,16 @@ def apply_perturbation(kind: str, records, *, seed: int = 0, judge=None, progres
     else:
         edited = [perturbation.run(row, rng, **options)
                   for row, rng in tqdm(list(zip(rows, rngs)), desc=kind, unit="record", disable=not progress)]
-    out = []
-    for new, description in edited:
+    out, left_out = [], []
+    for row, (new, description) in zip(rows, edited):
+        if new is None:
+            left_out.append(f"{row[_ID_FIELD[component]] or row['paper_id']} ({description})")
+            continue
         out.append({**new, "perturbation": {"kind": kind, "category": perturbation.category, "component": component,
                                             "description": description, "seed": seed}})
+    if left_out:
+        logger.warning("%s: %d of %d %s records left out: %s%s", kind, len(left_out), len(rows), component,
+                       "; ".join(left_out[:3]), "; ..." if len(left_out) > 3 else "")
     return records_to_dataset(out, component)
 
 

@@ -140,23 +140,27 @@ def parse_false_claims(output: str) -> list[str]:
 
 
 def generate_claim_buckets(papers, judge, progress: bool = False) -> dict[str, list[str]]:
-    """One bucket of false weakness claims per paper (``papers``: a Dataset of paper records)."""
+    """One bucket of false weakness claims per paper (``papers``: a Dataset of paper records). A paper
+    the judge gave no answer for has no bucket (the failure is in the judge's log)."""
     from praib.perturb.rewrite import generate_texts
 
     rows = list(papers)
-    outputs = generate_texts(judge, "false_claims", [{"title": r["title"] or "", "paper": r["text"] or ""}
-                                                     for r in rows], progress=progress)
-    return {row["paper_id"]: parse_false_claims(output) for row, output in zip(rows, outputs)}
+    answers = generate_texts(judge, "false_claims", [{"title": r["title"] or "", "paper": r["text"] or ""}
+                                                     for r in rows], progress=progress,
+                             ids=[f"{r['paper_id']}/false claims" for r in rows])
+    return {row["paper_id"]: parse_false_claims(answer.value) for row, answer in zip(rows, answers) if answer.ok}
 
 
-def false_claims(row: dict, rng: random.Random, claims: dict[str, list[str]] | None = None) -> tuple[dict, str]:
-    """Three claims from the paper's bucket appended, as list items, to the review's Weaknesses section."""
+def false_claims(row: dict, rng: random.Random,
+                 claims: dict[str, list[str]] | None = None) -> tuple[dict | None, str]:
+    """Three claims from the paper's bucket appended, as list items, to the review's Weaknesses section
+    (None, with the reason, when the paper has no bucket: the review is left out)."""
     if claims is None:
         raise ValueError("`false-claims` needs the false-claim buckets: claims={paper_id: [claim, ...]} "
                          "(on the command line --claims FILE, or --papers FILE with --judge to generate them)")
     bucket = claims.get(row["paper_id"])
     if not bucket:
-        raise ValueError(f"no false claims for paper {row['paper_id']!r} in the claims bucket")
+        return None, f"left out: no false claims for paper {row['paper_id']} in the claims buckets"
     picked = rng.sample(bucket, min(CLAIMS_PER_REVIEW, len(bucket)))
     addition = "\n".join(f"- {claim}" for claim in picked)
     text = row.get("text") or ""

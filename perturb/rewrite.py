@@ -8,7 +8,9 @@ the units, and every span the answer does not name, stays byte-identical; spans 
 are counted in the record's description. The active/passive voice edit rewrites whole paragraphs.
 
 Every prompt goes through the judge's backend (so through the call cache when it has one), in one
-batch for all records. Templates live in ``templates/``; pass ``template=PATH`` to use your own.
+batch for all records. A record with a unit the judge gave no answer for is left out (``None`` in
+place of the edited record, with the reason); the failure is in the judge's log. Templates live in
+``templates/``; pass ``template=PATH`` to use your own.
 """
 
 from __future__ import annotations
@@ -36,10 +38,24 @@ class SpanEdit:
 
 
 def generate_texts(judge, template: str, items: Sequence[dict[str, Any]], progress: bool = False,
-                   override: str | Path | None = None) -> list[str]:
-    """One free-text answer per item from ``template`` rendered with the item, through the judge."""
+                   override: str | Path | None = None, ids: Sequence[str] | None = None) -> list[Any]:
+    """One free-text :class:`~praib.llm.judge.Answer` per item from ``template`` rendered with the
+    item, through the judge; ``ids`` name the items in failure records."""
     path = TEMPLATES.path(Path(override) if override else template)
-    return judge.text(path, items, label=f"perturb:{path.stem}", progress=progress)
+    return judge.text(path, items, label=f"perturb:{path.stem}", progress=progress, ids=ids)
+
+
+def record_name(row: dict) -> str:
+    """How a failure record names the record an edit was for."""
+    return str(row.get("review_id") or row.get("rebuttal_id") or row.get("paper_id"))
+
+
+def _failed(answers: Sequence[Any]) -> str | None:
+    """Why a record cannot be edited: the first of its units that got no answer."""
+    bad = [a for a in answers if not a.ok]
+    if not bad:
+        return None
+    return f"failed: {len(bad)} of {len(answers)} answers missing ({bad[0].error}: {bad[0].reason})"
 
 
 def parse_span_edits(output: str) -> list[SpanEdit]:
@@ -90,14 +106,20 @@ def edit_paper_sections(rows: list[dict], judge, template: str, section_types: t
                 units.append((index, section))
     outputs = generate_texts(judge, template, [{"title": rows[i]["title"] or "", "section": s.heading or "",
                                                 "text": rows[i]["text"][s.start:s.end]} for i, s in units],
-                             progress=progress, override=override)
-    results = []
+                             progress=progress, override=override,
+                             ids=[f"{record_name(rows[i])}/section {s.heading or s.start}" for i, s in units])
+    results: list[tuple[dict | None, str]] = []
     for index, row in enumerate(rows):
         mine = [(s, out) for (i, s), out in zip(units, outputs) if i == index]
         if not mine:
             kinds = ", ".join(section_types) if section_types else "any"
             results.append((row, f"unchanged: no sections of type {kinds}"))
             continue
+        failure = _failed([out for _, out in mine])
+        if failure:
+            results.append((None, failure))
+            continue
+        mine = [(s, out.value) for s, out in mine]
         text, applied, missed, touched = row["text"], 0, 0, []
         for section, output in sorted(mine, key=lambda item: item[0].start, reverse=True):
             body, pairs, lost = apply_span_edits(text[section.start:section.end], parse_span_edits(output))
@@ -116,13 +138,18 @@ def edit_whole_texts(rows: list[dict], judge, template: str, progress: bool = Fa
     sections) is made there too, so fields and text stay consistent."""
     with_text = [row for row in rows if (row["text"] or "").strip()]
     answers = dict(zip(map(id, with_text), generate_texts(judge, template, [{"text": row["text"]} for row in with_text],
-                                                          progress=progress, override=override)))
-    results = []
+                                                          progress=progress, override=override,
+                                                          ids=[record_name(row) for row in with_text])))
+    results: list[tuple[dict | None, str]] = []
     for row in rows:
         if id(row) not in answers:
             results.append((row, "unchanged: no text"))
             continue
-        text, pairs, missed = apply_span_edits(row["text"], parse_span_edits(answers[id(row)]))
+        failure = _failed([answers[id(row)]])
+        if failure:
+            results.append((None, failure))
+            continue
+        text, pairs, missed = apply_span_edits(row["text"], parse_span_edits(answers[id(row)].value))
         edited, unsynced = {**row, "text": text}, 0
         for old, new in pairs:
             holders = [f for f in fields if edited.get(f) and edited[f].count(old) == 1]
@@ -149,10 +176,16 @@ def rewrite_voice(rows: list[dict], rngs: list[random.Random], judge, fraction: 
             count = max(1, round(fraction * len(paragraphs)))
             units += [(index, paragraphs[i]) for i in sorted(rng.sample(range(len(paragraphs)), count))]
     outputs = generate_texts(judge, "paper_voice", [{"text": rows[i]["text"][b.start:b.end]} for i, b in units],
-                             progress=progress, override=override)
-    results = []
+                             progress=progress, override=override,
+                             ids=[f"{record_name(rows[i])}/paragraph at {b.start}" for i, b in units])
+    results: list[tuple[dict | None, str]] = []
     for index, row in enumerate(rows):
-        mine = [(b, out.strip()) for (i, b), out in zip(units, outputs) if i == index]
+        answers = [out for (i, _), out in zip(units, outputs) if i == index]
+        failure = _failed(answers)
+        if failure:
+            results.append((None, failure))
+            continue
+        mine = [(b, out.value.strip()) for (i, b), out in zip(units, outputs) if i == index]
         text, rewritten = row["text"] or "", 0
         for block, output in sorted(mine, key=lambda item: item[0].start, reverse=True):
             if output and output != text[block.start:block.end]:

@@ -13,9 +13,10 @@ class StubBackend:
     - a mapping from the request's template to an answer (a string or a function of the request);
     - a function of the request.
 
+    An answer may be a :class:`praib.llm.failures.CallFailure`: that request fails on its own.
     ``fail_after=n`` raises ``failure`` when a request arrives after n were answered (the run is killed
     mid-way); ``lose_output`` returns one output fewer than requests; ``delay`` sleeps that many seconds
-    per ``generate`` call.
+    per ``generate`` call. Each answer is reported through ``on_answer`` as it is made.
     """
 
     def __init__(self, answers: Sequence[str] | Mapping[str, object] | Callable = ("",), *, name="stub",
@@ -27,7 +28,7 @@ class StubBackend:
         self.requests = []  # every request answered, in order
         self.batches = []   # the requests of each generate() call
 
-    def generate(self, requests, progress=False):
+    def generate(self, requests, progress=False, on_answer=None):
         requests = list(requests)
         self.batches.append(requests)
         if self.delay:
@@ -38,6 +39,8 @@ class StubBackend:
                 raise self.failure
             self.requests.append(request)
             outputs.append(self._answer(position, request))
+            if on_answer is not None and not self.lose_output:
+                on_answer(position, outputs[-1])
         return outputs[:-1] if self.lose_output else outputs
 
     def _answer(self, position, request):

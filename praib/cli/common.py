@@ -5,14 +5,19 @@ Command modules import from here, never from ``praib.cli.main``, which imports t
 
 from __future__ import annotations
 
+import functools
 import json
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Iterator
 
 import click
 
+from praib.llm.backends import DEFAULT_BASE_URL
+from praib.llm.failures import EXIT_FAILED_ITEMS, FailureLog, TooManyFailures, parse_max_failures
 
 BACKENDS = ["vllm", "openai", "transformers"]
-DEFAULT_BASE_URL = "http://localhost:8000/v1"
 CACHE_DIR_HELP = "Call cache; a rerun resumes from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]"
 
 
@@ -42,9 +47,43 @@ def seed_option(help: str):
     return click.option("--seed", type=int, default=0, show_default=True, help=help)
 
 
+@dataclass(frozen=True)
+class JudgeSpec:
+    """The judge a command's options chose; ``model`` None when none was given."""
+
+    model: str | None
+    backend: str
+    base_url: str
+    max_new_tokens: int
+    timeout: float
+    max_tries: int
+    concurrency: int
+    cache_dir: Path | None
+
+    def make(self, failures: FailureLog):
+        """The :class:`praib.llm.judge.Judge` (None without a model), recording into ``failures``."""
+        if not self.model:
+            return None
+        from praib.llm.judge import make_judge
+
+        return make_judge(self.backend, self.model, self.base_url, self.max_new_tokens, self.cache_dir,
+                          timeout=self.timeout, max_tries=self.max_tries, concurrency=self.concurrency,
+                          failures=failures)
+
+
 def judge_options(command):
-    """The options that choose and run a judge model: the same on every command that takes a judge."""
-    return _apply(command, [
+    """The options that choose and run a judge model, the same on every command that takes a judge;
+    the command receives them as one ``judge_spec`` argument, a :class:`JudgeSpec` (and ``cache_dir``)."""
+    @functools.wraps(command)
+    def with_judge(*args, **kwargs):
+        kwargs["judge_spec"] = JudgeSpec(
+            model=kwargs.pop("judge_model"), backend=kwargs.pop("judge_backend"),
+            base_url=kwargs.pop("judge_base_url"), max_new_tokens=kwargs.pop("judge_max_new_tokens"),
+            timeout=kwargs.pop("judge_timeout"), max_tries=kwargs.pop("judge_max_tries"),
+            concurrency=kwargs.pop("judge_concurrency"), cache_dir=kwargs.get("cache_dir"))
+        return command(*args, **kwargs)
+
+    return _apply(with_judge, [
         click.option("--judge", "judge_model", metavar="MODEL",
                      help="Model that judges or edits text: the judged metrics (math engagement, coverage, target/aspect), "
                           "LLM-driven perturbations and counterfactual edits."),
@@ -54,9 +93,53 @@ def judge_options(command):
                      help="OpenAI-compatible server of the judge (--judge-backend openai)."),
         click.option("--judge-max-new-tokens", type=click.IntRange(min=1), default=1024, show_default=True,
                      help="Longest judge answer, in tokens."),
+        click.option("--judge-timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
+                     help="Seconds to wait for one judge answer (--judge-backend openai)."),
+        click.option("--judge-max-tries", type=click.IntRange(min=1), default=5, show_default=True,
+                     help="Attempts per judge request, with exponential backoff, before the item is recorded as "
+                          "failed (--judge-backend openai)."),
+        click.option("--judge-concurrency", type=click.IntRange(min=1), default=8, show_default=True,
+                     help="Parallel requests to the judge's server (--judge-backend openai)."),
         cache_dir_option("Call cache of the judge (and of the command's other model calls); a rerun resumes "
                          "from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]"),
     ])
+
+
+max_failures_option = click.option(
+    "--max-failures", metavar="N|SHARE", default=None,
+    help="Stop the run once N items failed, or once more than SHARE (e.g. 0.1) of the items tried failed. "
+         "[default: go on; stop only when none of the first 20 requests got an answer]")
+
+
+@contextmanager
+def failure_log(max_failures: str | None, output: Path | None) -> Iterator[FailureLog]:
+    """The run's :class:`~praib.llm.failures.FailureLog`. When the block ends, the failed items are
+    written to ``<output>.failures.jsonl`` (a stale file is removed) and counted on stderr, and the
+    command exits with status 3 if there are any; a run stopped by ``--max-failures`` (or a server
+    that never answers) ends with one line and status 1, its failures written all the same."""
+    try:
+        log = FailureLog(parse_max_failures(max_failures))
+    except ValueError as err:
+        raise click.BadParameter(str(err).removeprefix("--max-failures: "), param_hint="--max-failures") from None
+    try:
+        yield log
+        log.stop_if_none_answered()
+    except TooManyFailures as err:
+        _write_failures(log, output)
+        raise click.ClickException(str(err)) from None
+    except BaseException:
+        _write_failures(log, output)
+        raise
+    written = _write_failures(log, output)
+    if log.items:
+        click.echo(f"warning: {log.describe()}"
+                   + (f"; written to {written}" if written else "; give --output to keep the failure records")
+                   + "; rerun the same command to retry them", err=True)
+        raise SystemExit(EXIT_FAILED_ITEMS)
+
+
+def _write_failures(log: FailureLog, output: Path | None) -> Path | None:
+    return log.write(output) if output is not None else None
 
 
 def model_options(command):
@@ -81,6 +164,13 @@ def model_options(command):
                           "[default: all at once for vllm, 16 otherwise]"),
         click.option("--no-cache", is_flag=True, help="Do not read or write the call cache."),
         click.option("--source", help="The records' source field. [default: the model name]"),
+        click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
+                     help="Parallel requests to the server (--backend openai)."),
+        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
+                     help="Seconds to wait for one server response (--backend openai)."),
+        click.option("--max-tries", type=click.IntRange(min=1), default=5, show_default=True,
+                     help="Attempts per request, with exponential backoff, before the item is recorded as failed "
+                          "(--backend openai)."),
     ])
 
 

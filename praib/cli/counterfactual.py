@@ -6,17 +6,12 @@ from pathlib import Path
 
 import click
 
-from praib.cli.common import judge_options, model_options, no_progress_option, output_option, seed_option
-from praib.llm.judge import default_cache_dir, make_judge
+from praib.cli.common import (failure_log, judge_options, max_failures_option, model_options, no_progress_option,
+                              output_option, seed_option)
+from praib.llm.judge import default_cache_dir
 
 CRITICAL_CHOICES = ("finding", "conclusion", "result")
 DEFAULT_EDITS = "finding,conclusion,result,spelling,voice,language-errors,layout"
-
-
-def _judge_or_none(judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir):
-    if not judge_model:
-        return None
-    return make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
 
 
 def _hide_dataset_bars(no_progress: bool) -> None:
@@ -53,26 +48,29 @@ def counterfactual():
               help="Answers asked per paper: an invalid answer is sent back with its problems until this many.")
 @_template_dir_option
 @judge_options
+@max_failures_option
 @no_progress_option
-def extract(papers_source, output, max_tries, templates, judge_model, judge_backend, judge_base_url,
-            judge_max_new_tokens, cache_dir, no_progress):
-    """Extract the research logic (goal, ranked findings, conclusions, results, support links) of PAPERS."""
+def extract(papers_source, output, max_tries, templates, judge_spec, cache_dir, max_failures, no_progress):
+    """Extract the research logic (goal, ranked findings, conclusions, results, support links) of
+    PAPERS. A paper whose logic is still invalid after --max-tries is recorded in
+    OUTPUT.failures.jsonl and the others go on (exit status 3)."""
     _hide_dataset_bars(no_progress)
     from praib.generation.papers import PaperError, load_papers
     from praib.records import save_records
 
     from praib.perturb.logic import extract_logic
 
-    if not judge_model:
+    if not judge_spec.model:
         raise click.UsageError("this command needs a judge: give --judge MODEL")
-    try:
-        judge = make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
-        logic = extract_logic(load_papers(papers_source), judge, max_retries=max_tries - 1, templates=templates,
-                              progress=not no_progress)
-    except (PaperError, *_errors()) as err:
-        raise click.ClickException(str(err)) from None
-    save_records(logic, output)
-    click.echo(f"extracted the research logic of {len(logic)} papers; wrote {output}")
+    with failure_log(max_failures, output) as failures:
+        try:
+            papers = load_papers(papers_source)
+            logic = extract_logic(papers, judge_spec.make(failures), max_retries=max_tries - 1,
+                                  templates=templates, progress=not no_progress)
+        except (PaperError, *_errors()) as err:
+            raise click.ClickException(str(err)) from None
+        save_records(logic, output)
+        click.echo(f"extracted the research logic of {len(logic)} of {len(papers)} papers; wrote {output}")
 
 
 @counterfactual.command()
@@ -89,10 +87,13 @@ def extract(papers_source, output, max_tries, templates, judge_model, judge_back
               help="Findings tried, most relevant first, per paper and soundness-critical edit.")
 @_template_dir_option
 @judge_options
+@max_failures_option
 @no_progress_option
-def build(papers_source, output, edits, logic_source, seed, max_tries, templates, judge_model, judge_backend,
-          judge_base_url, judge_max_new_tokens, cache_dir, no_progress):
-    """Write soundness-critical and soundness-neutral counterfactual versions of PAPERS."""
+def build(papers_source, output, edits, logic_source, seed, max_tries, templates, judge_spec, cache_dir,
+          max_failures, no_progress):
+    """Write soundness-critical and soundness-neutral counterfactual versions of PAPERS. A paper whose
+    logic or edit the judge could not answer is recorded in OUTPUT.failures.jsonl and the others go
+    on (exit status 3)."""
     _hide_dataset_bars(no_progress)
     from praib.generation.papers import PaperError, load_papers
 
@@ -104,21 +105,21 @@ def build(papers_source, output, edits, logic_source, seed, max_tries, templates
         raise click.UsageError("--edits names no edit")
     families = [k for k in chosen if k in CRITICAL_CHOICES]
     neutral = [k for k in chosen if k not in CRITICAL_CHOICES]
-    if families and not judge_model:
+    if families and not judge_spec.model:
         raise click.UsageError("soundness-critical edits need --judge MODEL")
-    try:
-        judge = _judge_or_none(judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir)
-        result = build_counterfactuals(
-            load_papers(papers_source), judge, logic=load_logic(logic_source) if logic_source else None,
-            families=families, neutral_kinds=neutral, max_attempts=max_tries, seed=seed, templates=templates,
-            progress=not no_progress)
-    except (PaperError, *_errors()) as err:
-        raise click.ClickException(str(err)) from None
-    paths = result.save(output)
-    critical = sum(1 for p in result.papers["perturbation"] if p["category"] == "soundness-critical")
-    click.echo(f"{critical} soundness-critical and {len(result.papers) - critical} soundness-neutral variants; "
-               f"attempts: {describe_attempts(result.attempts)}")
-    click.echo(f"wrote {paths['papers']}, {paths['logic']}, {paths['attempts']}")
+    with failure_log(max_failures, output) as failures:
+        try:
+            result = build_counterfactuals(
+                load_papers(papers_source), judge_spec.make(failures),
+                logic=load_logic(logic_source) if logic_source else None, families=families, neutral_kinds=neutral,
+                max_attempts=max_tries, seed=seed, templates=templates, progress=not no_progress)
+        except (PaperError, *_errors()) as err:
+            raise click.ClickException(str(err)) from None
+        paths = result.save(output)
+        critical = sum(1 for p in result.papers["perturbation"] if p["category"] == "soundness-critical")
+        click.echo(f"{critical} soundness-critical and {len(result.papers) - critical} soundness-neutral variants; "
+                   f"attempts: {describe_attempts(result.attempts)}")
+        click.echo(f"wrote {paths['papers']}, {paths['logic']}, {paths['attempts']}")
 
 
 @counterfactual.command()
@@ -130,9 +131,10 @@ def build(papers_source, output, edits, logic_source, seed, max_tries, templates
 @seed_option("Fixes how far each rating is lowered.")
 @_template_dir_option
 @judge_options
+@max_failures_option
 @no_progress_option
-def oracle(reviews_source, variants_source, output, seed, templates, judge_model, judge_backend, judge_base_url,
-           judge_max_new_tokens, cache_dir, no_progress):
+def oracle(reviews_source, variants_source, output, seed, templates, judge_spec, cache_dir, max_failures,
+           no_progress):
     """Oracle reviews of VARIANTS (counterfactual papers from `build`): each original review of REVIEWS restated (paraphrased by --judge, else verbatim),
     with a comment on the planted issue and a lower rating for soundness-critical variants."""
     _hide_dataset_bars(no_progress)
@@ -140,20 +142,21 @@ def oracle(reviews_source, variants_source, output, seed, templates, judge_model
 
     from praib.perturb.oracle import oracle_reviews
 
-    try:
-        judge = _judge_or_none(judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir)
-        reviews = oracle_reviews(load_records(reviews_source, "review"), load_records(variants_source, "paper"),
-                                 judge=judge, seed=seed, templates=templates, progress=not no_progress)
-    except _errors() as err:
-        raise click.ClickException(str(err)) from None
-    output = Path(output)
-    originals_path = Path(f"{output.with_suffix('') if output.suffix else output}.originals.jsonl")
-    of_variants = reviews.filter(lambda r: r["perturbation"] is not None)
-    of_originals = reviews.filter(lambda r: r["perturbation"] is None)
-    save_records(of_variants, output)
-    save_records(of_originals, originals_path)
-    click.echo(f"{len(reviews)} oracle reviews ({len(of_originals)} of originals, {len(of_variants)} of variants);"
-               f" wrote {output} and {originals_path}")
+    with failure_log(max_failures, output) as failures:
+        try:
+            reviews = oracle_reviews(load_records(reviews_source, "review"), load_records(variants_source, "paper"),
+                                     judge=judge_spec.make(failures), seed=seed, templates=templates,
+                                     progress=not no_progress)
+        except _errors() as err:
+            raise click.ClickException(str(err)) from None
+        output = Path(output)
+        originals_path = Path(f"{output.with_suffix('') if output.suffix else output}.originals.jsonl")
+        of_variants = reviews.filter(lambda r: r["perturbation"] is not None)
+        of_originals = reviews.filter(lambda r: r["perturbation"] is None)
+        save_records(of_variants, output)
+        save_records(of_originals, originals_path)
+        click.echo(f"{len(reviews)} oracle reviews ({len(of_originals)} of originals, {len(of_variants)} of "
+                   f"variants); wrote {output} and {originals_path}")
 
 
 @click.command("meta-review")
@@ -171,11 +174,11 @@ def oracle(reviews_source, variants_source, output, seed, templates, judge_model
 @output_option("MetaReview records: .parquet, .jsonl, or a directory (saved dataset).",
                default="meta_reviews.jsonl")
 @judge_options
+@max_failures_option
 @no_progress_option
 def meta_review(model, papers_source, reviews_source, rebuttals_source, backend_kind, base_url, max_new_tokens,
-                temperature, top_p, seed, token_budget, batch_size, no_cache, source, prompt_name,
-                perturb_component, kind, output, judge_model, judge_backend, judge_base_url, judge_max_new_tokens,
-                cache_dir, no_progress):
+                temperature, top_p, seed, token_budget, batch_size, no_cache, source, concurrency, timeout, max_tries,
+                prompt_name, perturb_component, kind, output, judge_spec, cache_dir, max_failures, no_progress):
     """Meta-review PAPERS from their REVIEWS (and --rebuttals) with MODEL, optionally with one input
     perturbed; resumable from the call cache (--cache-dir) like `praib generate`. --judge runs the
     perturbations that need a model."""
@@ -191,21 +194,24 @@ def meta_review(model, papers_source, reviews_source, rebuttals_source, backend_
 
     if (perturb_component is None) != (kind is None):
         raise click.UsageError("--perturb-component and --perturbation go together")
-    try:
-        backend = make_backend(backend_kind, model, **({"base_url": base_url} if backend_kind == "openai" else {}))
-        if not no_cache:
-            backend = CachedBackend(backend, CallCache(cache_dir or default_cache_dir()))
-        judge = _judge_or_none(judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir)
-        run = run_meta_reviews(
-            load_papers(papers_source), load_records(reviews_source, "review"),
-            load_records(rebuttals_source, "rebuttal") if rebuttals_source else None, backend,
-            load_prompt(prompt_name), component=perturb_component, kind=kind, seed=seed, judge=judge, output=output,
-            sampling=SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed),
-            token_budget=token_budget,
-            batch_size=batch_size or (None if backend_kind == "vllm" else DEFAULT_BATCH_SIZE),
-            source=source, progress=not no_progress)
-    except KeyboardInterrupt:
-        raise click.ClickException("interrupted; run the same command again to resume from the call cache") from None
-    except (PaperError, *_errors()) as err:
-        raise click.ClickException(str(err)) from None
-    click.echo(f"{run}; wrote {output}")
+    with failure_log(max_failures, output) as failures:
+        try:
+            server = {"base_url": base_url, "concurrency": concurrency, "timeout": timeout, "max_tries": max_tries}
+            backend = make_backend(backend_kind, model, **(server if backend_kind == "openai" else {}))
+            if not no_cache:
+                backend = CachedBackend(backend, CallCache(cache_dir or default_cache_dir()))
+            run = run_meta_reviews(
+                load_papers(papers_source), load_records(reviews_source, "review"),
+                load_records(rebuttals_source, "rebuttal") if rebuttals_source else None, backend,
+                load_prompt(prompt_name), component=perturb_component, kind=kind, seed=seed,
+                judge=judge_spec.make(failures), output=output,
+                sampling=SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,
+                                        seed=seed),
+                token_budget=token_budget,
+                batch_size=batch_size or (None if backend_kind == "vllm" else DEFAULT_BATCH_SIZE),
+                source=source, progress=not no_progress, failures=failures)
+        except KeyboardInterrupt:
+            raise click.ClickException("interrupted; run the same command again to resume from the call cache") from None
+        except (PaperError, *_errors()) as err:
+            raise click.ClickException(str(err)) from None
+        click.echo(f"{run}; wrote {output}")

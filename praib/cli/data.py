@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from praib.cli.common import DEFAULT_BASE_URL, cache_dir_option, no_progress_option, output_option, seed_option, split_option
+from praib.cli.common import (DEFAULT_BASE_URL, cache_dir_option, failure_log, max_failures_option, no_progress_option,
+                              output_option, seed_option, split_option)
 
 
 @click.group()
@@ -75,11 +76,14 @@ def verify_citations(reviews_path, output, citation_services, bibliographies, co
                                                   "[default: 'Convert the document to markdown.']")
 @cache_dir_option("OCR call cache; a rerun sends only pages not yet transcribed. "
                   "[default: $PRAIB_CACHE or ~/.cache/praib/calls]")
+@max_failures_option
 @no_progress_option
 def pdf_command(inputs, output, venue, year, decision, token_budget, tokenizer, ocr_model, ocr_backend, ocr_base_url,
-        ocr_prompt, cache_dir, no_progress):
+        ocr_prompt, cache_dir, max_failures, no_progress):
     """Convert PDFs (files, or every .pdf directly inside a directory) to markdown Paper records;
-    the file name without .pdf is the paper id."""
+    the file name without .pdf is the paper id. A PDF that cannot be converted (unreadable, or a page
+    the OCR model gave no answer for) is recorded in OUTPUT.failures.jsonl and the others go on
+    (exit status 3)."""
     from praib.llm.judge import default_cache_dir
     from praib.llm.backends import BackendError
     from praib.generation.papers import tokenizer_counter
@@ -100,21 +104,22 @@ def pdf_command(inputs, output, venue, year, decision, token_budget, tokenizer, 
 
         ocr = CachedBackend(VisionOpenAIBackend(ocr_model, base_url=ocr_base_url),
                             CallCache(cache_dir or default_cache_dir()))
-    try:
-        converted = convert_pdfs(inputs, progress=not no_progress, venue=venue, year=year, decision=decision,
-                                 token_budget=token_budget or None, count_tokens=count_tokens, ocr_backend=ocr,
-                                 ocr_prompt=ocr_prompt or OCR_PROMPT)
-    except (PaperTextError, BackendError) as err:
-        raise click.ClickException(str(err)) from None
-    if no_progress:
-        import datasets
+    with failure_log(max_failures, output) as failures:
+        try:
+            converted = convert_pdfs(inputs, progress=not no_progress, failures=failures, venue=venue, year=year,
+                                     decision=decision, token_budget=token_budget or None, count_tokens=count_tokens,
+                                     ocr_backend=ocr, ocr_prompt=ocr_prompt or OCR_PROMPT)
+        except (PaperTextError, BackendError) as err:
+            raise click.ClickException(str(err)) from None
+        if no_progress:
+            import datasets
 
-        datasets.disable_progress_bars()
-    save_records(records_to_dataset([c.record for c in converted], "paper"), output)
-    truncated = [c.record["paper_id"] for c in converted if c.prepared.truncated]
-    click.echo(f"{len(converted)} papers written to {output}"
-               + (f"; {len(truncated)} truncated at {token_budget} tokens: {', '.join(truncated[:10])}"
-                  + (", ..." if len(truncated) > 10 else "") if truncated else "; none truncated"))
+            datasets.disable_progress_bars()
+        save_records(records_to_dataset([c.record for c in converted], "paper"), output)
+        truncated = [c.record["paper_id"] for c in converted if c.prepared.truncated]
+        click.echo(f"{len(converted)} papers written to {output}"
+                   + (f"; {len(truncated)} truncated at {token_budget} tokens: {', '.join(truncated[:10])}"
+                      + (", ..." if len(truncated) > 10 else "") if truncated else "; none truncated"))
 
 
 @data.command("build")

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import click
 
-from praib.cli.common import (judge_options, no_progress_option, output_option, seed_option, split_option,
-                              write_json)
-from praib.llm.judge import make_judge
+from praib.cli.common import (failure_log, judge_options, max_failures_option, no_progress_option, output_option,
+                              seed_option, split_option, write_json)
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
 
@@ -58,15 +57,28 @@ def validate(submission, benchmark_papers, manifest, max_unparsed, split):
 @output_option("Results directory (results.parquet/.jsonl, manifests/, details/, eras.json, run.json).",
                default="results", file_okay=False)
 @click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
+@max_failures_option
 @no_progress_option
-def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, judge_model, judge_backend,
-        judge_base_url, judge_max_new_tokens, cache_dir, output, workers, no_progress):
+def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, judge_spec, cache_dir, output, workers,
+        max_failures, no_progress):
     """Score every SUBMISSION (a directory or JSONL/JSON/Parquet file of Review records with its
     manifest.json, or a Hub dataset id; check it first with `praib leaderboard validate`) with every
     metric against the human reference, with bootstrap 95% intervals per venue and pooled, and
     write the results directory (read it with `praib leaderboard report`). Judged metrics need --judge;
     perturbed records in a submission give robustness rows, and reviews of counterfactual papers
     (with --judge) treatment-effect rows."""
+    if not submissions:
+        raise click.UsageError("give at least one SUBMISSION")
+    if reference_path is None and not demo:
+        raise click.UsageError("give --reference HUMAN (or --demo)")
+    reference_path = reference_path or _demo_reviews_path()
+    with failure_log(max_failures, output) as failures:
+        _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge_spec.make(failures), output,
+             workers, no_progress)
+
+
+def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge, output, workers, no_progress):
+    """The leaderboard run of `run`, with ``judge`` (or None) recording into the run's failure log."""
     from praib.llm.backends import BackendError
 
     from praib.records import RecordError, load_records, perturbation_kind
@@ -74,11 +86,6 @@ def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, 
     from praib.metrics.registry import JUDGED
     from praib.leaderboard.submission import SubmissionError, load_submission
 
-    if not submissions:
-        raise click.UsageError("give at least one SUBMISSION")
-    if reference_path is None and not demo:
-        raise click.UsageError("give --reference HUMAN (or --demo)")
-    reference_path = reference_path or _demo_reviews_path()
     try:
         loaded = [load_submission(s) for s in submissions]
         reference = load_records(reference_path, "review")
@@ -87,8 +94,6 @@ def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, 
             reference = select_rows(reference, lambda row: row["paper_id"] in ids)
             for s in loaded:
                 s.reviews = select_rows(s.reviews, lambda row: row["paper_id"] in ids)
-        judge = (make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
-                 if judge_model else None)
         results = run_leaderboard(loaded, reference, output, reference_label=reference_path,
                                   n_bootstrap=n_bootstrap, seed=seed, judge=judge, workers=workers,
                                   progress=not no_progress)

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import click
 
-from praib.cli.common import (DEFAULT_BASE_URL, BACKENDS, cache_dir_option, judge_options, key_values, model_options,
-                              no_progress_option, output_option, param_values, split_option, write_json)
+from praib.cli.common import (DEFAULT_BASE_URL, BACKENDS, cache_dir_option, failure_log, judge_options, key_values,
+                              max_failures_option, model_options, no_progress_option, output_option, param_values,
+                              split_option, write_json)
 from praib.llm.judge import default_cache_dir, make_judge
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
@@ -58,11 +59,11 @@ def main() -> None:
                    ".gz allowed; repeatable); tried before any service.")
 @click.option("--contact-email", envvar="PRAIB_CONTACT_EMAIL", metavar="EMAIL",
               help="Contact address sent to the citation services (mailto, User-Agent). [default: $PRAIB_CONTACT_EMAIL]")
+@max_failures_option
 @no_progress_option
-def evaluate(input_path, reference_path, output, group_by, scale, split, workers, demo, judge_model, judge_backend,
-             judge_base_url, judge_max_new_tokens, cache_dir, coverage_prefilter, meta_reviews_path,
-             second_judge_model, second_judge_backend, second_judge_base_url, citation_services, bibliographies,
-             contact_email, no_progress):
+def evaluate(input_path, reference_path, output, group_by, scale, split, workers, demo, judge_spec, cache_dir,
+             coverage_prefilter, meta_reviews_path, second_judge_model, second_judge_backend, second_judge_base_url,
+             citation_services, bibliographies, contact_email, max_failures, no_progress):
     """Behavioural profile of every group of reviews in INPUT.
 
     INPUT is a JSONL, JSON or Parquet file of review records, a saved dataset
@@ -76,43 +77,45 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
 
     if demo == bool(input_path):
         raise click.UsageError("give either INPUT or --demo")
+    if not judge_spec.model and (coverage_prefilter is not None or second_judge_model or meta_reviews_path):
+        raise click.UsageError("--coverage-prefilter, --meta-reviews and --second-judge need --judge")
     source = str(resources.files("praib") / DEMO_REVIEWS) if demo else input_path
-    try:
-        reviews = load_records(source, "review", split=split)
-        reference = load_records(reference_path, "review", split=split) if reference_path else None
-        judge = prefilter = second_judge = None
-        if judge_model:
-            judge = make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
+    with failure_log(max_failures, output) as failures:
+        try:
+            reviews = load_records(source, "review", split=split)
+            reference = load_records(reference_path, "review", split=split) if reference_path else None
+            judge = judge_spec.make(failures)
+            prefilter = second_judge = None
             if coverage_prefilter is not None:
                 from praib.metrics.judged.coverage import EmbeddingPrefilter
 
                 prefilter = EmbeddingPrefilter(threshold=coverage_prefilter)
             if second_judge_model:
                 second_judge = make_judge(second_judge_backend, second_judge_model, second_judge_base_url,
-                                           judge_max_new_tokens, cache_dir)
-        elif coverage_prefilter is not None or second_judge_model or meta_reviews_path:
-            raise click.UsageError("--coverage-prefilter, --meta-reviews and --second-judge need --judge")
-        meta_reviews = load_records(meta_reviews_path, "meta_review", split=split) if meta_reviews_path else None
-        citation_verifier = None
-        if citation_services or bibliographies:
-            from praib.sources.verification import make_verifier
+                                          judge_spec.max_new_tokens, cache_dir, timeout=judge_spec.timeout,
+                                          max_tries=judge_spec.max_tries, concurrency=judge_spec.concurrency,
+                                          failures=failures)
+            meta_reviews = load_records(meta_reviews_path, "meta_review", split=split) if meta_reviews_path else None
+            citation_verifier = None
+            if citation_services or bibliographies:
+                from praib.sources.verification import make_verifier
 
-            citation_verifier = make_verifier(citation_services, bibliographies, contact_email,
-                                              cache_dir)
-        results = evaluate_reviews(reviews, reference, group_by=[c.strip() for c in group_by.split(",") if c.strip()],
-                                   scale=scale, workers=workers, progress=not no_progress, judge=judge,
-                                   prefilter=prefilter, second_judge=second_judge, meta_reviews=meta_reviews,
-                                   citation_verifier=citation_verifier)
-    except (RecordError, ValueError, BackendError) as err:
-        raise click.ClickException(str(err)) from None
-    results.input = "praib demo set (illustrative)" if demo else str(input_path)
-    results.reference_source = reference_path
-    click.echo(behaviour_table(results))
-    if citation_verifier is not None:
-        click.echo("\n" + "\n".join(verification_lines(results)))
-    if output:
-        write_json(results.to_dict(), output)
-        click.echo(f"\nWrote {output}", err=True)
+                citation_verifier = make_verifier(citation_services, bibliographies, contact_email, cache_dir)
+            results = evaluate_reviews(reviews, reference,
+                                       group_by=[c.strip() for c in group_by.split(",") if c.strip()], scale=scale,
+                                       workers=workers, progress=not no_progress, judge=judge,
+                                       prefilter=prefilter, second_judge=second_judge, meta_reviews=meta_reviews,
+                                       citation_verifier=citation_verifier)
+        except (RecordError, ValueError, BackendError) as err:
+            raise click.ClickException(str(err)) from None
+        results.input = "praib demo set (illustrative)" if demo else str(input_path)
+        results.reference_source = reference_path
+        click.echo(behaviour_table(results))
+        if citation_verifier is not None:
+            click.echo("\n" + "\n".join(verification_lines(results)))
+        if output:
+            write_json(results.to_dict(), output)
+            click.echo(f"\nWrote {output}", err=True)
 
 
 @main.command()
@@ -128,12 +131,6 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
 @click.option("--knowledge-cutoff", metavar="YYYY-MM", help="Knowledge cut-off stated in the system prompt.")
 @click.option("--remove-appendix", is_flag=True, help="Cut each paper's appendix (after the references) first.")
 @cache_dir_option()
-@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
-              help="Parallel requests to the server (--backend openai).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
-              help="Seconds to wait for one server response (--backend openai).")
-@click.option("--max-tries", type=click.IntRange(min=1), default=5, show_default=True,
-              help="Attempts per request, with exponential backoff, before giving up (--backend openai).")
 @click.option("--tokenizer", help="Tokenizer (local dir or Hub id) to count paper tokens with, when the backend "
                                   "has none (openai); else words x 1.3 is used.")
 @click.option("--prompt-arg", "params", multiple=True, metavar="KEY=VALUE",
@@ -141,17 +138,21 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
 @click.option("--engine-arg", "engine_args", multiple=True, metavar="KEY=VALUE",
               help="vLLM engine argument (repeatable), e.g. max_model_len=32768; values are read as JSON when possible.")
 @click.option("--limit", type=click.IntRange(min=1), help="Review only the first N papers.")
+@max_failures_option
 @no_progress_option
 def generate(model, papers_source, backend_kind, base_url, max_new_tokens, temperature, top_p, seed, token_budget,
-             batch_size, no_cache, source, prompt_name, output, venue, year, knowledge_cutoff, remove_appendix,
-             cache_dir, concurrency, timeout, max_tries, tokenizer, params, engine_args, limit, no_progress):
+             batch_size, no_cache, source, concurrency, timeout, max_tries, prompt_name, output, venue, year,
+             knowledge_cutoff, remove_appendix, cache_dir, tokenizer, params, engine_args, limit, max_failures,
+             no_progress):
     """Write reviews of PAPERS with MODEL (Hub id, server model name or local directory), as Review
     records that `praib evaluate` scores. PAPERS is a directory of .md/.txt papers (file name = paper
     id), or a papers dataset (JSONL/JSON/Parquet, saved dataset, Hub id).
 
-    Every output is cached on disk as soon as the backend returns it: after an
-    interruption, run the same command again and only the missing reviews are
-    generated; an identical rerun generates nothing.
+    Every answer is cached on disk the moment it arrives: after an interruption,
+    run the same command again and only the missing reviews are generated; an
+    identical rerun generates nothing. A paper whose request still fails after
+    --max-tries is recorded in OUTPUT.failures.jsonl and the run goes on (exit
+    status 3); the rerun retries it.
     """
     from praib.llm.backends import BackendError, SamplingConfig, make_backend
     from praib.llm.cache import CachedBackend, CallCache
@@ -173,32 +174,35 @@ def generate(model, papers_source, backend_kind, base_url, max_new_tokens, tempe
                 options[key] = value
     if engine_args and backend_kind != "vllm":
         raise click.UsageError("--engine-arg is for --backend vllm")
-    try:
-        prompt = load_prompt(prompt_name)
-        papers = load_papers(papers_source, venue=venue, year=year)
-        if limit:
-            papers = papers.select(range(min(limit, len(papers))))
-        count_with = None
-        if tokenizer:
-            from transformers import AutoTokenizer
-            try:
-                count_with = AutoTokenizer.from_pretrained(tokenizer)
-            except (OSError, ValueError) as err:
-                raise BackendError(f"could not load tokenizer {tokenizer!r}: {err}") from err
-        backend = make_backend(backend_kind, model, **options)
-        if not no_cache:
-            backend = CachedBackend(backend, CallCache(cache_dir or default_cache_dir()))
-        result = run_generation(
-            papers, backend, prompt, venue=venue, year=year, output=output,
-            sampling=SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed),
-            knowledge_cutoff=knowledge_cutoff, token_budget=token_budget, remove_appendix=remove_appendix,
-            batch_size=batch_size or (None if backend_kind == "vllm" else DEFAULT_BATCH_SIZE),
-            progress=not no_progress, source=source, tokenizer=count_with, prompt_params=prompt_params)
-    except KeyboardInterrupt:
-        raise click.ClickException("interrupted; run the same command again to resume from the call cache") from None
-    except (BackendError, PaperError, RecordError, UnknownScaleError, ValueError) as err:
-        raise click.ClickException(str(err)) from None
-    click.echo(str(result.summary), err=True)
+    with failure_log(max_failures, output) as failures:
+        try:
+            prompt = load_prompt(prompt_name)
+            papers = load_papers(papers_source, venue=venue, year=year)
+            if limit:
+                papers = papers.select(range(min(limit, len(papers))))
+            count_with = None
+            if tokenizer:
+                from transformers import AutoTokenizer
+                try:
+                    count_with = AutoTokenizer.from_pretrained(tokenizer)
+                except (OSError, ValueError) as err:
+                    raise BackendError(f"could not load tokenizer {tokenizer!r}: {err}") from err
+            backend = make_backend(backend_kind, model, **options)
+            if not no_cache:
+                backend = CachedBackend(backend, CallCache(cache_dir or default_cache_dir()))
+            result = run_generation(
+                papers, backend, prompt, venue=venue, year=year, output=output,
+                sampling=SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,
+                                        seed=seed),
+                knowledge_cutoff=knowledge_cutoff, token_budget=token_budget, remove_appendix=remove_appendix,
+                batch_size=batch_size or (None if backend_kind == "vllm" else DEFAULT_BATCH_SIZE),
+                progress=not no_progress, source=source, tokenizer=count_with, prompt_params=prompt_params,
+                failures=failures)
+        except KeyboardInterrupt:
+            raise click.ClickException("interrupted; run the same command again to resume from the call cache") from None
+        except (BackendError, PaperError, RecordError, UnknownScaleError, ValueError) as err:
+            raise click.ClickException(str(err)) from None
+        click.echo(str(result.summary), err=True)
 
 
 @main.group()
@@ -271,30 +275,35 @@ def prompts_show(name, venue, year, force_render, knowledge_cutoff, params):
 @output_option("Where to write the judgements: .parquet or .jsonl.", default="judgements.jsonl", dir_okay=False)
 @split_option
 @judge_options
+@max_failures_option
 @no_progress_option
-def score(input_path, output, split, judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir,
-          no_progress):
+def score(input_path, output, split, judge_spec, cache_dir, max_failures, no_progress):
     """Judge every review of INPUT once and write what the judge decided: math engagement with its
     rationale (and the rule-based detector), atomic strengths and weaknesses, and their target and
-    aspect labels. `praib evaluate --judge` with the same judge and cache reuses these calls."""
+    aspect labels. `praib evaluate --judge` with the same judge and cache reuses these calls.
+
+    A judgement that fails (no answer after --judge-max-tries, or an answer that cannot be read)
+    leaves its columns empty with the reason in math_error / atomic_error, is recorded in
+    OUTPUT.failures.jsonl, and the run goes on (exit status 3)."""
     from praib.llm.backends import BackendError
 
     from praib.evaluation.judged import ReviewJudgements, judgement_records
     from praib.parsing import parse_reviews
     from praib.records import RecordError, load_records, save_records
 
-    if not judge_model:
+    if not judge_spec.model:
         raise click.UsageError("this command needs a judge: give --judge MODEL")
-    try:
-        reviews = parse_reviews(load_records(input_path, "review", split=split))
-        judge = make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
-        columns = reviews.select_columns(["review_id", "paper_id", "source", "text"]).to_dict()
-        judgements = ReviewJudgements(columns, judge, progress=not no_progress)
-        table = judgement_records(columns, judgements, judge)
-    except (RecordError, ValueError, BackendError) as err:
-        raise click.ClickException(str(err)) from None
-    save_records(table, output)
-    click.echo(f"judged {len(table)} reviews with {judge_model}; wrote {output}")
+    with failure_log(max_failures, output) as failures:
+        try:
+            reviews = parse_reviews(load_records(input_path, "review", split=split))
+            judge = judge_spec.make(failures)
+            columns = reviews.select_columns(["review_id", "paper_id", "source", "text"]).to_dict()
+            judgements = ReviewJudgements(columns, judge, progress=not no_progress)
+            table = judgement_records(columns, judgements, judge)
+        except (RecordError, ValueError, BackendError) as err:
+            raise click.ClickException(str(err)) from None
+        save_records(table, output)
+        click.echo(f"judged {len(table)} reviews with {judge_spec.model}; wrote {output}")
 
 
 # Commands defined in their own modules (each imports its heavy dependencies lazily).

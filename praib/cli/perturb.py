@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from praib.cli.common import judge_options, key_values, no_progress_option, output_option, seed_option, split_option
-from praib.llm.judge import make_judge
+from praib.cli.common import (failure_log, judge_options, key_values, max_failures_option, no_progress_option,
+                              output_option, seed_option, split_option)
 
 
 def _option_values(pairs: tuple[str, ...]) -> dict:
@@ -43,11 +43,13 @@ def _option_values(pairs: tuple[str, ...]) -> dict:
               help="An argument of the perturbation (repeatable), e.g. fraction=0.5 or widths=[2,4] (see the README).")
 @no_progress_option
 @judge_options
+@max_failures_option
 def perturb(kind, input_path, list_kinds, output, seed, split, claims, papers, template_file,
-            option_pairs, no_progress, judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir):
+            option_pairs, no_progress, judge_spec, cache_dir, max_failures):
     """Apply PERTURBATION (see --list) to every record of INPUT (JSONL, JSON, Parquet, dataset
     directory, Hub id) and write them to OUTPUT, each with a `perturbation` struct saying what
-    changed. Originals and perturbed records pair by paper_id."""
+    changed. Originals and perturbed records pair by paper_id. A record the LLM gave no usable
+    answer for is left out and recorded in OUTPUT.failures.jsonl (exit status 3)."""
     from praib.llm.backends import BackendError
     from praib.records import RecordError, load_records, save_records
 
@@ -68,41 +70,43 @@ def perturb(kind, input_path, list_kinds, output, seed, split, claims, papers, t
         return
     if not (kind and input_path):
         raise click.UsageError("give PERTURBATION and INPUT (or --list)")
-    try:
-        perturbation = get_perturbation(kind)
-        # Before any LLM work (false-claim buckets): a file of the wrong record kind is a usage error.
-        held = _held_kind(Path(input_path))
-        if held and held != perturbation.component:
-            raise click.UsageError(f"{input_path} holds {held} records; `{kind}` edits {perturbation.component} records")
-        options = _option_values(option_pairs)
-        if template_file:
-            options["template_file"] = template_file
-        judge = None
-        if judge_model:
-            judge = make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
-        elif perturbation.needs_llm or (kind == "false-claims" and not claims):
-            raise click.UsageError(f"`{kind}` needs an LLM: give --judge MODEL"
-                                   + (" (or --claims FILE)" if kind == "false-claims" else ""))
-        if kind == "false-claims":
-            if claims:
-                options["claims"] = load_claim_buckets(claims)
-            elif not papers:
-                raise click.UsageError("false-claims needs --claims FILE, or --papers FILE to generate the claims")
-            else:
-                options["claims"] = generate_claim_buckets(load_records(papers, "paper", split), judge,
-                                                           progress=not no_progress)
-                claims_path = output.with_name(output.name + ".claims.jsonl")
-                save_claim_buckets(options["claims"], claims_path)
-                click.echo(f"wrote the generated false-claim buckets to {claims_path}")
-        records = load_records(input_path, perturbation.component, split)
-        perturbed = apply_perturbation(kind, records, seed=seed, judge=judge, progress=not no_progress, **options)
-    except (RecordError, ValueError, BackendError) as err:
-        raise click.ClickException(str(err)) from None
-    save_records(perturbed, output)
-    unchanged = sum(_same(a, b) for a, b in zip(records.to_list(), perturbed.to_list()))
-    click.echo(f"{kind}: {len(perturbed) - unchanged} of {len(perturbed)} {perturbation.component} records changed"
-               f"{f' ({unchanged} left unchanged, see their perturbation.description)' if unchanged else ''}; "
-               f"wrote {output}")
+    with failure_log(max_failures, output) as failures:
+        try:
+            perturbation = get_perturbation(kind)
+            # Before any LLM work (false-claim buckets): a file of the wrong record kind is a usage error.
+            held = _held_kind(Path(input_path))
+            if held and held != perturbation.component:
+                raise click.UsageError(f"{input_path} holds {held} records; `{kind}` edits {perturbation.component} "
+                                       "records")
+            options = _option_values(option_pairs)
+            if template_file:
+                options["template_file"] = template_file
+            judge = judge_spec.make(failures)
+            if judge is None and (perturbation.needs_llm or (kind == "false-claims" and not claims)):
+                raise click.UsageError(f"`{kind}` needs an LLM: give --judge MODEL"
+                                       + (" (or --claims FILE)" if kind == "false-claims" else ""))
+            if kind == "false-claims":
+                if claims:
+                    options["claims"] = load_claim_buckets(claims)
+                elif not papers:
+                    raise click.UsageError("false-claims needs --claims FILE, or --papers FILE to generate the claims")
+                else:
+                    options["claims"] = generate_claim_buckets(load_records(papers, "paper", split), judge,
+                                                               progress=not no_progress)
+                    claims_path = output.with_name(output.name + ".claims.jsonl")
+                    save_claim_buckets(options["claims"], claims_path)
+                    click.echo(f"wrote the generated false-claim buckets to {claims_path}")
+            records = load_records(input_path, perturbation.component, split)
+            perturbed = apply_perturbation(kind, records, seed=seed, judge=judge, progress=not no_progress,
+                                           **options)
+        except (RecordError, ValueError, BackendError) as err:
+            raise click.ClickException(str(err)) from None
+        save_records(perturbed, output)
+        unchanged = sum(_same(original, row) for original, row in _kept_pairs(records.to_list(), perturbed.to_list()))
+        left_out = len(records) - len(perturbed)
+        click.echo(f"{kind}: {len(perturbed) - unchanged} of {len(records)} {perturbation.component} records changed"
+                   f"{f' ({unchanged} left unchanged, see their perturbation.description)' if unchanged else ''}"
+                   f"{f'; {left_out} left out (no usable LLM answer)' if left_out else ''}; wrote {output}")
 
 
 # Fields only one record kind has, to catch a file of the wrong kind before its fields are dropped.
@@ -126,6 +130,15 @@ def _held_kind(path: Path) -> str | None:
     except (OSError, ValueError):
         return None  # load_records reports the problem with its file and line
     return next((kind for kind, telltale in _TELLTALE if fields & telltale), None)
+
+
+def _kept_pairs(originals: list[dict], perturbed: list[dict]):
+    """(original, perturbed) of every record kept: the perturbed ones are the originals in order, less
+    those left out."""
+    remaining = iter(originals)
+    for row in perturbed:
+        yield next(o for o in remaining if all(o[k] == row[k] for k in ("paper_id", "review_id", "rebuttal_id")
+                                               if k in o)), row
 
 
 def _same(original: dict, perturbed: dict) -> bool:

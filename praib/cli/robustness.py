@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import click
 
-from praib.cli.common import judge_options, key_values, no_progress_option, output_option, split_option, write_json
-from praib.llm.judge import make_judge
+from praib.cli.common import (failure_log, judge_options, key_values, max_failures_option, no_progress_option,
+                              output_option, split_option, write_json)
 
 
 def _nonempty(records, path):
@@ -90,10 +90,11 @@ def robustness(original, perturbed_paths, kind, alpha, margin_pairs, split, outp
 @click.option("--no-sensitivity", is_flag=True, help="Skip ROUGE-2 and assertion Jaccard of neutral versions.")
 @split_option
 @judge_options
+@max_failures_option
 @output_option("Write the effects as JSON here.", dir_okay=False)
 @no_progress_option
-def effects(original, variants, alpha, no_sensitivity, split, judge_model, judge_backend, judge_base_url,
-            judge_max_new_tokens, cache_dir, output, no_progress):
+def effects(original, variants, alpha, no_sensitivity, split, judge_spec, cache_dir, max_failures, output,
+            no_progress):
     """Average treatment effects of soundness-critical versus soundness-neutral paper edits on
     each reviewer's reviews (soundness aspects, sentiment, score), with a mixed model per
     reviewer, Benjamini-Hochberg correction, the ranking score and review sensitivity.
@@ -108,17 +109,16 @@ def effects(original, variants, alpha, no_sensitivity, split, judge_model, judge
     from praib.records import RecordError, load_records
     from praib.metrics.perturbation.treatment import counterfactual_effects, format_effects_table
 
-    try:
-        before = parse_reviews(_nonempty(load_records(original, "review", split=split), original))
-        after = parse_reviews(_nonempty(load_records(variants, "review", split=split), variants))
-        judge = make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir) \
-            if judge_model else None
-        result = counterfactual_effects(before, after, judge, alpha=alpha, sensitivity=not no_sensitivity,
-                                        progress=not no_progress)
-    except (RecordError, ValueError, BackendError) as err:
-        raise click.ClickException(str(err)) from None
-    result["inputs"] = {"original": str(original), "variants": str(variants)}
-    click.echo(format_effects_table(result))
-    if output:
-        write_json(result, output)
-        click.echo(f"wrote {output}")
+    with failure_log(max_failures, output) as failures:
+        try:
+            before = parse_reviews(_nonempty(load_records(original, "review", split=split), original))
+            after = parse_reviews(_nonempty(load_records(variants, "review", split=split), variants))
+            result = counterfactual_effects(before, after, judge_spec.make(failures), alpha=alpha,
+                                            sensitivity=not no_sensitivity, progress=not no_progress)
+        except (RecordError, ValueError, BackendError) as err:
+            raise click.ClickException(str(err)) from None
+        result["inputs"] = {"original": str(original), "variants": str(variants)}
+        click.echo(format_effects_table(result))
+        if output:
+            write_json(result, output)
+            click.echo(f"wrote {output}")

@@ -54,27 +54,35 @@ class ReviewJudgements:
         texts = columns["text"]
         rows = [i for i, text in enumerate(texts) if text and text.strip()]
         self.rows = rows
+        # Failure records name a review by its id (its row when the records carry none).
+        review_ids = columns.get("review_id") or [None] * len(texts)
+        self.ids = [str(rid) if rid else f"row {i + 1}" for i, rid in enumerate(review_ids)]
         self.math: list[bool | None] = [None] * len(texts)
         self.math_rationale: list[str | None] = [None] * len(texts)
-        for i, judgement in zip(rows, judge_math_engagement([texts[i] for i in rows], judge, progress=progress)):
-            self.math[i], self.math_rationale[i] = judgement.engages, judgement.rationale
+        self.math_error: list[str | None] = [None] * len(texts)
+        for i, judgement in zip(rows, judge_math_engagement([texts[i] for i in rows], judge, progress=progress,
+                                                            ids=[self.ids[i] for i in rows])):
+            self.math[i], self.math_rationale[i], self.math_error[i] = (judgement.engages, judgement.rationale,
+                                                                         judgement.error)
         self.math_rules: list[bool | None] = [None] * len(texts)
         for i in rows:
             self.math_rules[i] = detect_math_rule_based(texts[i])
         self.atomic: list[AtomicItems | None] = [None] * len(texts)
         for regime, wanted in (("human", True), ("generated", False)):
             chosen = [i for i in rows if (columns["source"][i] == HUMAN_SOURCE) == wanted]
-            for i, items in zip(chosen, extract_atomic([texts[i] for i in chosen], judge, regime, progress=progress)):
+            for i, items in zip(chosen, extract_atomic([texts[i] for i in chosen], judge, regime, progress=progress,
+                                                       ids=[self.ids[i] for i in chosen])):
                 self.atomic[i] = items
         # Labels per (row, kind): one batch per kind over every atomic item of every review.
         self.labels: dict[tuple[int, str], list[tuple[str | None, str | None]]] = {}
         self.invalid_labels = 0
         for side, kind in KINDS:
-            owners = [(i, item) for i in rows if self.atomic[i] and self.atomic[i].valid
-                      for item in self.atomic[i].side(side)]
-            labelled = label_items([item for _, item in owners], kind, judge, progress=progress)
+            owners = [(i, number, item) for i in rows if self.atomic[i] and self.atomic[i].valid
+                      for number, item in enumerate(self.atomic[i].side(side), 1)]
+            labelled = label_items([item for _, _, item in owners], kind, judge, progress=progress,
+                                   ids=[f"{self.ids[i]}/{kind} {number}" for i, number, _ in owners])
             self.invalid_labels += sum(labelled.invalid.values())
-            for (i, _), label in zip(owners, labelled):
+            for (i, _, _), label in zip(owners, labelled):
                 self.labels.setdefault((i, side), []).append(label)
 
 
@@ -85,13 +93,17 @@ def meta_review_expert_labels(meta_reviews: dict[Any, str], human_texts: dict[An
     paper's human reviews to make points self-contained), then labelled like review items."""
     points: dict[tuple[Any, str], list[str]] = {}
     for paper_id, text in meta_reviews.items():
-        restructured = restructure_meta_review(text, judge, reviews=human_texts.get(paper_id))
+        restructured = restructure_meta_review(text, judge, reviews=human_texts.get(paper_id),
+                                               item_id=f"meta-review of {paper_id}")
         for side, _ in KINDS:
             points[(paper_id, side)] = restructured[side]
     labels: dict[tuple[Any, str], list] = {}
     for side, kind in KINDS:
-        owners = [(key, item) for key, items in points.items() if key[1] == side for item in items]
-        for (key, _), label in zip(owners, label_items([item for _, item in owners], kind, judge, progress=progress)):
+        owners = [(key, number, item) for key, items in points.items() if key[1] == side
+                  for number, item in enumerate(items, 1)]
+        labelled = label_items([item for _, _, item in owners], kind, judge, progress=progress,
+                               ids=[f"meta-review of {key[0]}/{kind} {number}" for key, number, _ in owners])
+        for (key, _, _), label in zip(owners, labelled):
             labels.setdefault(key, []).append(label)
     return labels
 
@@ -191,17 +203,19 @@ def second_judge_agreement(columns: dict, judgements: ReviewJudgements, first: J
     the target and the aspect of every atomic item (as extracted by the first judge), and
     every coverage pair. Cohen's kappa, Krippendorff's alpha and raw agreement for each."""
     texts = [columns["text"][i] for i in judgements.rows]
-    second_math = [j.engages for j in judge_math_engagement(texts, second, progress=progress)]
+    second_math = [j.engages for j in judge_math_engagement(texts, second, progress=progress,
+                                                            ids=[judgements.ids[i] for i in judgements.rows])]
     result: dict[str, Any] = {
         "judge": second.describe(),
         "math_engagement": two_judge_agreement([judgements.math[i] for i in judgements.rows], second_math),
     }
     for side, kind in KINDS:
-        owners = [(i, item) for i in judgements.rows if judgements.atomic[i] and judgements.atomic[i].valid
-                  for item in judgements.atomic[i].side(side)]
+        owners = [(i, number, item) for i in judgements.rows if judgements.atomic[i] and judgements.atomic[i].valid
+                  for number, item in enumerate(judgements.atomic[i].side(side), 1)]
         # Labels were stored in this same review and item order when the first judge ran.
         first_labels = [label for i in judgements.rows for label in judgements.labels.get((i, side), [])]
-        second_labels = label_items([item for _, item in owners], kind, second, progress=progress)
+        second_labels = label_items([item for _, _, item in owners], kind, second, progress=progress,
+                                    ids=[f"{judgements.ids[i]}/{kind} {number}" for i, number, _ in owners])
         result[f"target_{kind}"] = two_judge_agreement([t for t, _ in first_labels], [t for t, _ in second_labels])
         result[f"aspect_{kind}"] = two_judge_agreement([a for _, a in first_labels], [a for _, a in second_labels])
     reference = set(reference_rows)
@@ -221,8 +235,10 @@ JUDGEMENT_FEATURES = Features({
     "judge_model": Value("string"),
     "math_engages": Value("bool"),
     "math_rationale": Value("string"),
+    "math_error": Value("string"),
     "math_rules": Value("bool"),
     "atomic_valid": Value("bool"),
+    "atomic_error": Value("string"),
     "strengths": List(Value("string")),
     "weaknesses": List(Value("string")),
     "strength_targets": List(Value("string")),
@@ -233,7 +249,9 @@ JUDGEMENT_FEATURES = Features({
 
 
 def judgement_records(columns: dict, judgements: ReviewJudgements, judge: Judge) -> Dataset:
-    """One row of :data:`JUDGEMENT_FEATURES` per review with text: what the judge decided."""
+    """One row of :data:`JUDGEMENT_FEATURES` per review with text: what the judge decided, and why
+    it decided nothing where it failed (``math_error``, ``atomic_error``; a label the judge could not
+    give is null in the target and aspect lists)."""
     rows = []
     for i in judgements.rows:
         atomic = judgements.atomic[i]
@@ -242,8 +260,9 @@ def judgement_records(columns: dict, judgements: ReviewJudgements, judge: Judge)
             "review_id": columns["review_id"][i], "paper_id": columns["paper_id"][i],
             "source": columns["source"][i], "judge_model": judge.backend.model,
             "math_engages": judgements.math[i], "math_rationale": judgements.math_rationale[i],
-            "math_rules": judgements.math_rules[i],
+            "math_error": judgements.math_error[i], "math_rules": judgements.math_rules[i],
             "atomic_valid": None if atomic is None else atomic.valid,
+            "atomic_error": None if atomic is None else atomic.error,
             "strengths": [] if atomic is None else atomic.strengths,
             "weaknesses": [] if atomic is None else atomic.weaknesses,
             "strength_targets": [t for t, _ in labels["strengths"]],

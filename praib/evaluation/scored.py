@@ -17,7 +17,7 @@ from praib.metrics.text.textstats import score_texts
 from praib.parsing import parse_reviews
 
 #: The fields every metric of ``evaluate_reviews`` reads.
-SCORED_FIELDS = ("paper_id", "venue", "year", "decision", "source", "text", "rating", "confidence",
+SCORED_FIELDS = ("review_id", "paper_id", "venue", "year", "decision", "source", "text", "rating", "confidence",
                  "recommendation", "parse_status")
 
 

@@ -6,6 +6,15 @@ in request order::
     backend = make_backend("openai", "Qwen/Qwen2.5-7B-Instruct", base_url="http://localhost:8000/v1")
     outputs = backend.generate([GenerationRequest(messages=(("user", "Review this paper: ..."),))])
 
+Failures
+--------
+One request that fails never fails the others: its place in the returned list holds a
+:class:`praib.llm.failures.CallFailure` (the error class, what came back, the tries made) instead of
+text. ``on_answer(index, text_or_failure)`` is called in the caller's thread as each answer arrives,
+so that a caller can store it at once (the call cache does) or stop the run by raising. Only errors
+that would fail every request the same way (an unknown model or URL, a refused API key, a missing
+dependency) raise :class:`BackendError`.
+
 Structured output
 -----------------
 ``choices`` constrains the output to exactly one of the given strings and ``json_schema`` (a JSON
@@ -31,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import http.client
+import inspect
 import json
 import os
 import re
@@ -38,17 +48,24 @@ import socket
 import threading
 import urllib.error
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
+from praib.llm.failures import (BACKEND_EXCEPTION, CONNECTION_FAILED, MALFORMED_RESPONSE, REQUEST_REJECTED,
+                                SERVER_ERROR, TIMEOUT, TRUNCATED_RESPONSE, UNREADABLE_ANSWER, CallFailure)
 
 __all__ = [
-    "SamplingConfig", "GenerationRequest", "Backend", "BackendError", "make_backend",
-    "TransformersBackend", "OpenAIBackend", "VLLMBackend", "build_vllm_requests",
+    "SamplingConfig", "GenerationRequest", "Backend", "BackendError", "OnAnswer", "make_backend",
+    "generate_each", "TransformersBackend", "OpenAIBackend", "VLLMBackend", "build_vllm_requests",
 ]
+
+#: Where `vllm serve` and most local OpenAI-compatible servers listen.
+DEFAULT_BASE_URL = "http://localhost:8000/v1"
+#: Called with (request index, reply) as each reply arrives.
+OnAnswer = Callable[[int, Any], None]
 
 
 @dataclass(frozen=True)
@@ -78,12 +95,39 @@ class Backend(Protocol):
     model: str
     model_revision: str | None
 
-    def generate(self, requests: Sequence[GenerationRequest], progress: bool = False) -> list[str]: ...
+    def generate(self, requests: Sequence[GenerationRequest], progress: bool = False,
+                 on_answer: OnAnswer | None = None) -> list[str | CallFailure]: ...
 
 
 class BackendError(RuntimeError):
-    """A clear, user-facing error: unreachable server, missing optional dependency, bad response."""
+    """An error that fails every request alike (unknown model or URL, refused key, missing dependency)."""
 
+
+def generate_each(backend: Any, requests: Sequence[GenerationRequest], on_answer: OnAnswer,
+                  progress: bool = False) -> list[str | CallFailure]:
+    """``backend.generate`` with ``on_answer`` called exactly once per request: as each reply arrives,
+    and after the call for any reply a backend returned without reporting it (a backend of one's own
+    whose ``generate`` takes no ``on_answer``, or ignores it)."""
+    reported: set[int] = set()
+
+    def arrived(index: int, reply: Any) -> None:
+        reported.add(index)
+        on_answer(index, reply)
+
+    parameters = inspect.signature(backend.generate).parameters
+    takes_callback = "on_answer" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    replies = (backend.generate(requests, progress=progress, on_answer=arrived) if takes_callback
+               else backend.generate(requests, progress=progress))
+    if len(replies) != len(requests):
+        raise BackendError(f"backend {backend.name} returned {len(replies)} outputs for {len(requests)} requests")
+    for index, reply in enumerate(replies):
+        if index not in reported:
+            arrived(index, reply)
+    return list(replies)
+
+
+def _exception_failure(exc: Exception) -> CallFailure:
+    return CallFailure(BACKEND_EXCEPTION, f"{type(exc).__name__}: {exc}"[:500])
 
 def make_backend(kind: str, model: str, **options: Any) -> Backend:
     """Build a backend by name: ``"vllm"``, ``"openai"`` or ``"transformers"``.
@@ -269,30 +313,39 @@ class TransformersBackend:
 
     # -- API ------------------------------------------------------------------------------------
 
-    def generate(self, requests: Sequence[GenerationRequest], progress: bool = False) -> list[str]:
-        outputs = []
-        for req in _progress(requests, len(requests), progress, "transformers"):
-            messages = req.chat()
-            if req.choices:
-                scores = self.choice_logprobs(messages, req.choices)
-                outputs.append(req.choices[max(range(len(scores)), key=scores.__getitem__)])
-                continue
-            text = self._generate_one(messages, req.sampling)
-            if req.json_schema is not None:
-                found = _valid_json(text, req.json_schema)
-                if found is None:
-                    retry = messages + [
-                        {"role": "assistant", "content": text},
-                        {"role": "user", "content": (
-                            "That answer was not valid JSON for the required schema. Reply again with ONLY a "
-                            "single JSON value that matches this JSON schema, with no other text and no "
-                            f"code fences:\n{req.json_schema}")},
-                    ]
-                    text = self._generate_one(retry, req.sampling)
-                    found = _extract_json(text)
-                text = found if found is not None else text
-            outputs.append(text)
+    def generate(self, requests: Sequence[GenerationRequest], progress: bool = False,
+                 on_answer: OnAnswer | None = None) -> list[str | CallFailure]:
+        outputs: list[str | CallFailure] = []
+        for index, req in enumerate(_progress(requests, len(requests), progress, "transformers")):
+            try:
+                output: str | CallFailure = self._answer(req)
+            except Exception as exc:  # one item the model cannot take (a prompt past its positions, ...)
+                output = _exception_failure(exc)
+            outputs.append(output)
+            if on_answer is not None:
+                on_answer(index, output)
         return outputs
+
+    def _answer(self, req: GenerationRequest) -> str:
+        messages = req.chat()
+        if req.choices:
+            scores = self.choice_logprobs(messages, req.choices)
+            return req.choices[max(range(len(scores)), key=scores.__getitem__)]
+        text = self._generate_one(messages, req.sampling)
+        if req.json_schema is not None:
+            found = _valid_json(text, req.json_schema)
+            if found is None:
+                retry = messages + [
+                    {"role": "assistant", "content": text},
+                    {"role": "user", "content": (
+                        "That answer was not valid JSON for the required schema. Reply again with ONLY a "
+                        "single JSON value that matches this JSON schema, with no other text and no "
+                        f"code fences:\n{req.json_schema}")},
+                ]
+                text = self._generate_one(retry, req.sampling)
+                found = _extract_json(text)
+            text = found if found is not None else text
+        return text
 
 
 # --------------------------------------------------------------------------------------------
@@ -300,22 +353,56 @@ class TransformersBackend:
 # --------------------------------------------------------------------------------------------
 
 
-def _reason(exc: BaseException) -> str:
+class _Transient(Retryable):
+    """A failure of one HTTP attempt that another attempt may cure, with its class for the failure record."""
+
+    def __init__(self, kind: str, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason, retry_after)
+        self.kind = kind
+
+
+class _Rejected(Exception):
+    """The server refused this one request (HTTP 4xx other than the ones that refuse every request)."""
+
+
+#: Statuses that would refuse every request alike: stop the run at once rather than fail each item.
+_FATAL_STATUS = {401: "the API key was refused ($OPENAI_API_KEY)", 403: "the API key was refused ($OPENAI_API_KEY)",
+                 404: "no such endpoint or model: check --base-url and the model name"}
+
+
+def _first_bytes(raw: bytes, limit: int = 120) -> str:
+    return repr(raw[:limit]) + (f" ... ({len(raw)} bytes)" if len(raw) > limit else "")
+
+
+def _network_failure(url: str, exc: BaseException, timeout: float) -> _Transient:
+    """What went wrong on the way to ``url``, named as precisely as the exception allows."""
     reason = getattr(exc, "reason", exc)
-    if isinstance(reason, ConnectionRefusedError):
-        return "connection refused"
     if isinstance(reason, (socket.timeout, TimeoutError)):
-        return "timed out"
-    return str(reason) or type(reason).__name__
+        return _Transient(TIMEOUT, f"no response from {url} within {timeout:g} s")
+    if isinstance(reason, ConnectionRefusedError):
+        return _Transient(CONNECTION_FAILED, f"could not connect to {url}: connection refused; is the server running?")
+    if isinstance(reason, socket.gaierror):
+        return _Transient(CONNECTION_FAILED, f"could not resolve the host of {url}: {reason.strerror or reason}")
+    if isinstance(exc, http.client.RemoteDisconnected):
+        return _Transient(CONNECTION_FAILED, f"{url} closed the connection without answering")
+    if isinstance(exc, http.client.IncompleteRead):
+        return _Transient(TRUNCATED_RESPONSE, f"truncated response from {url}: the body ended after "
+                                              f"{len(exc.partial)} bytes, {exc.expected} more were announced")
+    if isinstance(reason, ConnectionError):
+        return _Transient(CONNECTION_FAILED, f"the connection to {url} failed: {reason}")
+    return _Transient(CONNECTION_FAILED, f"could not reach {url}: {str(reason) or type(reason).__name__}")
 
 
 class OpenAIBackend:
     """Any OpenAI-compatible chat server (``vllm serve``, OpenAI, ...), via ``POST {base_url}/chat/completions``.
 
-    Requests run in a thread pool of ``concurrency`` workers. Connection errors, timeouts, HTTP 429
-    and 5xx are retried up to ``max_tries`` attempts in all, waiting ``backoff * 2**attempt`` seconds
-    (capped at ``max_backoff``) or the server's ``Retry-After`` when it sends one. Other HTTP errors
-    and malformed responses raise :class:`BackendError` at once.
+    Requests run in a thread pool of ``concurrency`` workers. Whatever a later attempt may cure is
+    retried up to ``max_tries`` attempts in all, waiting ``backoff * 2**attempt`` seconds (capped at
+    ``max_backoff``) or the server's ``Retry-After`` when it sends one: connection errors, timeouts,
+    HTTP 429 and 5xx, truncated bodies, and a 200 whose body is not UTF-8 JSON or holds no answer.
+    A request that still fails, or that the server refuses (other 4xx), becomes a
+    :class:`~praib.llm.failures.CallFailure` saying what came back; HTTP 401, 403 and 404, which
+    would refuse every request, raise :class:`BackendError` at once.
 
     ``api_key`` defaults to ``$OPENAI_API_KEY``. ``model_revision`` is the ``system_fingerprint`` of
     the latest response that had one (None before the first call or when the server sends none).
@@ -325,7 +412,7 @@ class OpenAIBackend:
 
     name = "openai"
 
-    def __init__(self, model: str, *, base_url: str = "http://localhost:8000/v1", api_key: str | None = None,
+    def __init__(self, model: str, *, base_url: str = DEFAULT_BASE_URL, api_key: str | None = None,
                  concurrency: int = 8, timeout: float = 600.0, max_tries: int = 5, backoff: float = 1.0,
                  max_backoff: float = 60.0, structured: str = "vllm", extra_body: dict | None = None,
                  schema_name: str = "response") -> None:
@@ -373,75 +460,90 @@ class OpenAIBackend:
         body.update(self.extra_body)
         return body
 
-    def _post_once(self, data: bytes) -> dict[str, Any]:
+    def _post_once(self, data: bytes) -> str:
+        """One attempt: the answer's text, or a :class:`_Transient` / :class:`_Rejected` / BackendError."""
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         http_req = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
         try:
             with urllib.request.urlopen(http_req, timeout=self.timeout) as resp:
-                raw = resp.read()
+                status, raw = resp.status, resp.read()
         except urllib.error.HTTPError as exc:
-            detail = exc.read()[:500].decode("utf-8", "replace")
+            detail = _first_bytes(_read_error_body(exc))
+            if exc.code in _FATAL_STATUS:
+                raise BackendError(f"HTTP {exc.code} from {self.url}: {_FATAL_STATUS[exc.code]} ({detail})") from None
             if is_retryable_status(exc.code):
-                raise Retryable(f"HTTP {exc.code} from {self.url}: {detail}",
-                                retry_after_seconds(exc.headers.get("Retry-After"))) from exc
-            raise BackendError(f"HTTP {exc.code} from {self.url}: {detail}") from exc
+                raise _Transient(SERVER_ERROR, f"HTTP {exc.code} from {self.url}: {detail}",
+                                 retry_after_seconds(exc.headers.get("Retry-After"))) from exc
+            raise _Rejected(f"HTTP {exc.code} from {self.url}: {detail}") from exc
         except (urllib.error.URLError, http.client.HTTPException, ConnectionError, socket.timeout,
                 TimeoutError) as exc:
-            raise Retryable(f"could not reach {self.url}: {_reason(exc)}; is the server running?") from exc
+            raise _network_failure(self.url, exc, self.timeout) from exc
         try:
-            payload = json.loads(raw)
-        except ValueError as exc:
-            raise BackendError(f"malformed response from {self.url} (not JSON): {raw[:200]!r}") from exc
-        return payload
-
-    def _call(self, req: GenerationRequest) -> str:
-        data = json.dumps(self.request_body(req)).encode()
-        policy = RetryPolicy(tries=self.max_tries, backoff=self.backoff, max_backoff=self.max_backoff,
-                             max_wait=self.max_backoff)
-        try:
-            payload = call_with_retries(lambda: self._post_once(data), policy)
-        except GaveUp as exc:
-            raise BackendError(str(exc)) from exc
+            payload = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise _Transient(MALFORMED_RESPONSE, f"HTTP {status} from {self.url}, but the body is not UTF-8: "
+                                                 f"{_first_bytes(raw)}") from None
+        except ValueError:
+            raise _Transient(MALFORMED_RESPONSE, f"HTTP {status} from {self.url}, but the body is not JSON: "
+                                                 f"{_first_bytes(raw)}") from None
         try:
             content = payload["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError) as exc:
-            raise BackendError(f"malformed response from {self.url}: {json.dumps(payload)[:300]}") from exc
+        except (KeyError, IndexError, TypeError):
+            content = None
         if not isinstance(content, str):
-            raise BackendError(f"malformed response from {self.url}: message content is {content!r}")
+            raise _Transient(MALFORMED_RESPONSE, f"HTTP {status} from {self.url} without an answer "
+                                                 f"(no choices[0].message.content): {_first_bytes(raw)}")
         fingerprint = payload.get("system_fingerprint") if isinstance(payload, dict) else None
         if fingerprint:
             with self._lock:
                 self.model_revision = fingerprint
+        return content
+
+    def _call(self, req: GenerationRequest) -> str | CallFailure:
+        data = json.dumps(self.request_body(req)).encode()
+        policy = RetryPolicy(tries=self.max_tries, backoff=self.backoff, max_backoff=self.max_backoff,
+                             max_wait=self.max_backoff)
+        try:
+            content = call_with_retries(lambda: self._post_once(data), policy)
+        except GaveUp as exc:
+            return CallFailure(exc.last.kind, f"{exc.last.reason} (after {exc.tries} tries)", exc.tries)
+        except _Rejected as exc:
+            return CallFailure(REQUEST_REJECTED, str(exc))
         if req.choices and self.structured == "openai":
             try:
                 content = json.loads(content)["choice"]
-            except (ValueError, KeyError, TypeError) as exc:
-                raise BackendError(f"expected {{\"choice\": ...}} from {self.url}, got {content[:200]!r}") from exc
+            except (ValueError, KeyError, TypeError):
+                return CallFailure(UNREADABLE_ANSWER, f"expected {{\"choice\": ...}} from {self.url}, got {content[:200]!r}")
         return content
 
-    def generate(self, requests: Sequence[GenerationRequest], progress: bool = False) -> list[str]:
+    def generate(self, requests: Sequence[GenerationRequest], progress: bool = False,
+                 on_answer: OnAnswer | None = None) -> list[str | CallFailure]:
         if not requests:
             return []
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(requests))) as pool:
-            futures = [pool.submit(self._call, r) for r in requests]
-            try:
-                for _ in _progress(_as_completed(futures), len(futures), progress, "openai"):
-                    pass
-                return [f.result() for f in futures]
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                raise
+        replies: list[Any] = [None] * len(requests)
+        pool = ThreadPoolExecutor(max_workers=min(self.concurrency, len(requests)))
+        futures = {pool.submit(self._call, request): index for index, request in enumerate(requests)}
+        try:
+            for future in _progress(as_completed(futures), len(futures), progress, "openai"):
+                index = futures[future]
+                replies[index] = future.result()  # BackendError: every request would fail alike
+                if on_answer is not None:
+                    on_answer(index, replies[index])
+        except BaseException:
+            # Do not wait for requests in flight (up to --timeout each): stop and report at once.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
+        return replies
 
 
-def _as_completed(futures):
-    from concurrent.futures import as_completed
-
-    for f in as_completed(futures):
-        f.result()  # raise the first error as soon as it happens
-        yield f
+def _read_error_body(exc: urllib.error.HTTPError) -> bytes:
+    try:
+        return exc.read()
+    except (OSError, http.client.HTTPException):
+        return b""
 
 
 # --------------------------------------------------------------------------------------------
@@ -508,11 +610,28 @@ class VLLMBackend:
         self.model_revision: str | None = engine_kwargs.get("revision") or (
             _local_revision(local) if local.is_dir() else None)
 
-    def generate(self, requests: Sequence[GenerationRequest], progress: bool = False) -> list[str]:
+    def generate(self, requests: Sequence[GenerationRequest], progress: bool = False,
+                 on_answer: OnAnswer | None = None) -> list[str | CallFailure]:
         if not requests:
             return []
         conversations, params = build_vllm_requests(requests, self._vllm)
+        try:
+            replies: list[str | CallFailure] = self._chat(conversations, params, progress)
+        except Exception:
+            # One request the engine refuses fails the whole batch: send each alone to find it.
+            replies = []
+            for conversation, param in zip(conversations, params):
+                try:
+                    replies.extend(self._chat([conversation], [param], False))
+                except Exception as exc:
+                    replies.append(_exception_failure(exc))
+        if on_answer is not None:
+            for index, reply in enumerate(replies):
+                on_answer(index, reply)
+        return replies
+
+    def _chat(self, conversations: list, params: list, progress: bool) -> list[str]:
         outputs = self.llm.chat(conversations, sampling_params=params, use_tqdm=progress)
-        if len(outputs) != len(requests):
-            raise BackendError(f"vLLM returned {len(outputs)} outputs for {len(requests)} requests")
+        if len(outputs) != len(conversations):
+            raise BackendError(f"vLLM returned {len(outputs)} outputs for {len(conversations)} requests")
         return [out.outputs[0].text for out in outputs]

@@ -18,7 +18,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Sequence
 
-from praib.llm.backends import GenerationRequest
+from praib.llm.backends import GenerationRequest, OnAnswer, generate_each
+from praib.llm.failures import CallFailure
 
 __all__ = ["CallCache", "CachedBackend"]
 
@@ -114,11 +115,13 @@ class CallCache:
 class CachedBackend:
     """Wraps a backend: answers from the cache, sends only the misses to the inner backend.
 
-    The misses of one ``generate`` call go to the inner backend in a single call (so vLLM still
-    batches them), or in calls of ``chunk_size`` requests when that is set (so an interrupted long
-    run keeps more of its work); the outputs are stored as soon as each inner call returns. Identical
-    requests within one call are sent once. ``hits`` / ``misses`` count requests answered from the
-    cache / sent to the inner backend, over the object's life.
+    Each answer is stored the moment it arrives (the inner backend reports it through
+    ``on_answer``), so a run killed at any point repeats no answered call. A failed request
+    (:class:`~praib.llm.failures.CallFailure`) is not stored: a rerun sends it again. The misses of
+    one ``generate`` call go to the inner backend in a single call (so vLLM still batches them), or
+    in calls of ``chunk_size`` requests when that is set. Identical requests within one call are
+    sent once. ``hits`` / ``misses`` count requests answered from the cache / sent to the inner
+    backend, over the object's life.
     """
 
     def __init__(self, inner: Any, cache: CallCache | str | Path, chunk_size: int | None = None) -> None:
@@ -140,24 +143,38 @@ class CachedBackend:
     def model_revision(self) -> str | None:
         return self.inner.model_revision
 
-    def generate(self, requests: Sequence[GenerationRequest], progress: bool = False) -> list[str]:
+    def generate(self, requests: Sequence[GenerationRequest], progress: bool = False,
+                 on_answer: OnAnswer | None = None) -> list[str | CallFailure]:
         keys = [CallCache.key(self.inner.name, self.inner.model, r) for r in requests]
         found = self.cache.get_many(keys)
-        todo: dict[str, GenerationRequest] = {}
-        for k, r in zip(keys, requests):
-            if k in found or k in todo:
+        replies: list[Any] = [None] * len(requests)
+        waiting: dict[str, list[int]] = {}  # key of each request to send -> the positions it answers
+        for index, key in enumerate(keys):
+            if key in found:
                 self.hits += 1
+                replies[index] = found[key]
+                if on_answer is not None:
+                    on_answer(index, found[key])
+            elif key in waiting:
+                self.hits += 1
+                waiting[key].append(index)
             else:
-                todo[k] = r
-        pending = list(todo.items())
+                waiting[key] = [index]
+        pending = list(waiting)
         step = self.chunk_size or max(1, len(pending))
-        for i in range(0, len(pending), step):
-            chunk = pending[i:i + step]
+        for start in range(0, len(pending), step):
+            chunk = pending[start:start + step]
             self.misses += len(chunk)
-            outputs = self.inner.generate([r for _, r in chunk], progress=progress)
-            if len(outputs) != len(chunk):
-                raise RuntimeError(f"backend returned {len(outputs)} outputs for {len(chunk)} requests")
-            self.cache.put_many([(k, o) for (k, _), o in zip(chunk, outputs)], backend=self.inner.name,
-                                model=self.inner.model, model_revision=self.inner.model_revision)
-            found.update((k, o) for (k, _), o in zip(chunk, outputs))
-        return [found[k] for k in keys]
+
+            def arrived(position: int, reply: Any, chunk: list[str] = chunk) -> None:
+                key = chunk[position]
+                if isinstance(reply, str):
+                    self.cache.put(key, reply, backend=self.inner.name, model=self.inner.model,
+                                   model_revision=self.inner.model_revision)
+                for index in waiting[key]:
+                    replies[index] = reply
+                    if on_answer is not None:
+                        on_answer(index, reply)
+
+            generate_each(self.inner, [requests[waiting[key][0]] for key in chunk], arrived, progress=progress)
+        return replies

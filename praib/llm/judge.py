@@ -17,21 +17,43 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-from praib.llm.backends import Backend, GenerationRequest, SamplingConfig, make_backend
+from praib.llm.backends import DEFAULT_BASE_URL, Backend, GenerationRequest, SamplingConfig, generate_each, make_backend
 from praib.llm.cache import CachedBackend, CallCache
+from praib.llm.failures import UNREADABLE_ANSWER, CallFailure, FailedItem, FailureLog
 from praib.templates import TemplateSet
 
 JUDGE_TEMPLATES = TemplateSet("judge", Path(__file__).resolve().parent / "templates", keep_trailing_newline=True)
 
 
+@dataclass(frozen=True)
+class Answer:
+    """The judge's answer to one item: ``value`` (the text, the chosen label, the JSON value) when it
+    is usable, else None with ``error`` (a :mod:`praib.llm.failures` error class) and ``reason``;
+    ``raw`` is what the model said, when it said anything."""
+
+    value: Any = None
+    raw: str | None = None
+    error: str | None = None
+    reason: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
 @dataclass
 class Judge:
-    """A backend used for judging, with temperature 0 by default."""
+    """A backend used for judging, with temperature 0 by default.
+
+    Each item is asked on its own: an item whose call fails or whose answer cannot be read gives an
+    :class:`Answer` without a value, is recorded in ``failures`` (shared with the rest of the run,
+    which stops when the log says so), and the other items go on."""
 
     backend: Backend
     sampling: SamplingConfig = field(default_factory=lambda: SamplingConfig(max_new_tokens=512, temperature=0.0))
+    failures: FailureLog = field(default_factory=FailureLog)
 
     def describe(self) -> dict[str, Any]:
         """What produced the judgements, for the results file."""
@@ -49,36 +71,82 @@ class Judge:
         """The user message of judge template ``template`` (a built-in name or a .jinja path)."""
         return JUDGE_TEMPLATES.render(template, **variables)
 
-    def _requests(self, template: str | Path, items: Sequence[dict], label: str | None = None,
-                  **constraint: Any) -> list[GenerationRequest]:
-        label = label or f"judge:{Path(str(template)).stem}"
-        return [GenerationRequest(messages=(("user", self.render(template, **item)),), sampling=self.sampling,
-                                  template=label, **constraint)
-                for item in items]
-
-    def text(self, template: str | Path, items: Sequence[dict], label: str | None = None,
-             progress: bool = False) -> list[str]:
-        """One free-text answer per item (an edit, a paraphrase). ``label`` is the template name the
-        call cache keys the requests by (default ``judge:<template name>``); stages that kept their
-        own name (``perturb:...``, ``oracle:...``) pass it so that their cached answers stay valid."""
+    def _ask(self, template: str | Path, items: Sequence[dict], ids: Sequence[str] | None, label: str | None,
+             read: Callable[[str], tuple[Any, str | None]], progress: bool, final: bool,
+             **constraint: Any) -> list[Answer]:
+        """Ask about every item; ``read(raw)`` gives (value, None) or (None, why it cannot be read).
+        With ``final`` False the answers are steps the caller settles itself (a draft it will retry):
+        they are not recorded as failed items."""
         if not items:
             return []
-        return list(self.backend.generate(self._requests(template, items, label), progress=progress))
+        if ids is not None and len(ids) != len(items):
+            raise ValueError(f"{len(ids)} ids for {len(items)} items")
+        stage = label or f"judge:{Path(str(template)).stem}"
+        requests = [GenerationRequest(messages=(("user", self.render(template, **item)),), sampling=self.sampling,
+                                      template=stage, **constraint)
+                    for item in items]
+        answers: list[Answer | None] = [None] * len(requests)
+
+        def arrived(index: int, reply: str | CallFailure) -> None:
+            if isinstance(reply, CallFailure):
+                answer, tries = Answer(error=reply.error, reason=reply.message), reply.tries
+            else:
+                value, problem = read(reply)
+                answer = Answer(value, reply) if problem is None else Answer(None, reply, UNREADABLE_ANSWER, problem)
+                tries = 1
+            answers[index] = answer
+            if not final:
+                self.failures.attempted(answered=not isinstance(reply, CallFailure))
+            elif answer.ok:
+                self.failures.succeeded()
+            else:
+                self.failures.failed(FailedItem(ids[index] if ids is not None else f"item {index + 1}", stage,
+                                                answer.error, answer.reason, tries, answer.raw))
+
+        generate_each(self.backend, requests, arrived, progress=progress)
+        return answers
+
+    def text(self, template: str | Path, items: Sequence[dict], label: str | None = None,
+             progress: bool = False, ids: Sequence[str] | None = None, final: bool = True) -> list[Answer]:
+        """One free-text answer per item (an edit, a paraphrase). ``label`` is the template name the
+        call cache keys the requests by (default ``judge:<template name>``); stages that kept their
+        own name (``perturb:...``, ``oracle:...``) pass it so that their cached answers stay valid.
+        ``ids`` name the items in failure records; ``final`` False leaves recording them to the caller."""
+        return self._ask(template, items, ids, label, lambda raw: (raw, None), progress, final)
 
     def choose(self, template: str | Path, items: Sequence[dict], choices: Sequence[str],
-               progress: bool = False) -> list[str]:
-        """One of ``choices`` per item (constrained decoding where the backend supports it;
-        an answer outside the set is mapped to the choice it starts with, else the first choice
-        that appears in it, else it is returned as it is so the caller can count it)."""
-        outputs = self.backend.generate(self._requests(template, items, choices=tuple(choices)), progress=progress)
-        return [_closest_choice(output, choices) for output in outputs]
+               progress: bool = False, ids: Sequence[str] | None = None, final: bool = True) -> list[Answer]:
+        """One of ``choices`` per item (constrained decoding where the backend supports it; an answer
+        outside the set is mapped to the choice it starts with, else the first choice that appears
+        in it, else it cannot be read)."""
+        def read(raw: str) -> tuple[Any, str | None]:
+            chosen = _closest_choice(raw, choices)
+            if chosen in choices:
+                return chosen, None
+            return None, f"the answer {raw.strip()[:80]!r} is none of: {', '.join(choices)}"
 
-    def json(self, template: str | Path, items: Sequence[dict], schema: dict,
-             progress: bool = False) -> list[Any | None]:
-        """One JSON value per item, constrained to ``schema``; None where the answer is not JSON."""
+        return self._ask(template, items, ids, None, read, progress, final, choices=tuple(choices))
+
+    def json(self, template: str | Path, items: Sequence[dict], schema: dict, progress: bool = False,
+             ids: Sequence[str] | None = None, parse: Callable[[Any], Any] | None = None,
+             final: bool = True) -> list[Answer]:
+        """One JSON value per item, constrained to ``schema``. ``parse`` turns the decoded value into
+        what the caller needs (the Answer's value) and raises ValueError, saying why, when it cannot;
+        an answer that holds no JSON value, or that ``parse`` refuses, cannot be read."""
         canonical = json.dumps(schema, sort_keys=True, separators=(",", ":"))
-        outputs = self.backend.generate(self._requests(template, items, json_schema=canonical), progress=progress)
-        return [_loads(output) for output in outputs]
+
+        def read(raw: str) -> tuple[Any, str | None]:
+            value = json_answer(raw)
+            if value is None:
+                return None, f"the answer is not JSON: {raw.strip()[:80]!r}"
+            if parse is None:
+                return value, None
+            try:
+                return parse(value), None
+            except ValueError as err:
+                return None, str(err)
+
+        return self._ask(template, items, ids, None, read, progress, final, json_schema=canonical)
 
 
 def _closest_choice(output: str, choices: Sequence[str]) -> str:
@@ -93,7 +161,8 @@ def _closest_choice(output: str, choices: Sequence[str]) -> str:
     return min(positions)[1] if positions else text
 
 
-def _loads(output: str) -> Any | None:
+def json_answer(output: str) -> Any | None:
+    """The JSON value an answer holds (bare, fenced, or after some words), None when it holds none."""
     text = output.strip()
     if text.startswith("```"):
         text = text.strip("`")
@@ -113,8 +182,14 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("PRAIB_CACHE") or Path.home() / ".cache" / "praib" / "calls")
 
 
-def make_judge(kind: str, model: str, base_url: str, max_new_tokens: int, cache_dir: Path | None) -> Judge:
-    """A judge at temperature 0 behind the on-disk call cache."""
-    options = {"base_url": base_url} if kind == "openai" else {}
+def make_judge(kind: str, model: str, base_url: str = DEFAULT_BASE_URL, max_new_tokens: int = 1024,
+               cache_dir: Path | None = None, *, timeout: float = 600.0, max_tries: int = 5, concurrency: int = 8,
+               failures: FailureLog | None = None) -> Judge:
+    """A judge at temperature 0 behind the on-disk call cache. ``timeout``, ``max_tries`` and
+    ``concurrency`` apply to an OpenAI-compatible server; ``failures`` is the run's failure log."""
+    options: dict[str, Any] = {}
+    if kind == "openai":
+        options = {"base_url": base_url, "timeout": timeout, "max_tries": max_tries, "concurrency": concurrency}
     backend = CachedBackend(make_backend(kind, model, **options), CallCache(cache_dir or default_cache_dir()))
-    return Judge(backend, SamplingConfig(max_new_tokens=max_new_tokens, temperature=0.0))
+    return Judge(backend, SamplingConfig(max_new_tokens=max_new_tokens, temperature=0.0),
+                 failures if failures is not None else FailureLog())

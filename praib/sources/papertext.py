@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from praib.llm.backends import GenerationRequest, OpenAIBackend, SamplingConfig
+from praib.llm.failures import CallFailure, FailedItem, FailureLog
 from praib.generation.papers import DEFAULT_TOKEN_BUDGET, PreparedPaper, prepare_paper_text
 from praib.records.markdown import HEADING, paragraph_spans
 
@@ -63,7 +64,12 @@ _NAMED = re.compile(r"^(abstract|references|bibliography|acknowledge?ments?|appe
 
 
 class PaperTextError(ValueError):
-    """A PDF that cannot be converted; the message names the file and the reason."""
+    """A PDF that cannot be converted; the message names the file and the reason, ``kind`` its class
+    in a failure record."""
+
+    def __init__(self, message: str, kind: str = "UnreadablePDF") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 # --------------------------------------------------------------------------- text layer
@@ -358,9 +364,17 @@ class VisionOpenAIBackend(OpenAIBackend):
 
 def ocr_pdf(pdf: str | Path | bytes, backend: Any, *, prompt: str = OCR_PROMPT, scale: float = 2.0,
             sampling: SamplingConfig = SamplingConfig(max_new_tokens=8192), progress: bool = False) -> str:
-    """Markdown of the PDF transcribed page by page by a vision-language model behind ``backend``."""
+    """Markdown of the PDF transcribed page by page by a vision-language model behind ``backend``;
+    a page the model gave no answer for is a :class:`PaperTextError` (a paper with a page missing
+    would pass for a whole one)."""
     requests = [ocr_request(image, prompt, sampling) for image in page_images(pdf, scale)]
     pages = backend.generate(requests, progress=progress)
+    missing = [(number, page) for number, page in enumerate(pages, 1) if isinstance(page, CallFailure)]
+    if missing:
+        number, failure = missing[0]
+        label = "<bytes>" if isinstance(pdf, bytes) else str(pdf)
+        raise PaperTextError(f"{label}: {len(missing)} of {len(pages)} pages could not be transcribed "
+                             f"(page {number}: {failure.message})", failure.error)
     return "\n\n".join(page.strip() for page in pages if page.strip()) + "\n"
 
 
@@ -422,11 +436,25 @@ def pdf_paths(inputs: Sequence[str | Path]) -> list[Path]:
     return paths
 
 
-def convert_pdfs(inputs: Sequence[str | Path], *, progress: bool = False, **options: Any) -> list[ConvertedPaper]:
-    """:func:`convert_pdf` for every PDF of :func:`pdf_paths`; ``options`` go to :func:`convert_pdf`."""
+def convert_pdfs(inputs: Sequence[str | Path], *, progress: bool = False, failures: FailureLog | None = None,
+                 **options: Any) -> list[ConvertedPaper]:
+    """:func:`convert_pdf` for every PDF of :func:`pdf_paths`; ``options`` go to :func:`convert_pdf`.
+    With ``failures``, a PDF that cannot be converted is recorded there and the others go on;
+    without, it raises :class:`PaperTextError`."""
     paths = pdf_paths(inputs)
     if progress:
         from tqdm.auto import tqdm
 
         paths = tqdm(paths, desc="pdf", unit="paper")
-    return [convert_pdf(path, **options) for path in paths]
+    converted = []
+    for path in paths:
+        try:
+            converted.append(convert_pdf(path, **options))
+        except PaperTextError as err:
+            if failures is None:
+                raise
+            failures.failed(FailedItem(path.stem, "data pdf", err.kind, str(err), 1))
+            continue
+        if failures is not None:
+            failures.succeeded()
+    return converted

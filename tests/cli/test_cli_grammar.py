@@ -7,7 +7,11 @@ import pytest
 
 from praib.cli.main import main
 
-JUDGE_OPTIONS = {"--judge", "--judge-backend", "--judge-base-url", "--judge-max-new-tokens", "--cache-dir"}
+JUDGE_OPTIONS = {"--judge", "--judge-backend", "--judge-base-url", "--judge-max-new-tokens", "--judge-timeout",
+                 "--judge-max-tries", "--judge-concurrency", "--cache-dir"}
+# The same knobs for a server, whichever model it runs: the generator's and the judge's.
+SERVER_OPTIONS = {"--timeout": "--judge-timeout", "--max-tries": "--judge-max-tries",
+                  "--concurrency": "--judge-concurrency"}
 
 
 def _commands(group=main, path=("praib",)):
@@ -70,7 +74,8 @@ ROLE_SPELLINGS = [
     (r"output|^--out$|^-o$", {"--output", "-o"}),
     (r"base.?url|baseurl|endpoint", {"--base-url", "--judge-base-url", "--second-judge-base-url", "--ocr-base-url"}),
     (r"cache", {"--cache-dir", "--no-cache"}),
-    (r"tries|retries|attempts", {"--max-tries"}),
+    (r"tries|retries|attempts", {"--max-tries", "--judge-max-tries"}),
+    (r"failures", {"--max-failures"}),
     (r"seed", {"--seed"}),
     (r"template", {"--template", "--template-dir", "--card-template"}),
     (r"^--kinds?$", set()),
@@ -97,3 +102,17 @@ def test_each_role_has_one_spelling(path):
 def test_no_command_needs_a_flag_to_do_its_job():
     validate = COMMANDS["praib leaderboard validate"]
     assert not any(o.is_flag for o in _options(validate))
+
+
+def test_every_command_that_calls_a_model_can_bound_its_failures_with_the_same_server_knobs():
+    calling = {path: command for path, command in COMMANDS.items()
+               if {"--judge", "--backend", "--ocr-model"} & _names(command)}
+    assert {"praib generate", "praib meta-review", "praib data pdf", "praib score"} <= set(calling)
+    for path, command in calling.items():
+        assert "--max-failures" in _names(command), path
+    for path in ("praib generate", "praib meta-review"):
+        options = {o.opts[0]: o for o in _options(COMMANDS[path])}
+        judge = {o.opts[0]: o for o in _options(COMMANDS["praib score"])}
+        for own, judges in SERVER_OPTIONS.items():
+            assert ((options[own].type.to_info_dict(), options[own].default)
+                    == (judge[judges].type.to_info_dict(), judge[judges].default)), path

@@ -71,12 +71,17 @@ def test_judged_run_through_the_cli_with_the_tiny_model(tmp_path, tiny_model_dir
     result = CliRunner().invoke(main, ["evaluate", str(path), "--judge", str(tiny_model_dir), "--judge-backend",
                                        "transformers", "--judge-max-new-tokens", "8", "--cache-dir",
                                        str(tmp_path / "cache"), "-o", str(output), "--no-progress"])
-    assert result.exit_code == 0, result.output
+    # A random-weight judge writes no readable JSON: counted, reported and recorded, never guessed;
+    # the run finishes with the failed items' status.
+    assert result.exit_code == 3, result.output
     results = json.loads(output.read_text())
     assert results["judge"]["backend"] == "transformers"
-    # A random-weight judge writes no readable JSON: counted and reported, never guessed.
     assert results["invalid_judge_answers"]["math_engagement"] == 2
     assert "Unreadable judge answers" in result.output
+    failures = [json.loads(line) for line in (tmp_path / "results.json.failures.jsonl").read_text().splitlines()]
+    assert sorted(f["stage"] for f in failures) == ["judge:atomic_generated", "judge:atomic_human",
+                                                    "judge:math_engagement", "judge:math_engagement"]
+    assert all(f["error"] == "UnreadableAnswer" and f["raw"] is not None for f in failures)
     model = results["groups"][1]
     for key in ("math_engagement", "coverage_recall_strengths", "coverage_recall_weaknesses",
                 "coverage_precision_strengths", "coverage_precision_weaknesses", "target_aspect_f1"):
@@ -140,12 +145,15 @@ def test_score_writes_every_review_judgement(tmp_path, tiny_model_dir):
     result = CliRunner().invoke(main, ["score", str(path), "--judge", str(tiny_model_dir), "--judge-max-new-tokens",
                                        "8", "--cache-dir", str(tmp_path / "cache"), "-o", str(output),
                                        "--no-progress"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 3, result.output  # the random-weight judge's answers cannot be read
     import datasets
 
     table = datasets.Dataset.from_parquet(str(output))
     assert len(table) == 2 and set(JUDGEMENT_FEATURES) == set(table.column_names)
     assert table["math_rules"] == [True, False]
+    # each failed judgement keeps its reason in the row
+    assert list(table["math_engages"]) == [None, None] and list(table["atomic_valid"]) == [False, False]
+    assert all(e.startswith("the answer is not JSON") for e in list(table["math_error"]) + list(table["atomic_error"]))
     assert table["judge_model"] == [str(tiny_model_dir)] * 2
 
 

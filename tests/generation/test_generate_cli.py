@@ -153,26 +153,31 @@ def test_generate_with_the_openai_backend_then_evaluate(tmp_path, server, papers
     assert group["krippendorff_alpha"]["ICLR"] is not None  # the parsed ratings joined the human panels
 
 
-def test_interrupted_cli_run_resumes(tmp_path, server, papers_dir):
-    """The server fails on the third paper: the run stops with a clear error, keeps what it finished,
-    and the rerun asks the server only for what the cache lacks."""
+def test_a_failed_paper_is_recorded_the_others_written_and_the_rerun_retries_only_it(tmp_path, server, papers_dir):
+    """The server refuses the second paper: the run finishes with the other two written, the failed one
+    recorded with its reason (exit status 3), and the rerun asks the server only for that one."""
     cache, out = tmp_path / "cache", tmp_path / "all.jsonl"
     args = openai_args(server, papers_dir, out, cache) + ["--batch-size", 1, "--concurrency", 1, "--max-tries", 1]
-    server.fail_on = "gamma"
+    server.fail_on = "beta"
     first = CliRunner().invoke(main, [str(a) for a in args])
-    assert first.exit_code == 1 and "HTTP 400" in first.output and "Traceback" not in first.output
+    assert first.exit_code == 3, first.output
+    assert "Traceback" not in first.output
+    assert "failed: 1 papers got no review (first: beta: RequestRejected: HTTP 400" in first.output
     assert paper_ids(server) == ["alpha", "beta", "gamma"]
-    assert not out.exists()
-    partial = [json.loads(line) for line in (tmp_path / "all.partial.jsonl").read_text().splitlines()]
-    assert [r["paper_id"] for r in partial] == ["alpha", "beta"]
+    assert load_records(out)["paper_id"] == ["alpha", "gamma"]
+    [failure] = [json.loads(line) for line in (tmp_path / "all.jsonl.failures.jsonl").read_text().splitlines()]
+    assert {k: failure[k] for k in ("item_id", "stage", "error", "tries")} == {
+        "item_id": "beta", "stage": "generate:extended", "error": "RequestRejected", "tries": 1}
+    assert "HTTP 400" in failure["message"]
+    assert not (tmp_path / "all.partial.jsonl").exists()
 
     server.fail_on = None
     rest = invoke(args)
     assert rest.exit_code == 0, rest.output
     assert "(2 from cache, 1 generated now)" in rest.output
-    assert paper_ids(server) == ["alpha", "beta", "gamma", "gamma"]
+    assert paper_ids(server) == ["alpha", "beta", "beta", "gamma"]
     assert load_records(out)["paper_id"] == ["alpha", "beta", "gamma"]
-    assert not (tmp_path / "all.partial.jsonl").exists()
+    assert not (tmp_path / "all.jsonl.failures.jsonl").exists()
 
 
 def test_unreachable_server_is_a_clear_error(tmp_path, papers_dir):
@@ -184,9 +189,11 @@ def test_unreachable_server_is_a_clear_error(tmp_path, papers_dir):
                                        "--venue", "ICLR", "--year", "2025", "--output", str(tmp_path / "r.jsonl"),
                                        "--cache-dir", str(tmp_path / "cache"), "--max-tries", "1", "--no-progress"])
     assert result.exit_code == 1
-    assert "could not reach" in result.output and "connection refused" in result.output
+    assert "none of the 3 requests got an answer; is the server up?" in result.output
+    assert "could not connect" in result.output and "connection refused" in result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "r.jsonl").exists()
+    assert len((tmp_path / "r.jsonl.failures.jsonl").read_text().splitlines()) == 3
 
 
 @pytest.mark.parametrize("change, message", [

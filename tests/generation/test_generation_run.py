@@ -370,17 +370,18 @@ def test_interrupted_run_resumes_from_the_cache(tmp_path, extended, interrupt):
     failing = reviewer(fail_after=3, failure=KeyboardInterrupt() if interrupt else RuntimeError("crashed"))
     with pytest.raises(KeyboardInterrupt if interrupt else RuntimeError):
         run(papers, CachedBackend(failing, cache), extended, out, batch_size=2)
-    # the first batch (2 reviews) was written before the crash in the third request's batch
+    # every answer that arrived before the crash (p2's too, in the crashed batch) was written at once
     assert not out.exists()
     written = [json.loads(line) for line in partial_path(out).read_text().splitlines()]
-    assert [r["paper_id"] for r in written] == ["p0", "p1"]
+    assert [r["paper_id"] for r in written] == ["p0", "p1", "p2"]
     assert paper_ids(failing) == ["p0", "p1", "p2"]
+    assert len(cache) == 3
 
     resumed = reviewer()
     result = run(papers, CachedBackend(resumed, cache), extended, out, batch_size=2)
     assert not partial_path(out).exists()
-    # p2 was generated before the crash, but its batch never returned: only what the cache lacks is sent
-    assert paper_ids(resumed) == ["p2", "p3", "p4", "p5", "p6"]
+    # no answered call is repeated: only what the cache lacks is sent
+    assert paper_ids(resumed) == ["p3", "p4", "p5", "p6"]
     assert load_records(out)["paper_id"] == [f"p{i}" for i in range(7)]
     assert not partial_path(out).exists()
     assert result.summary.n_from_cache + result.summary.n_backend_calls == 7
@@ -392,15 +393,16 @@ def test_interrupted_run_resumes_from_the_cache(tmp_path, extended, interrupt):
     assert repeat.records.to_list() == load_records(out).to_list()
 
 
-def test_resume_granularity_is_the_batch(tmp_path, extended):
-    """A whole batch that the inner backend finished is in the cache even when the next one fails."""
+@pytest.mark.parametrize("batch_size", [None, 2, 4])
+def test_resume_granularity_is_the_answer_whatever_the_batch(tmp_path, extended, batch_size):
+    """Every answer the inner backend gave is in the cache even when the run dies in the middle of a batch."""
     papers = make_papers(tuple(f"p{i}" for i in range(6)))
     cache = CallCache(tmp_path / "cache")
     with pytest.raises(RuntimeError):
-        run(papers, CachedBackend(reviewer(fail_after=4), cache), extended, None, batch_size=2)
+        run(papers, CachedBackend(reviewer(fail_after=3), cache), extended, None, batch_size=batch_size)
     resumed = reviewer()
-    run(papers, CachedBackend(resumed, cache), extended, None, batch_size=2)
-    assert paper_ids(resumed) == ["p4", "p5"]
+    run(papers, CachedBackend(resumed, cache), extended, None, batch_size=batch_size)
+    assert paper_ids(resumed) == ["p3", "p4", "p5"]
 
 
 def test_changed_sampling_or_prompt_is_not_served_from_the_cache(tmp_path, extended):

@@ -284,15 +284,16 @@ def test_cli_says_when_the_judge_gave_no_usable_answer(tmp_path, monkeypatch):
     from praib.llm.judge import Judge
 
     babbler = StubBackend(["lorem ipsum"], name="babbler", model="babbler", model_revision=None)
-    monkeypatch.setattr("praib.cli.leaderboard.make_judge", lambda *args: Judge(babbler))
+    monkeypatch.setattr("praib.llm.judge.make_judge", lambda *args, failures, **options: Judge(babbler, failures=failures))
     submission = write_submission(tmp_path / "demo-model-b", model_rows("demo-model-b")[:2], "demo-model-b")
     out = tmp_path / "out"
     result = CliRunner().invoke(main, ["leaderboard", "run", str(submission), "--demo", "--n-bootstrap", "5",
                                        "--judge", "babbler", "--output", str(out), "--workers", "1",
                                        "--no-progress"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 3, result.output  # finished, with the unreadable answers recorded as failed items
     warning = next(line for line in result.output.splitlines() if line.startswith("warning:"))
     assert "demo-model-b: no judged metric is defined" in warning and "math_engagement 2" in warning
+    assert (tmp_path / "out.failures.jsonl").exists()
     report = CliRunner().invoke(main, ["leaderboard", "report", str(out), "--output", str(tmp_path / "r.html"),
                                        "--markdown", str(tmp_path / "r.md")])
     assert report.exit_code == 0, report.output

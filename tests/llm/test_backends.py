@@ -16,6 +16,7 @@ from praib.llm.backends import (
     BackendError, GenerationRequest, OpenAIBackend, SamplingConfig, VLLMBackend,
     build_vllm_requests, make_backend,
 )
+from praib.llm.failures import CallFailure
 from tests.chat_server import ChatServer
 
 SCHEMA = json.dumps({"type": "object", "properties": {"rating": {"type": "integer"}}, "required": ["rating"]},
@@ -189,24 +190,42 @@ def test_openai_500_then_success(server):
     assert len(server.bodies) == 3
 
 
-def test_openai_gives_up_after_max_tries(server):
+def test_openai_gives_up_after_max_tries_with_a_failure_for_that_request_only(server):
     server.script = [(500, {}, b"oops")] * 3
-    with pytest.raises(BackendError, match="HTTP 500.*3 tries"):
-        client(server, max_tries=3).generate([req("z")])
+    out = client(server, max_tries=3, concurrency=1).generate([req("z"), req("after")])
+    assert out[0] == CallFailure("ServerError", f"HTTP 500 from {server.url}/chat/completions: b'oops' "
+                                                "(after 3 tries)", 3)
+    assert out[1] == "echo: after"
 
 
-def test_openai_client_error_is_not_retried(server):
-    server.script = [(400, {}, b'{"error": "bad model"}')]
-    with pytest.raises(BackendError, match="HTTP 400.*bad model"):
+def test_openai_client_error_is_a_failure_of_that_request_and_not_retried(server):
+    server.script = [(400, {}, b'{"error": "prompt too long"}')]
+    out = client(server).generate([req("z")])
+    assert out[0].error == "RequestRejected" and "HTTP 400" in out[0].message and "prompt too long" in out[0].message
+    assert out[0].tries == 1 and len(server.bodies) == 1
+
+
+@pytest.mark.parametrize("status", [401, 403, 404])
+def test_openai_statuses_that_refuse_every_request_stop_at_once(server, status):
+    server.script = [(status, {}, b'{"error": "no"}')]
+    with pytest.raises(BackendError, match=f"HTTP {status}"):
         client(server).generate([req("z")])
     assert len(server.bodies) == 1
 
 
-@pytest.mark.parametrize("raw", [b"<html>not json</html>", b'{"choices": []}', b'{"nothing": 1}'])
-def test_openai_malformed_body(server, raw):
+@pytest.mark.parametrize("raw, named", [
+    (b"<html>not json</html>", "the body is not JSON: b'<html>not json</html>'"),
+    (b'{"choices": []}', "without an answer (no choices[0].message.content)"),
+    (b'{"nothing": 1}', "without an answer (no choices[0].message.content)"),
+    (b"\xff\xfe{}", "the body is not UTF-8: b'\\xff\\xfe{}'"),
+])
+def test_openai_malformed_body_is_retried_and_named(server, raw, named):
     server.script = [(200, {}, raw)]
-    with pytest.raises(BackendError, match="malformed response"):
-        client(server).generate([req("z")])
+    assert client(server).generate([req("z")]) == ["echo: z"]  # the second try is served normally
+    assert len(server.bodies) == 2
+    server.script = [(200, {}, raw)] * 2
+    failure = client(server, max_tries=2).generate([req("z")])[0]
+    assert failure.error == "MalformedResponse" and named in failure.message and "HTTP 200" in failure.message
 
 
 def test_openai_unreachable_port():
@@ -215,12 +234,22 @@ def test_openai_unreachable_port():
         port = s.getsockname()[1]  # closed again: nothing listens there
     b = OpenAIBackend("m", base_url=f"http://127.0.0.1:{port}/v1", timeout=1, max_tries=3, backoff=0.01)
     t = time.monotonic()
-    with pytest.raises(BackendError) as info:
-        b.generate([req("x")])
+    failure = b.generate([req("x")])[0]
     assert time.monotonic() - t < 5
-    msg = str(info.value)
-    assert f"could not reach http://127.0.0.1:{port}/v1/chat/completions" in msg
-    assert "connection refused" in msg and "is the server running?" in msg
+    assert failure == CallFailure(
+        "ConnectionFailed", f"could not connect to http://127.0.0.1:{port}/v1/chat/completions: connection refused; "
+                            "is the server running? (after 3 tries)", 3)
+
+
+def test_openai_reports_each_answer_as_it_arrives_in_the_calling_thread(server):
+    import threading
+
+    server.answer = lambda body: (time.sleep(0.3) if body["messages"][-1]["content"] == "slow" else None) or "ok"
+    seen = []
+    b = client(server, concurrency=2)
+    b.generate([req("slow"), req("fast")], on_answer=lambda i, reply: seen.append((i, threading.get_ident())))
+    assert [i for i, _ in seen] == [1, 0]  # the fast one first
+    assert {thread for _, thread in seen} == {threading.get_ident()}
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 import pytest
 
-from praib.llm.judge import Judge
+from praib.llm.failures import CallFailure, FailureLog
+from praib.llm.judge import Answer, Judge
 from tests.doubles import StubBackend
 
 
@@ -13,8 +14,13 @@ def template(tmp_path):
 
 def test_choose_sends_constrained_deterministic_requests_and_maps_loose_answers(template):
     backend = StubBackend(["yes", " No.", "I think yes", "maybe"])
-    answers = Judge(backend).choose(template, [{"review": f"r{i}"} for i in range(4)], ["yes", "no"])
-    assert answers == ["yes", "no", "yes", "maybe"]  # an answer outside the set is returned for counting
+    judge = Judge(backend)
+    answers = judge.choose(template, [{"review": f"r{i}"} for i in range(4)], ["yes", "no"], ids=["a", "b", "c", "d"])
+    assert [a.value for a in answers] == ["yes", "no", "yes", None]
+    assert answers[3] == Answer(None, "maybe", "UnreadableAnswer", "the answer 'maybe' is none of: yes, no")
+    # the unreadable answer is a failed item of the run, named by its id, with what the model said
+    [failed] = judge.failures.items
+    assert (failed.item_id, failed.stage, failed.error, failed.raw) == ("d", "judge:verdict", "UnreadableAnswer", "maybe")
     first = backend.requests[0]
     assert first.choices == ("yes", "no") and first.sampling.temperature == 0.0
     assert first.messages == (("user", "Is this review about maths?\nr0\n"),)
@@ -24,14 +30,16 @@ def test_choose_sends_constrained_deterministic_requests_and_maps_loose_answers(
 def test_json_answers_are_decoded_or_none(template):
     backend = StubBackend(['{"strengths": ["a"], "weaknesses": []}', '```json\n[1, 2]\n```', "no json here"])
     answers = Judge(backend).json(template, [{"review": "x"}] * 3, {"type": "object"})
-    assert answers == [{"strengths": ["a"], "weaknesses": []}, [1, 2], None]
+    assert [a.value for a in answers] == [{"strengths": ["a"], "weaknesses": []}, [1, 2], None]
+    assert answers[2].reason == "the answer is not JSON: 'no json here'"
     assert backend.requests[0].json_schema == '{"type":"object"}'
 
 
 def test_text_answers_are_free_and_keyed_by_the_stage_label(template):
     backend = StubBackend(["An edit.", "Another."])
     judge = Judge(backend)
-    assert judge.text(template, [{"review": "a"}, {"review": "b"}], label="perturb:verdict") == ["An edit.", "Another."]
+    answers = judge.text(template, [{"review": "a"}, {"review": "b"}], label="perturb:verdict")
+    assert [a.value for a in answers] == ["An edit.", "Another."] and all(a.ok for a in answers)
     first = backend.requests[0]
     assert (first.template, first.choices, first.json_schema) == ("perturb:verdict", None, None)
     assert first.messages == (("user", "Is this review about maths?\na\n"),)
@@ -52,3 +60,28 @@ def test_describe_records_the_judge_and_its_parameters():
     assert Judge(StubBackend(["x"])).describe() == {
         "backend": "stub", "model": "stub-judge", "model_revision": "rev1", "temperature": 0.0, "top_p": 1.0,
         "max_new_tokens": 512, "seed": 0}
+
+
+def test_json_parse_refusal_and_call_failures_carry_their_reason_and_the_others_go_on(template):
+    def parse(value):
+        if "verdict" not in value:
+            raise ValueError("no verdict")
+        return value["verdict"]
+
+    failure = CallFailure("ServerError", "HTTP 500 from http://x/v1/chat/completions: b'down' (after 5 tries)", 5)
+    backend = StubBackend(['{"verdict": "yes"}', failure, '{"other": 1}'])
+    judge = Judge(backend, failures=FailureLog())
+    answers = judge.json(template, [{"review": r} for r in "abc"], {"type": "object"}, ids=["r1", "r2", "r3"],
+                         parse=parse)
+    assert answers == [Answer("yes", '{"verdict": "yes"}'),
+                       Answer(None, None, "ServerError", failure.message),
+                       Answer(None, '{"other": 1}', "UnreadableAnswer", "no verdict")]
+    assert [(f.item_id, f.error, f.tries) for f in judge.failures.items] == [("r2", "ServerError", 5),
+                                                                          ("r3", "UnreadableAnswer", 1)]
+    assert judge.failures.tried == 3
+
+
+def test_intermediate_steps_are_left_to_the_caller(template):
+    judge = Judge(StubBackend(["not json"]))
+    [answer] = judge.json(template, [{"review": "a"}], {"type": "object"}, final=False)
+    assert not answer.ok and judge.failures.items == [] and judge.failures.tried == 0

@@ -128,10 +128,31 @@ def test_an_invalid_answer_is_sent_back_with_its_problems():
     assert logic[0]["attempts"] == 2 and logic[0]["results"][0]["paragraphs"] == ["p5", "p6"]
 
 
-def test_invalid_json_after_the_retries_is_a_clear_error():
+def test_invalid_json_after_the_retries_is_a_failed_paper_and_the_others_go_on():
     backend = scripted([(REFINE, "I cannot answer in JSON."), (EXTRACT, json.dumps(LOGIC))])
-    with pytest.raises(LogicError, match=r"paper paper-1: .* after 3 attempt\(s\): the answer is not a JSON object"):
-        extract_logic(_papers(), Judge(backend), max_retries=2, progress=False)
+    judge = Judge(backend)
+    logic = extract_logic(_papers(), judge, max_retries=2, progress=False)
+    assert len(logic) == 0
+    [failed] = judge.failures.items
+    assert (failed.item_id, failed.stage, failed.error, failed.tries, failed.raw) == (
+        "paper-1", "counterfactual:logic", "UnreadableAnswer", 3, "I cannot answer in JSON.")
+    assert failed.message == "the research logic is invalid after 3 attempt(s): the answer is not a JSON object"
+    # the drafts and retries that the extraction settles itself are not failures of their own
+    assert judge.failures.tried == 1
+
+
+def test_one_paper_whose_logic_stays_invalid_does_not_stop_the_build_of_the_others():
+    papers = records_to_dataset([coerce_record({"paper_id": paper_id, "venue": "ICLR", "year": 2025, "title": title,
+                                                "text": PAPER.replace("Sparse Adapters", title)}, "paper", "test")
+                                 for paper_id, title in (("good", "Sparse Adapters"), ("bad", "Broken Paper"))],
+                                "paper")
+    backend = scripted([("Broken Paper", "I cannot answer in JSON."), (EXTRACT, json.dumps(LOGIC)),
+                        (REFINE, json.dumps(LOGIC)), *_edit_rules()])
+    judge = Judge(backend)
+    result = build_counterfactuals(papers, judge, families=["finding"], neutral_kinds=(), progress=False)
+    assert list(result.logic["paper_id"]) == ["good"]
+    assert [v["paper_id"] for v in result.papers.to_list()] == ["good"]
+    assert [(f.item_id, f.stage) for f in judge.failures.items] == [("bad", "counterfactual:logic")]
 
 
 def test_an_edit_changes_only_its_span_inside_the_cited_paragraph():

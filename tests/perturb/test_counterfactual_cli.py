@@ -60,7 +60,7 @@ def _run(args):
 def test_extract_build_and_oracle_on_the_demo_set(tmp_path, model):
     judge = ["--judge", "stub-model", "--cache-dir", str(tmp_path / "cache"), "--no-progress"]
     out = _run(["counterfactual", "extract", f"{DEMO}/papers.jsonl", "-o", str(tmp_path / "logic.jsonl"), *judge])
-    assert "extracted the research logic of 8 papers" in out
+    assert "extracted the research logic of 8 of 8 papers" in out
     build = ["counterfactual", "build", f"{DEMO}/papers.jsonl", "-o", str(tmp_path / "variants.jsonl"),
              "--edits", "finding,result", "--logic", str(tmp_path / "logic.jsonl"), "--seed", "5", *judge]
     out = _run(build)

@@ -79,7 +79,7 @@ def test_false_claims_from_a_claims_file(tmp_path):
 def test_llm_kind_through_the_judge_options(tmp_path, monkeypatch):
     backend = StubBackend(["1. Text Span to Edit\n- Start Words: Dense graphs\n- Ending Words: not nodes.\n"
                                 "2. Edited Text Span\nWe are the first to notice that dense graphs are slow."])
-    monkeypatch.setattr("praib.cli.perturb.make_judge", lambda *args: Judge(backend))
+    monkeypatch.setattr("praib.llm.judge.make_judge", lambda *args, failures, **options: Judge(backend, failures=failures))
     output = tmp_path / "out.jsonl"
     result = run("overclaim-novelty", str(DEMO / "papers.jsonl"), "--output", str(output),
                  "--judge", "stub-model")
@@ -111,7 +111,7 @@ def test_false_claims_generated_by_the_judge_are_saved_beside_the_output(tmp_pat
     answer = "".join(f"False Claim: Claim {i}.\nWhy the claim is false: a\nWhy the claim is weakness: b\n"
                      for i in range(5))
     backend = StubBackend([answer])
-    monkeypatch.setattr("praib.cli.perturb.make_judge", lambda *args: Judge(backend))
+    monkeypatch.setattr("praib.llm.judge.make_judge", lambda *args, failures, **options: Judge(backend, failures=failures))
     output = tmp_path / "out.jsonl"
     result = run("false-claims", str(DEMO / "reviews.jsonl"), "--output", str(output),
                  "--papers", str(DEMO / "papers.jsonl"), "--judge", "stub-model")

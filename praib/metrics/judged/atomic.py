@@ -74,6 +74,7 @@ class AtomicItems:
     strengths: list[str] = field(default_factory=list)
     weaknesses: list[str] = field(default_factory=list)
     valid: bool = True
+    error: str | None = None  # why the answer could not be read
 
     def side(self, kind: str) -> list[str]:
         """``"strengths"`` or ``"weaknesses"``."""
@@ -85,31 +86,40 @@ class AtomicItems:
 def parse_atomic(answer: Any) -> AtomicItems:
     """An :class:`AtomicItems` from a decoded judge answer: a dict with list-of-string
     ``strengths`` and ``weaknesses`` (blank entries are dropped); anything else is invalid."""
+    try:
+        return _read_atomic(answer)
+    except ValueError as err:
+        return AtomicItems(valid=False, error=str(err))
+
+
+def _read_atomic(answer: Any) -> AtomicItems:
     if not isinstance(answer, dict):
-        return AtomicItems(valid=False)
+        raise ValueError(f"expected a JSON object with strengths and weaknesses, got {type(answer).__name__}")
     sides = []
     for key in ("strengths", "weaknesses"):
         value = answer.get(key)
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            return AtomicItems(valid=False)
+            raise ValueError(f"{key!r} is {type(value).__name__ if value is not None else 'missing'}, "
+                             "not a list of strings")
         sides.append([v.strip() for v in value if v.strip()])
     return AtomicItems(strengths=sides[0], weaknesses=sides[1], valid=True)
 
 
 def extract_atomic(texts: Sequence[str], judge, regime: str, template: str | Path | None = None,
-                   progress: bool = False) -> list[AtomicItems]:
+                   progress: bool = False, ids: Sequence[str] | None = None) -> list[AtomicItems]:
     """Atomic strengths and weaknesses of each review text, one judge call per text.
 
     ``regime`` is ``"generated"`` or ``"human"`` (which built-in template to use; ``template``
-    overrides it with a ``.jinja`` path taking the variable ``review``). Answers that are not
-    JSON of the right shape give ``AtomicItems(valid=False)``; count them with
-    ``sum(not i.valid for i in items)``.
+    overrides it with a ``.jinja`` path taking the variable ``review``). A failed call or an answer
+    that is not JSON of the right shape gives ``AtomicItems(valid=False)`` with the reason in
+    ``error`` (and a failure record named by ``ids``); count them with ``sum(not i.valid for i in items)``.
     """
     if regime not in TEMPLATES:
         raise ValueError(f"regime must be one of {sorted(TEMPLATES)}, not {regime!r}")
     answers = judge.json(template or TEMPLATES[regime], [{"review": text or ""} for text in texts],
-                         ATOMIC_SCHEMA, progress=progress)
-    return [parse_atomic(answer) for answer in answers]
+                         ATOMIC_SCHEMA, progress=progress, parse=_read_atomic,
+                         ids=[f"{i}/atomic" for i in ids] if ids is not None else None)
+    return [answer.value if answer.ok else AtomicItems(valid=False, error=answer.reason) for answer in answers]
 
 
 # --- lexical helpers -------------------------------------------------------------------------

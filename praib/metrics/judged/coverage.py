@@ -169,7 +169,8 @@ class EmbeddingPrefilter:
         if judge is None:
             raise ValueError("no judge: pass judge= or run judge_pairs with this pre-filter first")
         sample = random.Random(seed).sample(self.skipped, min(sample_size, len(self.skipped)))
-        answers = judge.choose(template, [{"base": b, "target": t} for b, t, _ in sample], CHOICES)
+        answers = [a.value for a in judge.choose(template, [{"base": b, "target": t} for b, t, _ in sample], CHOICES,
+                                                 ids=[f"prefilter audit {k + 1}" for k in range(len(sample))])]
         changed = sum(a == "yes" for a in answers)
         n = len(sample)
         return {
@@ -184,20 +185,23 @@ class EmbeddingPrefilter:
 
 
 def judge_many(pairs: Sequence[tuple[Sequence[str], Sequence[str]]], judge, prefilter: EmbeddingPrefilter | None = None,
-               template: str | Path = "coverage", progress: bool = False) -> list[CoverageMatrix]:
+               template: str | Path = "coverage", progress: bool = False,
+               names: Sequence[str] | None = None) -> list[CoverageMatrix]:
     """:func:`judge_pairs` for many review pairs ``(human_items, generated_items)`` with one
-    batched judge call."""
-    prepared, requests = [], []
-    for human, generated in pairs:
+    batched judge call. ``names`` (one per review pair) name the item pairs in failure records."""
+    prepared, requests, ids = [], [], []
+    for number, (human, generated) in enumerate(pairs):
         human, generated = list(human), list(generated)
         keep = (prefilter.keep(human, generated) if prefilter is not None
                 else np.ones((len(human), len(generated)), dtype=bool))
         cells = list(zip(*np.nonzero(keep)))
         requests.extend({"base": human[i], "target": generated[j]} for i, j in cells)
+        name = names[number] if names is not None else f"review pair {number + 1}"
+        ids.extend(f"{name}: human item {i + 1} / generated item {j + 1}" for i, j in cells)
         prepared.append((human, generated, keep, cells))
     if prefilter is not None:
         prefilter.last_judge = judge
-    answers = judge.choose(template, requests, CHOICES, progress=progress) if requests else []
+    answers = [a.value for a in judge.choose(template, requests, CHOICES, progress=progress, ids=ids)]
     out, k = [], 0
     for human, generated, keep, cells in prepared:
         yes = np.zeros(keep.shape, dtype=bool)
@@ -267,7 +271,10 @@ def coverage_for_papers(human: Mapping[Any, Sequence[AtomicItems]], generated: M
     """
     meta, pairs = review_pairs(human, generated, pool_human)
     calls_before = prefilter.judge_calls if prefilter is not None else 0
-    matrices = judge_many(pairs, judge, prefilter, template, progress=progress)
+    names = [f"{m['paper']} generated review {m['generated_review'] + 1} / "
+             + ("pooled human items" if m["human_review"] is None else f"human review {m['human_review'] + 1}")
+             + f" ({m['side']})" for m in meta]
+    matrices = judge_many(pairs, judge, prefilter, template, progress=progress, names=names)
     rows = [{**m, **matrix.metrics(), "invalid": matrix.invalid} for m, matrix in zip(meta, matrices)]
     result: dict[str, Any] = {}
     by_side = {}

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from praib.metrics.summary import summarise
-from praib.llm.judge import Judge
+from praib.llm.judge import Judge, json_answer
 from praib.metrics.judged.judge_quality import two_judge_agreement
 from praib.records import HUMAN_SOURCE
 
@@ -53,11 +53,13 @@ ANSWER_SCHEMA: dict = {
 
 @dataclass(frozen=True)
 class MathJudgement:
-    """Whether one review engages with the mathematics (None: no valid answer), why, and how it was decided."""
+    """Whether one review engages with the mathematics (None: no valid answer), why, and how it was
+    decided; ``error`` says why a judge gave no valid answer."""
 
     engages: bool | None
     rationale: str | None
     method: str  # "judge" or "rules"
+    error: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -68,33 +70,41 @@ class MathJudgement:
 # ---------------------------------------------------------------------------------------------
 
 
+def _rationale(answer: Any) -> str | None:
+    rationale = answer.get("rationale") if isinstance(answer, dict) else None
+    return rationale.strip() if isinstance(rationale, str) else None
+
+
 def _parse_answer(answer: Any) -> MathJudgement:
     if not isinstance(answer, dict):
-        return MathJudgement(None, None, "judge")
+        raise ValueError(f"expected a JSON object with a verdict, got {type(answer).__name__}")
     verdict = answer.get("verdict")
-    rationale = answer.get("rationale")
-    rationale = rationale.strip() if isinstance(rationale, str) else None
     if isinstance(verdict, str) and verdict.strip().lower() in ("yes", "no"):
-        return MathJudgement(verdict.strip().lower() == "yes", rationale, "judge")
-    return MathJudgement(None, rationale, "judge")
+        return MathJudgement(verdict.strip().lower() == "yes", _rationale(answer), "judge")
+    raise ValueError(f"the verdict is {verdict!r}, not 'yes' or 'no'")
 
 
 def judge_math_engagement(texts: Sequence[str | None], judge: Judge, template: str | Path = TEMPLATE,
-                          progress: bool = False) -> list[MathJudgement]:
+                          progress: bool = False, ids: Sequence[str] | None = None) -> list[MathJudgement]:
     """One :class:`MathJudgement` per review text, decided by ``judge``.
 
     The review is rendered into ``template`` (the built-in ``math_engagement``
     judge template, or a ``.jinja`` path of your own with a ``{{ review }}``
     variable) and the judge answers JSON constrained to :data:`ANSWER_SCHEMA`.
-    Answers that are not a JSON object with a ``verdict`` of "yes" or "no" give
-    ``engages=None``. Missing or blank texts are not sent and also give None.
+    A failed call, or an answer that is not a JSON object with a ``verdict`` of
+    "yes" or "no", gives ``engages=None`` with the reason in ``error`` (and a
+    failure record named by ``ids``, one per text). Missing or blank texts are
+    not sent and also give None.
     """
     results: list[MathJudgement | None] = [None] * len(texts)
     positions = [i for i, text in enumerate(texts) if isinstance(text, str) and text.strip()]
-    answers = judge.json(template, [{"review": texts[i]} for i in positions], ANSWER_SCHEMA,
-                         progress=progress) if positions else []
+    answers = judge.json(template, [{"review": texts[i]} for i in positions], ANSWER_SCHEMA, progress=progress,
+                         ids=[f"{ids[i]}/math" for i in positions] if ids is not None else None,
+                         parse=_parse_answer) if positions else []
     for i, answer in zip(positions, answers):
-        results[i] = _parse_answer(answer)
+        # A rationale the judge wrote beside an unusable verdict is kept: it may say why.
+        results[i] = answer.value if answer.ok else MathJudgement(
+            None, _rationale(json_answer(answer.raw)) if answer.raw else None, "judge", answer.reason)
     return [r if r is not None else MathJudgement(None, None, "judge") for r in results]
 
 

@@ -66,22 +66,24 @@ def _kind(kind: str) -> str:
     return key
 
 
-def label_items(items: Sequence[str], kind: str, judge: Any, progress: bool = False) -> LabelledItems:
+def label_items(items: Sequence[str], kind: str, judge: Any, progress: bool = False,
+                ids: Sequence[str] | None = None) -> LabelledItems:
     """One target and one aspect per strength or weakness in ``items``.
 
     Two judge calls per item, ``target_<kind>`` and ``aspect_<kind>``, each a constrained choice
-    among :data:`TARGETS` / :data:`ASPECTS`. An answer outside the set becomes None and is counted
-    in the result's ``invalid``.
+    among :data:`TARGETS` / :data:`ASPECTS`. A failed call or an answer outside the set becomes None,
+    is counted in the result's ``invalid`` and recorded as a failure named by ``ids``.
     """
     kind = _kind(kind)
     rows = [{"item": text} for text in items]
     if not rows:
         return LabelledItems()
-    targets = judge.choose(f"target_{kind}", rows, TARGETS, progress=progress)
-    aspects = judge.choose(f"aspect_{kind}", rows, ASPECTS, progress=progress)
-    invalid = {"target": sum(t not in TARGETS for t in targets), "aspect": sum(a not in ASPECTS for a in aspects)}
-    labels = [(t if t in TARGETS else None, a if a in ASPECTS else None) for t, a in zip(targets, aspects)]
-    return LabelledItems(labels, invalid)
+    targets = [a.value for a in judge.choose(f"target_{kind}", rows, TARGETS, progress=progress,
+                                             ids=[f"{i}/target" for i in ids] if ids is not None else None)]
+    aspects = [a.value for a in judge.choose(f"aspect_{kind}", rows, ASPECTS, progress=progress,
+                                             ids=[f"{i}/aspect" for i in ids] if ids is not None else None)]
+    invalid = {"target": sum(t is None for t in targets), "aspect": sum(a is None for a in aspects)}
+    return LabelledItems(list(zip(targets, aspects)), invalid)
 
 
 def _pairs(labels: Iterable[Sequence]) -> set[tuple]:
@@ -243,36 +245,42 @@ _REVIEW_SCHEMA = {
 }
 
 
-def _valid_review(value: Any) -> bool:
-    return (isinstance(value, dict) and all(isinstance(value.get(k), list) for k in ("strengths", "weaknesses"))
-            and all(isinstance(x, str) for k in ("strengths", "weaknesses") for x in value[k]))
+def _read_review(value: Any) -> dict:
+    if not (isinstance(value, dict) and all(isinstance(value.get(k), list) for k in ("strengths", "weaknesses"))
+            and all(isinstance(x, str) for k in ("strengths", "weaknesses") for x in value[k])):
+        raise ValueError("expected a JSON object with lists of strings 'strengths' and 'weaknesses'")
+    return value
 
 
-def restructure_meta_review(text: str, judge: Any, reviews: Sequence[str] | None = None) -> dict:
+def restructure_meta_review(text: str, judge: Any, reviews: Sequence[str] | None = None,
+                            item_id: str | None = None) -> dict:
     """Strengths and weaknesses of a paper from its meta-review, by the seed's three-step chain
     (templates ``meta_review_restructure``, ``meta_review_augment``, ``meta_review_paraphrase``).
 
     ``reviews``: the individual (non-meta) reviews used by step 2 to make each point
     self-contained; without them step 2 is skipped. A step whose answer is not valid JSON of the
     expected shape keeps the previous step's result (and ``failed_steps`` names it); if step 1
-    fails, strengths and weaknesses are empty.
+    fails, strengths and weaknesses are empty. ``item_id`` names the meta-review in failure records.
     Returns ``{"strengths": [...], "weaknesses": [...], "summary", "judgement", "failed_steps"}``.
     """
     failed: list[str] = []
-    step1 = judge.json("meta_review_restructure", [{"meta_review": text}], _REVIEW_SCHEMA)[0]
-    if not _valid_review(step1):
+    ids = [item_id] if item_id is not None else None
+    step1 = judge.json("meta_review_restructure", [{"meta_review": text}], _REVIEW_SCHEMA, ids=ids,
+                       parse=_read_review)[0]
+    if not step1.ok:
         return {"strengths": [], "weaknesses": [], "summary": "", "judgement": "", "failed_steps": ["restructure"]}
-    current = step1
+    current = step1.value
     if reviews:
         step2 = judge.json("meta_review_augment", [{"reviews": list(reviews), "restructured": current}],
-                           _REVIEW_SCHEMA)[0]
-        if _valid_review(step2):
-            current = step2
+                           _REVIEW_SCHEMA, ids=ids, parse=_read_review)[0]
+        if step2.ok:
+            current = step2.value
         else:
             failed.append("augment")
-    step3 = judge.json("meta_review_paraphrase", [{"restructured": current}], _REVIEW_SCHEMA)[0]
-    if _valid_review(step3):
-        current = step3
+    step3 = judge.json("meta_review_paraphrase", [{"restructured": current}], _REVIEW_SCHEMA, ids=ids,
+                       parse=_read_review)[0]
+    if step3.ok:
+        current = step3.value
     else:
         failed.append("paraphrase")
     return {"strengths": list(current["strengths"]), "weaknesses": list(current["weaknesses"]),

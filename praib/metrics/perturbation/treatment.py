@@ -27,7 +27,7 @@ assertion sets A and B, Jaccard = m / (|A| + |B| - m).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, Sequence
 
 from datasets import Dataset
 from tqdm.auto import tqdm
@@ -70,15 +70,25 @@ def _valid_assertions(answer: Any) -> list[dict] | None:
     return items
 
 
-def review_assertions(texts: list[str | None], judge, progress: bool = False,
-                      template: str = "ate_assertions") -> list[list[dict] | None]:
+def _read_assertions(answer: Any) -> list[dict]:
+    items = _valid_assertions(answer)
+    if items is None:
+        raise ValueError("expected {\"assertions\": [{\"text\", \"sentiment\", \"soundness\"}, ...]}")
+    return items
+
+
+def review_assertions(texts: list[str | None], judge, progress: bool = False, template: str = "ate_assertions",
+                      ids: Sequence[str] | None = None) -> list[list[dict] | None]:
     """The judge's assertions of each review ({"text", "sentiment", "soundness"}); None for a
-    review without text or an answer that does not fit the schema."""
+    review without text, a failed call or an answer that does not fit the schema (recorded as a
+    failure named by ``ids``)."""
     asked = [i for i, text in enumerate(texts) if text and text.strip()]
-    answers = judge.json(template, [{"review": texts[i]} for i in asked], ASSERTIONS_SCHEMA, progress=progress)
+    answers = judge.json(template, [{"review": texts[i]} for i in asked], ASSERTIONS_SCHEMA, progress=progress,
+                         parse=_read_assertions,
+                         ids=[f"{ids[i]}/assertions" for i in asked] if ids is not None else None)
     out: list[list[dict] | None] = [None] * len(texts)
     for i, answer in zip(asked, answers):
-        out[i] = _valid_assertions(answer)
+        out[i] = answer.value
     return out
 
 
@@ -148,7 +158,9 @@ def counterfactual_effects(original: Dataset, variants: Dataset, judge=None, alp
         reviews.setdefault(id(pair["perturbed"]), pair["perturbed"])
     order = list(reviews)
     texts = [reviews[k].get("text") for k in order]
-    assertions = dict(zip(order, review_assertions(texts, judge, progress) if judge is not None
+    assertions = dict(zip(order, review_assertions(texts, judge, progress,
+                                                   ids=[str(reviews[k].get("review_id")) for k in order])
+                          if judge is not None
                           else [None] * len(order)))
     features = {}
     for key, row in reviews.items():
@@ -211,9 +223,11 @@ def _add_sensitivity(reviewers: dict, by_reviewer: dict, assertions: dict, judge
             to_align.append((pair, a, b))
     answers = [] if judge is None else judge.json(
         "ate_alignment", [{"assertions_a": [x["text"] for x in a], "assertions_b": [x["text"] for x in b]}
-                          for _, a, b in to_align], ALIGNMENT_SCHEMA, progress=progress)
+                          for _, a, b in to_align], ALIGNMENT_SCHEMA, progress=progress,
+        ids=[f"{pair['original'].get('review_id')} ~ {pair['perturbed'].get('review_id')}/alignment"
+             for pair, _, _ in to_align])
     for (pair, a, b), answer in zip(to_align, answers):
-        aligned = aligned_pairs(answer, len(a), len(b))
+        aligned = aligned_pairs(answer.value, len(a), len(b))
         jaccard[id(pair)] = None if aligned is None else assertion_jaccard(len(a), len(b), aligned)
     for label in reviewers:
         pairs = [p for group_label, p in neutral if group_label == label]

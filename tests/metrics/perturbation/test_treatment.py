@@ -151,11 +151,11 @@ def test_effects_command_with_a_stub_judge(tmp_path, monkeypatch):
     backend = reading_judge()
     made = {}
 
-    def make_judge(kind, model, base_url, max_new_tokens, cache_dir):
+    def make_judge(kind, model, base_url, max_new_tokens, cache_dir, *, failures, **server):
         made.update(kind=kind, model=model, max_new_tokens=max_new_tokens)
-        return Judge(backend, SamplingConfig(max_new_tokens=max_new_tokens, temperature=0.0))
+        return Judge(backend, SamplingConfig(max_new_tokens=max_new_tokens, temperature=0.0), failures)
 
-    monkeypatch.setattr(cli_robustness, "make_judge", make_judge)
+    monkeypatch.setattr("praib.llm.judge.make_judge", make_judge)
     out = tmp_path / "effects.json"
     result = CliRunner().invoke(cli_robustness.effects, [
         str(tmp_path / "o.jsonl"), str(tmp_path / "v.jsonl"),
