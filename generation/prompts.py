@@ -15,6 +15,12 @@ comment that holds YAML metadata::
       venue_guidelines: required
     #}
 
+A file without a header comment gets the defaults (scale venue, inputs [paper], output review,
+no system prompt); a header comment that names any of these fields is the metadata, and must be
+valid YAML with known fields only. A review prompt must take and render the paper's text, a
+meta-review prompt also every review it is given: a prompt that renders without them is a
+ValueError before any request is sent.
+
 The template body is the user message. A template may also define its own system
 message at top level with ``{% set system_message %}...{% endset %}``; then
 ``system`` should be false. Files whose name starts with ``_`` and ``system.jinja``
@@ -41,7 +47,7 @@ import jinja2
 import yaml
 
 from praib.scales import UnknownScaleError, VenueScales, generic_scales, venue_scales
-from praib.templates import TemplateSet
+from praib.templates import TEMPLATE_FAULTS, TemplateSet, error_place, template_error
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 SYSTEM_TEMPLATE = "system.jinja"
@@ -51,6 +57,9 @@ INPUTS = ("paper", "reviews", "rebuttal")
 OUTPUTS = ("review", "meta_review")
 
 _HEADER = re.compile(r"\A\s*\{#-?(?P<meta>.*?)-?#\}", re.S)
+METADATA_FIELDS = ("name", "description", "source", "scale", "inputs", "output", "system", "params")
+# The input a prompt of each output must take and render.
+_NEEDED_INPUT = {"review": "paper", "meta_review": "reviews"}
 
 
 @dataclass(frozen=True)
@@ -87,16 +96,27 @@ def scale_context(scales: VenueScales) -> dict[str, Any]:
 
 
 def _read_metadata(path: Path, text: str) -> tuple[dict[str, Any], bool]:
-    """The YAML metadata of a template's header comment, and whether it had one."""
+    """The YAML metadata of a template's header comment, and whether it had one. A comment that names
+    no metadata field is an ordinary comment; one that does must be valid YAML with known fields only."""
     match = _HEADER.match(text)
     if not match:
         return {}, False
+    names_a_field = re.search(rf"^\s*({'|'.join(METADATA_FIELDS)})\s*:", match.group("meta"), re.M)
     try:
         meta = yaml.safe_load(match.group("meta"))
-    except yaml.YAMLError:
-        return {}, False  # an ordinary comment, not a metadata header
-    if not isinstance(meta, dict):
+    except yaml.YAMLError as err:
+        if not names_a_field:
+            return {}, False  # an ordinary comment, not a metadata header
+        mark = getattr(err, "problem_mark", None)
+        line = f": line {text[:match.start('meta')].count(chr(10)) + mark.line + 1}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or type(err).__name__
+        raise ValueError(f"{path}{line}: the metadata header is not valid YAML ({problem})") from None
+    if not isinstance(meta, dict) or not names_a_field:
         return {}, False
+    unknown = sorted(str(key) for key in meta if key not in METADATA_FIELDS)
+    if unknown:
+        raise ValueError(f"{path}: unknown metadata field(s) {', '.join(unknown)} in the header; "
+                         f"known: {', '.join(METADATA_FIELDS)}")
     return meta, True
 
 
@@ -109,6 +129,9 @@ def _spec_from(path: Path, text: str) -> tuple[PromptSpec, bool, dict[str, str]]
     raw_inputs = meta.get("inputs", ["paper"])
     if isinstance(raw_inputs, str):
         raw_inputs = [raw_inputs]
+    if not isinstance(raw_inputs, list):
+        raise ValueError(f"prompt {name!r} ({path}): inputs must be a list, a subset of {', '.join(INPUTS)}; "
+                         f"got {raw_inputs!r}")
     inputs = tuple(str(i) for i in raw_inputs)
     unknown = [i for i in inputs if i not in INPUTS]
     if unknown:
@@ -116,6 +139,14 @@ def _spec_from(path: Path, text: str) -> tuple[PromptSpec, bool, dict[str, str]]
     output = str(meta.get("output", "review"))
     if output not in OUTPUTS:
         raise ValueError(f"prompt {name!r} ({path}): output must be one of {', '.join(OUTPUTS)}, not {output!r}")
+    if _NEEDED_INPUT[output] not in inputs:
+        raise ValueError(f"prompt {name!r} ({path}): a {output} prompt needs the input "
+                         f"{_NEEDED_INPUT[output]}; inputs are {list(inputs)}")
+    if not isinstance(meta.get("params") or {}, dict):
+        raise ValueError(f"prompt {name!r} ({path}): params must map names to 'required' or 'optional', "
+                         f"got {meta['params']!r}")
+    if not isinstance(meta.get("system", False), bool):
+        raise ValueError(f"prompt {name!r} ({path}): system must be true or false, got {meta['system']!r}")
     params = {str(k): str(v) for k, v in (meta.get("params") or {}).items()}
     bad = {k: v for k, v in params.items() if v not in ("required", "optional")}
     if bad:
@@ -176,6 +207,10 @@ class Prompt:
         self.system = system                      # whether the shared system prompt is prepended
         self.params = dict(params or {})          # extra parameters: name -> "required" | "optional"
         self._env = PROMPT_TEMPLATES.environment(spec.path.parent)
+        try:  # compiled now, so that a broken file fails before any paper is read
+            self._env.get_template(spec.path.name)
+        except TEMPLATE_FAULTS as err:
+            raise template_error(err, spec.path) from None
 
     def __repr__(self) -> str:
         return f"Prompt({self.spec.name!r}, scale={self.spec.scale!r}, output={self.spec.output!r})"
@@ -238,15 +273,38 @@ class Prompt:
             if system is None and self.system:
                 system = self._env.get_template(SYSTEM_TEMPLATE).render(context)
         except jinja2.UndefinedError as err:
-            raise self._error(f"missing parameter: {err.message}") from err
+            raise ValueError(f"{error_place(err, spec.path)}: prompt {spec.name!r}: missing parameter: "
+                             f"{err.message}") from err
         except PromptRenderError as err:
             raise self._error(str(err)) from err
+        except TEMPLATE_FAULTS as err:
+            raise template_error(err, spec.path) from None
 
         messages = []
         if system is not None and str(system).strip():
             messages.append({"role": "system", "content": str(system).strip() + "\n"})
         messages.append({"role": "user", "content": user.strip() + "\n"})
+        self._check_inputs_rendered(messages, paper_text, reviews)
         return messages
+
+    def _check_inputs_rendered(self, messages: list[dict[str, str]], paper_text: str, reviews: list[str]) -> None:
+        """Refuse messages that lack the paper's text, or (meta-review prompts) a review: a template that
+        never shows them would have the model review nothing. Whitespace is ignored, so ``| trim``,
+        ``| indent`` and ``| wordwrap`` pass."""
+        rendered = _words(" ".join(m["content"] for m in messages))
+        if "paper" in self.spec.inputs and _words(paper_text) not in rendered:
+            raise ValueError(f"{self.spec.path}: prompt {self.spec.name!r} renders no paper text: put "
+                             "{{ paper_text }} where the paper goes")
+        if "reviews" in self.spec.inputs:
+            missing = sum(_words(r) not in rendered for r in reviews if r.strip())
+            if missing:
+                raise ValueError(f"{self.spec.path}: prompt {self.spec.name!r} renders without {missing} of the "
+                                 f"{sum(bool(r.strip()) for r in reviews)} reviews it is given: show each of "
+                                 "{{ reviews }} (e.g. m.reviews_block from _macros.jinja)")
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
 
 
 def load_prompt(name_or_path: str | Path) -> Prompt:
@@ -258,6 +316,8 @@ def load_prompt(name_or_path: str | Path) -> Prompt:
     candidate = Path(name_or_path)
     is_path = isinstance(name_or_path, Path) or candidate.suffix == ".jinja" or len(candidate.parts) > 1
     if is_path:
+        if candidate.is_dir():
+            raise ValueError(f"{candidate}: is a directory, not a prompt template file")
         if not candidate.is_file():
             raise ValueError(f"prompt template file not found: {candidate}")
         path = candidate
@@ -267,6 +327,9 @@ def load_prompt(name_or_path: str | Path) -> Prompt:
             raise ValueError(f"unknown prompt {str(name_or_path)!r}; available prompts: "
                              f"{', '.join(sorted(by_name))} (or pass the path of a .jinja file)")
         path = by_name[str(name_or_path)]
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise template_error(err, path) from None
     spec, system, params = _spec_from(path, text)
     return Prompt(spec, text, system=system, params=params)

@@ -3,7 +3,11 @@
 A submission is data only. Its reviews are Review records (:data:`praib.records.REVIEW_FEATURES`)
 in a JSONL, JSON or Parquet file, a directory of such files or a saved dataset, or a Hub dataset
 id; they are read through :func:`praib.records.load_records`, which never runs code from the
-data (no loading scripts, no pickles, no ``trust_remote_code``). The manifest is a JSON object,
+data (no loading scripts, no pickles, no ``trust_remote_code``). A submission's data lies inside it:
+every data file of a folder (README ``configs`` -> ``data_files`` after globbing, symlinks after
+resolving, the files of a saved dataset) and its manifest.json must resolve inside the folder, and a
+Hub repository's ``data_files`` may not be URLs, absolute paths or climb out with '..'
+(:func:`praib.records.io.paths_outside`); anything else is a problem naming the path. The manifest is a JSON object,
 ``manifest.json`` next to the data (in the directory, or beside the file, or at the root of the
 Hub dataset repository) unless given explicitly. Its fields (:data:`MANIFEST_FIELDS`):
 
@@ -40,6 +44,7 @@ from pathlib import Path
 from datasets import Dataset
 
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, RecordError, load_records, perturbation_kind
+from praib.records.io import paths_outside
 
 MANIFEST_NAME = "manifest.json"
 SCALE_CHOICES = ("venue", "generic")
@@ -108,6 +113,9 @@ def read_manifest(source: str, manifest: str | Path | None = None) -> dict:
             raise SubmissionError(f"{repo}: could not download {MANIFEST_NAME} ({type(err).__name__}: {err})")
     else:
         path = manifest_location(source)
+        folder = Path(source).resolve()
+        if Path(source).is_dir() and path.exists() and not path.resolve().is_relative_to(folder):
+            raise SubmissionError(f"{path} leads to {path.resolve()}, outside the submission folder {folder}")
     if not path.is_file():
         raise SubmissionError(f"{path}: no manifest (write {MANIFEST_NAME} next to the reviews or pass --manifest)")
     try:
@@ -171,6 +179,10 @@ def load_submission(source: str, manifest: str | Path | None = None, split: str 
     problems = manifest_problems(data)
     if problems:
         raise SubmissionError(f"{source}: " + "; ".join(problems))
+    outside = paths_outside(source)
+    if outside:
+        more = f" (and {len(outside) - 1} more)" if len(outside) > 1 else ""
+        raise SubmissionError(f"{outside[0]}{more}; a submission's data files must lie inside it")
     try:
         reviews = load_records(source, "review", split=split)
     except RecordError as err:
@@ -272,6 +284,12 @@ def validate_submission(source: str, benchmark_papers: str | Path | None = None,
         report.problems.extend(manifest_issues)
         if not manifest_issues:
             report.checked.append("manifest: all fields present and well typed")
+    outside = paths_outside(source)
+    if outside:  # not read: its data would come from outside the submission
+        report.problems.extend(f"data: {line}" for line in outside)
+        return report
+    if Path(source).is_dir() or is_hub_id(source):
+        report.checked.append("data: every data file lies inside the submission")
     rows = _schema_rows(source, split, report)
     report.n_reviews = len(rows)
     if not rows:

@@ -13,10 +13,11 @@ import json
 import logging
 import math
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Iterable, Iterator
 
 import datasets
+import yaml
 from datasets import Dataset, List, Value
 
 from praib.records.ids import record_id
@@ -256,16 +257,133 @@ def raw_rows(source: str | Path, split: str) -> tuple[Iterator[tuple[str, Any]],
             return _iter_table(loaded.to_list(), str(path)), str(path)
         if _is_dataset_repo(path):  # e.g. written by `praib data build`: its default config
             return _dataset_rows(str(path), None, split, str(path))
-        parquet = sorted(path.rglob("*.parquet"))
-        jsonl = sorted(path.rglob("*.jsonl"))
-        if parquet or jsonl:
-            files = parquet or jsonl
+        files = _record_files(path)
+        if files:
             return (item for f in files for item in raw_rows(f, split)[0]), str(path)
         raise RecordError(str(path), None, "directory holds no saved dataset, .parquet or .jsonl files")
     if re.fullmatch(r"[\w.-]+/[\w.-]+(:[\w.-]+)?", str(source)) and not str(source).startswith("."):
         repo, _, config = str(source).partition(":")
         return _dataset_rows(repo, config or None, split, str(source))
     raise RecordError(str(source), None, "no such file or directory (and not a Hub dataset id 'org/name')")
+
+
+def _record_files(folder: Path) -> list[Path]:
+    """The files a folder of records is read from: its .parquet files, else its .jsonl files (recursively)."""
+    return sorted(folder.rglob("*.parquet")) or sorted(folder.rglob("*.jsonl"))
+
+
+def _data_file_patterns(data_files: Any) -> Iterator[str]:
+    """The paths and glob patterns of a README config's ``data_files``, in any of its forms: a string,
+    a list, ``{split, path}`` entries, or a mapping of split to paths."""
+    if isinstance(data_files, str):
+        yield data_files
+    elif isinstance(data_files, dict):
+        yield from _data_file_patterns(data_files["path"] if "path" in data_files else list(data_files.values()))
+    elif isinstance(data_files, list):
+        for item in data_files:
+            yield from _data_file_patterns(item)
+
+
+def _pattern_problem(pattern: str) -> str | None:
+    """Why a ``data_files`` path could reach outside its repository: a URL, an absolute path, or '..'."""
+    posix = pattern.replace("\\", "/")
+    if "://" in pattern:
+        return "is a URL"
+    if PurePosixPath(posix).is_absolute() or PureWindowsPath(pattern).drive:
+        return "is an absolute path"
+    if ".." in PurePosixPath(posix).parts:
+        return "climbs out with '..'"
+    return None
+
+
+def _config_paths_outside(card: Path, label: str, folder: Path | None) -> list[str]:
+    """The ``data_files`` of the README ``card`` that lead outside its repository: each pattern that is a URL,
+    an absolute path or climbs out with '..', and (``folder``, a local repository) each file a config
+    resolves to, after globbing and following symlinks, that lies outside ``folder``."""
+    from huggingface_hub.repocard import metadata_load
+
+    try:
+        configs = (metadata_load(card) or {}).get("configs") or []
+    except (yaml.YAMLError, ValueError):  # a card datasets cannot read either: no data is read through it
+        return []
+    problems, names = [], []
+    for config in configs if isinstance(configs, list) else []:
+        if not isinstance(config, dict):
+            continue
+        name = config.get("config_name", "default")
+        bad = [(pattern, why) for pattern in _data_file_patterns(config.get("data_files"))
+               if (why := _pattern_problem(pattern))]
+        problems += [f"{label}: README.md: config {name!r}: data_files {pattern!r} {why}" for pattern, why in bad]
+        if not bad:
+            names.append(name)
+    if folder is None:
+        return problems
+    root = folder.resolve()
+    for name in names:
+        try:
+            files = datasets.load_dataset_builder(str(folder), name).config.data_files or {}
+        except Exception:  # noqa: BLE001 - a config that cannot be read: reading it reports why
+            continue
+        for found in sorted({f for split_files in files.values() for f in split_files}):
+            target = Path(found).resolve()
+            if not target.is_relative_to(root):
+                problems.append(f"{label}: README.md: config {name!r}: data file {found} leads to {target}, "
+                                f"outside {root}")
+    return problems
+
+
+def _json_file(path: Path) -> Any:
+    """The JSON value of ``path``, or None when it is missing or unreadable (its reader reports why)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _saved_dataset_files(folder: Path) -> list[Path]:
+    """The Arrow files ``Dataset.save_to_disk`` listed in the folder's (or its splits') state.json."""
+    listed = _json_file(folder / "dataset_dict.json")
+    files = []
+    for split in (listed.get("splits") if isinstance(listed, dict) else None) or ["."]:
+        state = _json_file(folder / str(split) / "state.json")
+        entries = state.get("_data_files") if isinstance(state, dict) else None
+        files += [folder / str(split) / entry["filename"] for entry in entries or []
+                  if isinstance(entry, dict) and isinstance(entry.get("filename"), str)]
+    return files
+
+
+def paths_outside(source: str | Path) -> list[str]:
+    """Every data path of the folder or Hub dataset ``source`` that :func:`load_records` would follow out
+    of it, one line each naming the path: a README ``data_files`` entry that is a URL, an absolute path
+    or climbs out with '..'; a data file (after globbing and following symlinks) outside the folder; a
+    saved dataset's file outside it. A single file has nothing to follow: the list is empty, as it is
+    for a folder or repository whose data all lies inside it. Used to confine untrusted data (leaderboard
+    submissions); :func:`load_records` itself reads what it is pointed at."""
+    folder_part, _, config = str(source).partition(":")
+    folder = Path(folder_part) if config and Path(folder_part).is_dir() else Path(source)
+    if folder.is_dir():
+        root = folder.resolve()
+        if (folder / "dataset_info.json").exists() or (folder / "state.json").exists():
+            files = _saved_dataset_files(folder)
+        elif _is_dataset_repo(folder):
+            return _config_paths_outside(folder / "README.md", str(folder), folder)
+        else:
+            files = _record_files(folder)
+        return [f"{folder}: {f.relative_to(folder) if f.is_relative_to(folder) else f} leads to {f.resolve()}, "
+                f"outside {root}" for f in files if not f.resolve().is_relative_to(root)]
+    if folder.exists() or not re.fullmatch(r"[\w.-]+/[\w.-]+(:[\w.-]+)?", str(source)):
+        return []
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import RemoteEntryNotFoundError
+
+    repo = str(source).partition(":")[0]
+    try:
+        card = Path(hf_hub_download(repo, "README.md", repo_type="dataset"))
+    except RemoteEntryNotFoundError:  # a repository without a card: its files are found inside it
+        return []
+    except Exception as err:  # noqa: BLE001 - the Hub client raises many unrelated types
+        return [f"{repo}: could not download README.md to check its data_files ({type(err).__name__}: {err})"]
+    return _config_paths_outside(card, repo, None)
 
 
 def _pick_split(loaded: datasets.DatasetDict, split: str, label: str) -> Dataset:

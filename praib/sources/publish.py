@@ -91,7 +91,6 @@ def render_card(template: str | Path, configs: Mapping[str, Dataset], default: s
 
     ``built=False`` renders a card that describes the configs without their records: no row
     counts in the prose, no split sizes in ``dataset_info``."""
-    import jinja2
     from datasets.info import DatasetInfo, DatasetInfosDict
     from datasets.splits import SplitDict, SplitInfo
     from datasets.utils.metadata import MetadataConfigs
@@ -103,10 +102,9 @@ def render_card(template: str | Path, configs: Mapping[str, Dataset], default: s
         "counts": _counts(records), "perturbed": sum(p is not None for p in records["perturbation"]),
         "default": name == default} for name, records in configs.items()], "built": built}
     try:
-        text = CARD_TEMPLATES.template(template).render(context)
-    except (OSError, ValueError, jinja2.TemplateError) as err:
-        line = f": line {err.lineno}" if getattr(err, "lineno", None) else ""
-        raise PublishError(f"{template}{line}: cannot render the card template ({err})") from err
+        text = CARD_TEMPLATES.render(template, **context)
+    except ValueError as err:  # one line that names the file, and the line where Jinja knows it
+        raise PublishError(f"cannot render the card template: {err}") from None
     card = DatasetCard(text)
     metadata = {name: {"data_files": [{"split": SPLIT, "path": data_file(name)}], **({"default": True}
                                                                                       if name == default else {})}

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from praib.cli.main import main
 from praib.leaderboard.submission import (SubmissionError, load_submission, manifest_problems,
                                           validate_submission)
+from praib.records.io import paths_outside
 
 DEMO = Path(str(resources.files("praib").joinpath("data/demo")))
 PAPERS = DEMO / "papers.jsonl"
@@ -151,3 +152,119 @@ def test_a_missing_submission_is_named_as_missing(tmp_path):
     result = CliRunner().invoke(main, ["leaderboard", "run", missing, "--demo", "-o", str(tmp_path / "out")])
     assert result.exit_code == 1 and result.output.strip() == \
         f"Error: {missing}: no such file or directory (and not a Hub dataset id 'org/name')"
+
+
+# --- a submission's data lies inside its folder ----------------------------------------------------
+
+def card(configs: str) -> str:
+    return f"---\nconfigs:\n{configs}---\n# A submission\n"
+
+
+@pytest.fixture
+def elsewhere(tmp_path):
+    """Valid reviews outside any submission folder: read, they would make a submission valid."""
+    return write_submission(tmp_path / "elsewhere", demo_rows(), MANIFEST) / "reviews.jsonl"
+
+
+def escape_up(folder, outside):
+    (folder / "README.md").write_text(card("- config_name: default\n  data_files: ../elsewhere/reviews.jsonl\n"))
+    return "data_files '../elsewhere/reviews.jsonl' climbs out with '..'"
+
+
+def escape_absolute(folder, outside):
+    (folder / "README.md").write_text(card(f"- config_name: default\n  data_files:\n  - split: train\n"
+                                           f"    path: {outside}\n"))
+    return f"data_files '{outside}' is an absolute path"
+
+
+def escape_glob(folder, outside):
+    (folder / "README.md").write_text(card("- config_name: default\n  data_files: '../*/reviews.jsonl'\n"))
+    return "data_files '../*/reviews.jsonl' climbs out with '..'"
+
+
+def escape_glob_to_a_symlink(folder, outside):
+    (folder / "data").mkdir()
+    (folder / "data" / "reviews.jsonl").symlink_to(outside)
+    (folder / "README.md").write_text(card("- config_name: default\n  data_files: 'data/*.jsonl'\n"))
+    return f"data file {folder / 'data' / 'reviews.jsonl'} leads to {outside}, outside {folder}"
+
+
+def escape_symlink(folder, outside):
+    (folder / "reviews.jsonl").symlink_to(outside)
+    return f"reviews.jsonl leads to {outside}, outside {folder}"
+
+
+def escape_saved_dataset(folder, outside):
+    from praib.records import load_records, save_records
+
+    save_records(load_records(outside), folder / "saved")
+    state = json.loads((folder / "saved" / "state.json").read_text())
+    arrow = folder / "saved" / state["_data_files"][0]["filename"]
+    arrow.rename(outside.parent / arrow.name)
+    state["_data_files"][0]["filename"] = f"../../elsewhere/{arrow.name}"
+    (folder / "saved" / "state.json").write_text(json.dumps(state))
+    (folder / "manifest.json").rename(folder / "saved" / "manifest.json")
+    return f"leads to {outside.parent / arrow.name}, outside {folder / 'saved'}"
+
+
+@pytest.mark.parametrize("escape", [escape_up, escape_absolute, escape_glob, escape_glob_to_a_symlink, escape_symlink,
+                                    escape_saved_dataset])
+def test_data_outside_the_submission_folder_is_refused(tmp_path, elsewhere, escape):
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "manifest.json").write_text(json.dumps(MANIFEST))
+    expected = escape(folder, elsewhere)
+    source = str(folder / "saved") if escape is escape_saved_dataset else str(folder)
+
+    report = validate_submission(source, PAPERS)
+    assert not report.valid and report.n_reviews == 0
+    assert [p for p in report.problems if expected in p and p.startswith("data: ")], report.problems
+    validated = CliRunner().invoke(main, ["leaderboard", "validate", source])
+    assert validated.exit_code == 1 and expected in validated.output and "Traceback" not in validated.output
+
+    with pytest.raises(SubmissionError, match="a submission's data files must lie inside it"):
+        load_submission(source)
+    run = CliRunner().invoke(main, ["leaderboard", "run", source, "--demo", "-o", str(tmp_path / "out"),
+                                    "--n-bootstrap", "2", "--no-progress"])
+    assert run.exit_code == 1 and "Traceback" not in run.output
+    assert len(run.output.strip().splitlines()) == 1 and expected in run.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_nested_data_and_symlinks_inside_the_folder_are_read(tmp_path):
+    folder = tmp_path / "sub"
+    rows = demo_rows()
+    write_submission(folder / "data" / "v2", rows[:5], MANIFEST)
+    write_submission(folder / "data" / "v3", rows[5:], MANIFEST)
+    (folder / "data" / "v3" / "reviews.jsonl").rename(folder / "data" / "v3" / "later.jsonl")
+    (folder / "data" / "current.jsonl").symlink_to(folder / "data" / "v3" / "later.jsonl")
+    (folder / "manifest.json").write_text(json.dumps(MANIFEST))
+    (folder / "README.md").write_text(card("- config_name: default\n  data_files:\n  - split: train\n"
+                                           "    path: [data/v2/*.jsonl, data/current.jsonl]\n"))
+    report = validate_submission(str(folder), PAPERS)
+    assert report.valid, report.format()
+    assert report.n_reviews == 8 and "data: every data file lies inside the submission" in report.checked
+    assert len(load_submission(str(folder)).reviews) == 8
+
+
+def test_a_manifest_outside_the_folder_is_a_problem(tmp_path, elsewhere):
+    folder = write_submission(tmp_path / "sub", demo_rows(), MANIFEST)
+    (folder / "manifest.json").unlink()
+    (folder / "manifest.json").symlink_to(elsewhere.parent / "manifest.json")
+    report = validate_submission(str(folder))
+    assert report.problems == [f"manifest: {folder / 'manifest.json'} leads to {elsewhere.parent / 'manifest.json'}, "
+                               f"outside the submission folder {folder}"]
+
+
+def test_a_hub_submission_names_only_files_of_its_repository(tmp_path, monkeypatch):
+    readme = tmp_path / "README.md"
+    readme.write_text(card("- config_name: default\n  data_files:\n  - split: train\n"
+                           "    path: [data/ok.jsonl, hf://datasets/someone/else/x.jsonl, /etc/reviews.jsonl,\n"
+                           "           data/../../x.jsonl, 'data\\..\\..\\y.jsonl']\n"))
+    monkeypatch.setattr("huggingface_hub.hf_hub_download", lambda repo, filename, repo_type: str(readme))
+    assert paths_outside("org/sub") == [
+        "org/sub: README.md: config 'default': data_files 'hf://datasets/someone/else/x.jsonl' is a URL",
+        "org/sub: README.md: config 'default': data_files '/etc/reviews.jsonl' is an absolute path",
+        "org/sub: README.md: config 'default': data_files 'data/../../x.jsonl' climbs out with '..'",
+        "org/sub: README.md: config 'default': data_files 'data\\\\..\\\\..\\\\y.jsonl' climbs out with '..'",
+    ]

@@ -112,3 +112,24 @@ def test_build_writes_rule_based_neutral_variants_without_a_judge(tmp_path):
     assert f"0 soundness-critical and {len(variants)} soundness-neutral variants; attempts: no attempts" in out
     assert len(variants) == 8
     assert "changed nothing, left out: spelling 8 of 8 papers" in out  # said even with --no-progress
+
+
+@pytest.mark.parametrize("override, expected", [
+    (None, "logic_extract.jinja: is a directory, not a perturbation template file"),
+    (b"{% if %}{{ paragraphs }}", "logic_extract.jinja: line 1: not a valid Jinja template"),
+    (b"\xff{{ paragraphs }}", "logic_extract.jinja: not UTF-8 text (byte 0xff at offset 0)"),
+])
+def test_a_broken_override_in_the_template_dir_is_one_line_naming_it(tmp_path, model, override, expected):
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    if override is None:
+        (templates / "logic_extract.jinja").mkdir()
+    else:
+        (templates / "logic_extract.jinja").write_bytes(override)
+    result = CliRunner().invoke(main, ["counterfactual", "extract", f"{DEMO}/critical_papers.jsonl", "--output",
+                                       str(tmp_path / "logic.jsonl"), "--template-dir", str(templates),
+                                       "--judge", "scripted-model", "--cache-dir", str(tmp_path / "cache"),
+                                       "--no-progress"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.count("Error:") == 1 and f"{templates}/{expected}" in result.output, result.output
+    assert model.requests == []

@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from praib.cli.main import main
@@ -120,3 +121,28 @@ def test_false_claims_generated_by_the_judge_are_saved_beside_the_output(tmp_pat
     saved = [json.loads(line) for line in (tmp_path / "out.jsonl.claims.jsonl").read_text().splitlines()]
     assert len(saved) == 8 and all(s["claims"] == [f"Claim {i}." for i in range(5)] for s in saved)
     assert "wrote the generated false-claim buckets to" in result.output
+
+
+BROKEN_TEMPLATES = {
+    "syntax.jinja": (b"Rewrite:\n{% for %}\n{{ text }}", "line 2: not a valid Jinja template"),
+    "latin1.jinja": ("R\xe9\xe9cris {{ text }}".encode("latin-1"), "not UTF-8 text (byte 0xe9 at offset 1)"),
+    "filter.jinja": (b"{{ text | shout }}", "line 1: not a valid Jinja template: No filter named 'shout'"),
+    "escape.jinja": (b"{{ cycler.__init__.__globals__.os.popen('id').read() }}", "unsafe template"),
+    "undefined.jinja": (b"Rewrite for {{ audience }}: {{ text }}", "'audience' is undefined"),
+}
+
+
+@pytest.mark.parametrize("kind", ["injection-appendix", "overclaim-novelty"])
+@pytest.mark.parametrize("name", sorted(BROKEN_TEMPLATES))
+def test_a_broken_template_file_is_one_line_naming_it(tmp_path, monkeypatch, kind, name):
+    template = tmp_path / name
+    template.write_bytes(BROKEN_TEMPLATES[name][0])
+    backend = StubBackend(["never sent"])
+    monkeypatch.setattr("praib.cli.perturb.make_judge", lambda *args: Judge(backend))
+    output = tmp_path / "out.jsonl"
+    result = run(kind, str(DEMO / "papers.jsonl"), "--output", str(output), "--template", str(template),
+                 "--judge", "stub-model")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    error = [line for line in result.output.splitlines() if "Error:" in line]
+    assert len(error) == 1 and template.name in error[0] and BROKEN_TEMPLATES[name][1] in error[0], result.output
+    assert backend.requests == [] and not output.exists()
