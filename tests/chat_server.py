@@ -14,8 +14,8 @@ def echo(body):
 
 class ChatServer:
     """Answers POST /v1/chat/completions with ``answer(body)``: the assistant's message, or a
-    (status, headers, raw body) triple. The replies in ``script`` are served first; ``delay`` slows every
-    reply. Records every request's body, headers and arrival time, and the most requests in flight at once."""
+    (status, headers, raw body) triple. The replies in ``script`` are served first; ``delay`` (seconds, or
+    a function of the request body) slows every reply. Records every request's body, headers and arrival time, and the most requests in flight at once."""
 
     def __init__(self, answer=echo, fingerprint="fp_test123"):
         self.answer, self.fingerprint = answer, fingerprint
@@ -44,7 +44,7 @@ class ChatServer:
                     outer.active += 1
                     outer.max_active = max(outer.max_active, outer.active)
                 try:
-                    time.sleep(outer.delay)
+                    time.sleep(outer.delay(body) if callable(outer.delay) else outer.delay)
                     if self.path != "/v1/chat/completions":
                         self.send_error(404)
                         return

@@ -167,12 +167,9 @@ def test_openai_concurrency_and_order(server):
     server.delay = 0.15
     b = client(server, concurrency=4)
     reqs = [req(f"paper {i}") for i in range(8)]
-    t = time.monotonic()
     out = b.generate(reqs)
-    elapsed = time.monotonic() - t
     assert out == [f"echo: paper {i}" for i in range(8)]
-    assert server.max_active == 4
-    assert elapsed < 8 * 0.15  # ran in parallel
+    assert server.max_active == 4  # four in flight at once: parallel, and never more than asked
 
 
 def test_openai_429_honours_retry_after(server):
@@ -244,7 +241,7 @@ def test_openai_unreachable_port():
 def test_openai_reports_each_answer_as_it_arrives_in_the_calling_thread(server):
     import threading
 
-    server.answer = lambda body: (time.sleep(0.3) if body["messages"][-1]["content"] == "slow" else None) or "ok"
+    server.delay = lambda body: 0.5 if body["messages"][-1]["content"] == "slow" else 0.0
     seen = []
     b = client(server, concurrency=2)
     b.generate([req("slow"), req("fast")], on_answer=lambda i, reply: seen.append((i, threading.get_ident())))
