@@ -85,9 +85,10 @@ def model_options(command):
 
 
 def write_json(data, output: Path) -> None:
-    """A command's results as indented UTF-8 JSON, creating the folder."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    """A command's results as indented UTF-8 JSON, creating the folder; written whole or not at all."""
+    from praib.records.atomic import write_text_atomically
+
+    write_text_atomically(output, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def key_values(pairs: tuple[str, ...], option: str) -> dict[str, str]:
