@@ -19,6 +19,7 @@ from pathlib import Path
 from statistics import median
 
 from praib.parsing import parse_review
+from praib.records.atomic import write_text_atomically
 from praib.scales import Scale, UnknownScaleError, generic_scales, venue_scales
 
 # Score-line labels that carry the overall rating, as praib.parsing reads them.
@@ -126,9 +127,8 @@ def load_claim_buckets(path: str | Path) -> dict[str, list[str]]:
 
 
 def save_claim_buckets(buckets: dict[str, list[str]], path: str | Path) -> None:
-    with Path(path).open("w", encoding="utf-8") as handle:
-        for paper_id, claims in buckets.items():
-            handle.write(json.dumps({"paper_id": paper_id, "claims": claims}, ensure_ascii=False) + "\n")
+    write_text_atomically(path, "".join(json.dumps({"paper_id": paper_id, "claims": claims}, ensure_ascii=False) + "\n"
+                                        for paper_id, claims in buckets.items()))
 
 
 _CLAIM = re.compile(r"False Claim\s*\d*\s*:\s*(.+?)\s*(?=Why the claim is false|False Claim|\Z)", re.I | re.S)

@@ -5,6 +5,7 @@ Command modules import from here, never from ``praib.cli.main``, which imports t
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 from contextlib import contextmanager
@@ -28,9 +29,28 @@ def _apply(command, options):
 
 
 def output_option(help: str, default: str | None = None, file_okay: bool = True, dir_okay: bool = True):
-    """-o/--output, the one spelling of where a command writes its result."""
-    return click.option("--output", "-o", type=click.Path(file_okay=file_okay, dir_okay=dir_okay, path_type=Path),
-                        default=default, show_default=default is not None, help=help)
+    """-o/--output, the one spelling of where a command writes its result. The command runs holding the
+    output's lock (:func:`praib.records.locks.output_lock`), which also covers the files it writes beside
+    the output: a second run on the same output is refused at once."""
+    option = click.option("--output", "-o", type=click.Path(file_okay=file_okay, dir_okay=dir_okay, path_type=Path),
+                          default=default, show_default=default is not None, help=help)
+    return lambda command: option(_holding_output_lock(command))
+
+
+def _holding_output_lock(command):
+    # Taken when the command runs rather than while click parses, so that a usage error takes no lock.
+    @functools.wraps(command)
+    def run(**params):
+        from praib.records.locks import OutputLockedError, output_lock
+
+        with contextlib.ExitStack() as held:
+            if params["output"] is not None:
+                try:
+                    held.enter_context(output_lock(params["output"]))
+                except OutputLockedError as err:
+                    raise click.ClickException(f"{err}; wait for it or choose another --output") from None
+            return command(**params)
+    return run
 
 
 def cache_dir_option(help: str = CACHE_DIR_HELP):
@@ -175,9 +195,10 @@ def model_options(command):
 
 
 def write_json(data, output: Path) -> None:
-    """A command's results as indented UTF-8 JSON, creating the folder."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    """A command's results as indented UTF-8 JSON, creating the folder; written whole or not at all."""
+    from praib.records.atomic import write_text_atomically
+
+    write_text_atomically(output, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def key_values(pairs: tuple[str, ...], option: str) -> dict[str, str]:

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from praib.metrics.registry import BY_NAME, TABLE_1
 from praib.records import HUMAN_SOURCE
+from praib.records.atomic import write_text_atomically
 from praib.templates import TemplateSet
 
 POOLED = "all"
@@ -663,6 +664,5 @@ def write_report(directory: str | Path, html_path: str | Path, markdown_path: st
     sections = build_sections(load_results(directory))
     for path, render in ((html_path, render_html), (markdown_path, render_markdown)):
         if path is not None:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            Path(path).write_text(render(sections, title), encoding="utf-8")
+            write_text_atomically(path, render(sections, title))
     return sections

@@ -52,6 +52,7 @@ from praib.evaluation.results import EvaluationResult
 from praib.evaluation.scored import ScoredReviews
 from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, perturbation_kind
+from praib.records.atomic import replace_atomically, write_text_atomically
 from praib.metrics.registry import BY_NAME, DIFFERENCE, JUDGED, METRICS, SCORES, SHORTFALL, TEXT
 from praib.metrics.scores.agreement import panel_alpha_draws
 from praib.metrics.scores.distributions import gaps_to_panel_median, total_variation
@@ -407,8 +408,7 @@ def _row(submission, model, metric, venue, m, n_papers, n_reviews, human_value, 
 
 
 def _write_json(path: Path, data) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, output: str | Path,
@@ -424,11 +424,9 @@ def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, outpu
     output = Path(output)
     rows, details = score_submissions(submissions, reference, n_bootstrap, seed, judge, workers, progress)
     results = Dataset.from_list(rows, features=RESULT_FEATURES)
-    output.mkdir(parents=True, exist_ok=True)
-    pq.write_table(results.data.table, output / "results.parquet")
-    with (output / "results.jsonl").open("w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    with replace_atomically(output / "results.parquet") as temporary:
+        pq.write_table(results.data.table, temporary)
+    write_text_atomically(output / "results.jsonl", "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
     for submission in submissions:
         _write_json(output / "manifests" / f"{submission.name}.json", submission.manifest)
         _write_json(output / "details" / f"{submission.name}.json", details[submission.name])

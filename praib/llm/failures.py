@@ -19,7 +19,8 @@ import json
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable
+
+from praib.records.atomic import write_text_atomically
 
 __all__ = [
     "CallFailure", "FailedItem", "FailureLog", "TooManyFailures", "EXIT_FAILED_ITEMS", "DOWN_AFTER",
@@ -194,18 +195,9 @@ class FailureLog:
         if not self.items:
             path.unlink(missing_ok=True)
             return None
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_jsonl(path, (item.to_dict() for item in self.items))
+        write_text_atomically(path, "".join(json.dumps(item.to_dict(), ensure_ascii=False) + "\n"
+                                            for item in self.items))
         return path
-
-
-def write_jsonl(path: Path, rows: Iterable[dict]) -> None:
-    # Written whole to a temporary name and renamed, so that a reader never sees half a file.
-    temporary = path.with_name(f".{path.name}.tmp")
-    with temporary.open("w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    temporary.replace(path)
 
 
 def read_failures(path: str | Path) -> list[FailedItem]:

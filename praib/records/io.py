@@ -20,6 +20,7 @@ import datasets
 import yaml
 from datasets import Dataset, List, Value
 
+from praib.records.atomic import replace_atomically
 from praib.records.ids import record_id
 from praib.records.schema import REVIEW_SECTIONS, SCHEMAS, RecordError, perturbation_kind
 from praib.scales import subscore_names
@@ -417,21 +418,21 @@ def records_to_dataset(rows: list[dict], kind: str = "review") -> Dataset:
 
 
 def save_records(records: Dataset, destination: str | Path) -> Path:
-    """Write records as .jsonl, .parquet, or (any other path) a saved Dataset directory."""
+    """Write records as .jsonl, .parquet, or (any other path) a saved Dataset directory; the file or
+    directory is built under a temporary name and renamed into place (:mod:`praib.records.atomic`)."""
     destination = Path(destination)
     suffix = destination.suffix.lower()
-    if suffix in (".jsonl", ".parquet"):
-        destination.parent.mkdir(parents=True, exist_ok=True)
     # Writing takes a moment; a progress bar of datasets' own here would only clutter the caller's.
     shown = datasets.utils.logging.is_progress_bar_enabled()
     datasets.disable_progress_bars()
     try:
-        if suffix == ".jsonl":
-            records.to_json(str(destination), lines=True, force_ascii=False)
-        elif suffix == ".parquet":
-            records.to_parquet(str(destination))
-        else:
-            records.save_to_disk(str(destination))
+        with replace_atomically(destination) as temporary:
+            if suffix == ".jsonl":
+                records.to_json(str(temporary), lines=True, force_ascii=False)
+            elif suffix == ".parquet":
+                records.to_parquet(str(temporary))
+            else:
+                records.save_to_disk(str(temporary))
     finally:
         if shown:
             datasets.enable_progress_bars()

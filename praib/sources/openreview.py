@@ -29,6 +29,7 @@ from datasets import Dataset
 
 from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
 from praib.records import HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl, read_json_list, records_to_dataset, save_records
+from praib.records.atomic import write_text_atomically
 from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
 
 logger = logging.getLogger(__name__)
@@ -163,10 +164,7 @@ class NoteFetcher:
         params = {"invitation": invitation, "details": "replies", "offset": offset, "limit": self.page_size,
                   "sort": "number:asc"}
         body = self._get(url, params)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(".part")
-        partial.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
-        partial.replace(path)  # a page is either wholly cached or absent
+        write_text_atomically(path, json.dumps(body, ensure_ascii=False))  # a page is either wholly cached or absent
         return body["notes"]
 
     def _get(self, url: str, params: dict) -> dict:

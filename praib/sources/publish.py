@@ -33,6 +33,7 @@ from typing import Mapping
 from datasets import Dataset, Features
 
 from praib.records import SCHEMAS, load_records, records_to_dataset
+from praib.records.atomic import replace_atomically, write_text_atomically
 from praib.templates import TemplateSet
 
 # config name -> record kind. Counterfactual and perturbed papers keep their original's paper_id
@@ -165,10 +166,9 @@ def build_dataset_repo(sources: Mapping[str, str | Path | Dataset], output: str 
         if name not in configs:  # a config of an earlier build into the same folder would be pushed too
             (output / data_file(name)).unlink(missing_ok=True)
     for name, records in configs.items():
-        path = output / data_file(name)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        records.to_parquet(str(path))
-    (output / "README.md").write_text(card, encoding="utf-8")
+        with replace_atomically(output / data_file(name)) as temporary:
+            records.to_parquet(str(temporary))
+    write_text_atomically(output / "README.md", card)
     return output
 
 

@@ -1,0 +1,68 @@
+"""The output lock: one process writes an output at a time, the next is refused at once and told who
+holds it, a killed holder blocks nobody, and the lock is re-entrant within a process."""
+
+import os
+import re
+import signal
+import time
+
+import pytest
+
+from praib.records.locks import OutputLockedError, lock_path, output_lock
+from tests.lock_holder import lock_held_elsewhere, try_elsewhere
+
+
+def test_a_second_process_is_refused_at_once_and_told_who_holds_the_output(tmp_path):
+    output = tmp_path / "reviews.jsonl"
+    with lock_held_elsewhere(output) as holder:
+        started = time.monotonic()
+        with pytest.raises(OutputLockedError) as refused:
+            with output_lock(output):
+                pytest.fail("took a lock another process holds")
+        assert time.monotonic() - started < 0.5
+        name = re.escape(str(output))
+        assert re.fullmatch(rf"{name} is being written by another praib run "
+                            rf"\(pid {holder.pid}, started \d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d: -c {name}\)",
+                            str(refused.value)), str(refused.value)
+        assert refused.value.holder["pid"] == holder.pid
+        with output_lock(tmp_path / "reviews.parquet"):  # another output is another lock
+            pass
+    with output_lock(output):  # the holder let go
+        pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_lock_left_by_a_killed_process_blocks_nobody(tmp_path):
+    output = tmp_path / "results"
+    with lock_held_elsewhere(output) as holder:
+        holder.kill()
+        assert holder.wait(timeout=30) == -signal.SIGKILL
+        assert lock_path(output).exists()  # left behind, held by no process
+        assert try_elsewhere(output) == "took"
+        with output_lock(output):
+            assert try_elsewhere(output) == "refused"
+    assert not lock_path(output).exists()
+
+
+def test_the_lock_is_re_entrant_within_a_process_and_held_until_the_outermost_release(tmp_path, monkeypatch):
+    output = tmp_path / "reviews.jsonl"
+    monkeypatch.chdir(tmp_path)
+    with output_lock(output):
+        with output_lock("reviews.jsonl"):  # the library's run loop inside a command: same file, other spelling
+            assert try_elsewhere(output) == "refused"
+        assert try_elsewhere(output) == "refused"
+    assert try_elsewhere(output) == "took"
+
+
+def test_two_names_of_one_output_share_its_lock(tmp_path):
+    (tmp_path / "runs").mkdir()
+    os.symlink(tmp_path / "runs", tmp_path / "latest")
+    with lock_held_elsewhere(tmp_path / "runs" / "reviews.jsonl"):
+        with pytest.raises(OutputLockedError):
+            with output_lock(tmp_path / "latest" / "reviews.jsonl"):
+                pass
+
+
+def test_the_lock_file_sits_beside_the_output(tmp_path):
+    assert lock_path(tmp_path / "out" / "reviews.jsonl") == tmp_path / "out" / "reviews.jsonl.lock"
+    assert lock_path(tmp_path / "results") == tmp_path / "results.lock"
