@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from praib.generation.papers import approximate_tokens, find_tokenizer, prepare_papers, tokenizer_counter
-from praib.generation.run import (RunItem, default_source, finish_run, prompt_scales, run_requests,
+from praib.generation.run import (RunItem, default_source, finish_run, locked, prompt_scales, run_requests,
                                   template_id)
 from praib.llm.backends import GenerationRequest, SamplingConfig
 from praib.llm.failures import FailureLog
@@ -99,7 +99,7 @@ def run_meta_reviews(papers: Any, reviews: Any, rebuttals: Any, backend: Any, pr
                      output: str | Path | None = None, sampling: Any = None, token_budget: int | None = 50_000,
                      batch_size: int | None = None, source: str | None = None,
                      progress: bool = True, failures: FailureLog | None = None) -> MetaReviewRun:
-    """Meta-review every paper that has reviews; see the module docstring.
+    """Meta-review every paper that has reviews; see the module docstring. The run holds ``output``'s lock.
 
     ``papers``/``reviews``/``rebuttals``: PAPER/REVIEW/REBUTTAL_FEATURES Datasets (``rebuttals`` may be
     None); only unperturbed records are used as inputs. ``component`` (paper, reviews, rebuttal)
@@ -167,11 +167,12 @@ def run_meta_reviews(papers: Any, reviews: Any, rebuttals: Any, backend: Any, pr
                              "meta_review", f"meta-review of paper {paper['paper_id']}")
 
     failures = failures if failures is not None else FailureLog()
-    done = run_requests(items, backend, meta_review_record, output=output, batch_size=batch_size,
-                        progress=progress, unit="meta-review", description=f"{source} / {prompt.spec.name}",
-                        failures=failures, stage=f"meta-review:{prompt.spec.name}")
-    return MetaReviewRun(finish_run(done.records, "meta_review", output, failures), done.n_from_cache,
-                         done.n_backend_calls, skipped, len(done.failed))
+    with locked(output):
+        done = run_requests(items, backend, meta_review_record, output=output, batch_size=batch_size,
+                            progress=progress, unit="meta-review", description=f"{source} / {prompt.spec.name}",
+                            failures=failures, stage=f"meta-review:{prompt.spec.name}")
+        return MetaReviewRun(finish_run(done.records, "meta_review", output, failures), done.n_from_cache,
+                             done.n_backend_calls, skipped, len(done.failed))
 
 
 def _record(paper: dict, raw: str, scales: Any, prepared: Any, perturbation: dict | None, *, backend: Any,

@@ -28,15 +28,17 @@ import logging
 import os
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, ContextManager, Sequence
 
 from datasets import Dataset
 
 from praib.parsing import parse_review
 from praib.records import PARSE_FAILED, PARSE_OK, REVIEW_SECTIONS, coerce_record, records_to_dataset, save_records
 from praib.records.ids import hash_id, record_id
+from praib.records.locks import output_lock
 from praib.scales import VenueScales, generic_scales, venue_scales
 
 from praib.llm.backends import GenerationRequest, SamplingConfig, generate_each
@@ -303,7 +305,24 @@ def run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | N
                    prompt_params: dict[str, Any] | None = None,
                    failures: FailureLog | None = None) -> GenerationResult:
     """:func:`generate_reviews`, returning the records together with a :class:`GenerationSummary`."""
-    failures = failures if failures is not None else FailureLog()
+    with locked(output):
+        return _run_generation(papers, backend, prompt, venue=venue, year=year, output=output, sampling=sampling,
+                               knowledge_cutoff=knowledge_cutoff, token_budget=token_budget,
+                               remove_appendix=remove_appendix, batch_size=batch_size, progress=progress,
+                               source=source, tokenizer=tokenizer, prompt_params=prompt_params,
+                               failures=failures if failures is not None else FailureLog())
+
+
+def locked(output: str | Path | None) -> ContextManager:
+    """The output's lock (:func:`praib.records.locks.output_lock`) for a whole run; nothing without an output."""
+    return output_lock(output) if output is not None else nullcontext()
+
+
+def _run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | None, year: int | None,
+                    output: str | Path | None, sampling: SamplingConfig | None, knowledge_cutoff: str | None,
+                    token_budget: int | None, remove_appendix: bool, batch_size: int | None, progress: bool,
+                    source: str | None, tokenizer: Any | None, prompt_params: dict[str, Any] | None,
+                    failures: FailureLog) -> GenerationResult:
     started = time.perf_counter()
     sampling = sampling or SamplingConfig()
     if prompt.spec.output != "review":

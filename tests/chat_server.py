@@ -3,13 +3,34 @@
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+def completion(model, answer, fingerprint="fp_test123"):
+    """The body of a chat-completions response whose answer is ``answer``."""
+    return json.dumps({"id": "x", "object": "chat.completion", "model": model, "system_fingerprint": fingerprint,
+                       "choices": [{"index": 0, "message": {"role": "assistant", "content": answer},
+                                    "finish_reason": "stop"}]}).encode()
+
+
 def echo(body):
     return "echo: " + body["messages"][-1]["content"]
+
+
+#: Replies that break the HTTP exchange itself, given as the status of a (status, headers, body) reply:
+#: the connection closed before any response, a body cut short of its Content-Length, a reply held
+#: back for headers["seconds"] (longer than the client waits).
+DROP, TRUNCATE, HANG = "drop", "truncate", "hang"
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A client that gave up (timed out, was killed) closes its end while a reply is written: expected here.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class ChatServer:
@@ -48,18 +69,26 @@ class ChatServer:
                     if self.path != "/v1/chat/completions":
                         self.send_error(404)
                         return
-                    self.send_response(status)
+                    if status == DROP:
+                        self.close_connection = True
+                        return
+                    if status == HANG:
+                        time.sleep(headers["seconds"])
+                        status, headers = 200, {}
+                    self.send_response(200 if status == TRUNCATE else status)
                     for k, v in headers.items():
                         self.send_header(k, v)
                     self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(raw)))
+                    self.send_header("Content-Length", str(len(raw) + (100 if status == TRUNCATE else 0)))
                     self.end_headers()
                     self.wfile.write(raw)
+                    if status == TRUNCATE:
+                        self.close_connection = True
                 finally:
                     with outer.lock:
                         outer.active -= 1
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -69,11 +98,7 @@ class ChatServer:
         answer = self.answer(body)
         if not isinstance(answer, str):
             return answer
-        raw = json.dumps({"id": "x", "object": "chat.completion", "model": body["model"],
-                          "system_fingerprint": self.fingerprint,
-                          "choices": [{"index": 0, "message": {"role": "assistant", "content": answer},
-                                       "finish_reason": "stop"}]}).encode()
-        return 200, {}, raw
+        return 200, {}, completion(body["model"], answer, self.fingerprint)
 
     def close(self):
         self.httpd.shutdown()

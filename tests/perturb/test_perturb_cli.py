@@ -138,7 +138,7 @@ def test_a_broken_template_file_is_one_line_naming_it(tmp_path, monkeypatch, kin
     template = tmp_path / name
     template.write_bytes(BROKEN_TEMPLATES[name][0])
     backend = StubBackend(["never sent"])
-    monkeypatch.setattr("praib.cli.perturb.make_judge", lambda *args: Judge(backend))
+    monkeypatch.setattr("praib.llm.judge.make_judge", lambda *args, failures, **options: Judge(backend, failures=failures))
     output = tmp_path / "out.jsonl"
     result = run(kind, str(DEMO / "papers.jsonl"), "--output", str(output), "--template", str(template),
                  "--judge", "stub-model")
