@@ -285,7 +285,7 @@ def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, see
 
     datasets.disable_progress_bars()
     try:
-        sources = {kind: load_records(path, kind) if path else None for kind, path in
+        sources = {kind: load_records(path, kind, allow_empty=kind != "paper") if path else None for kind, path in
                    (("paper", papers), ("review", reviews), ("meta_review", meta_reviews),
                     ("rebuttal", rebuttals))}
         sampled = sample_records(sources["paper"], sources["review"], sources["meta_review"], sources["rebuttal"],

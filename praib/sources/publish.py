@@ -150,7 +150,7 @@ def build_dataset_repo(sources: Mapping[str, str | Path | Dataset], output: str 
     configs: dict[str, Dataset] = {}
     for name, source in sorted(sources.items(), key=lambda item: list(CONFIGS).index(item[0])):
         features = SCHEMAS[CONFIGS[name]][0]
-        records = source if isinstance(source, Dataset) else load_records(source, CONFIGS[name])
+        records = source if isinstance(source, Dataset) else load_records(source, CONFIGS[name], allow_empty=True)
         if records.features != features:
             raise PublishError(f"config {name!r}: records do not have the {CONFIGS[name]} schema "
                                "(load them with praib.records.load_records)")

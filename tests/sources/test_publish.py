@@ -16,8 +16,8 @@ from click.testing import CliRunner
 
 from praib.cli.data import data
 from praib.sources.publish import DEFAULT_CARD_TEMPLATE, PublishError, build_dataset_repo, repository_card
-from praib.records import (META_REVIEW_FEATURES, PAPER_FEATURES, REBUTTAL_FEATURES, REVIEW_FEATURES, coerce_record,
-                           records_to_dataset, save_records)
+from praib.records import (META_REVIEW_FEATURES, PAPER_FEATURES, REBUTTAL_FEATURES, REVIEW_FEATURES, RecordError,
+                           coerce_record, records_to_dataset, save_records)
 from tests.paths import ROOT
 
 
@@ -152,11 +152,14 @@ def test_build_refuses_unknown_configs_and_foreign_schemas(tmp_path):
     with pytest.raises(PublishError, match="config 'papers': records do not have the paper schema"):
         build_dataset_repo({"papers": records("reviews")}, tmp_path / "x")
     # Review rows read as papers pass the schema (the fields they share) but repeat their paper_id.
-    reviews = [{**row, "review_id": f"r{i}"} for i, row in enumerate(RAW["reviews"][1][:1] * 2)]
+    reviews = [{**row, "review_id": f"r{i}", "text": f"Review {i}."} for i, row in enumerate(RAW["reviews"][1][:1] * 2)]
     save_records(records_to_dataset([coerce_record(r, "review", "r") for r in reviews], "review"),
                  tmp_path / "reviews.jsonl")
-    with pytest.raises(PublishError, match="config 'papers': paper_id repeats"):
+    with pytest.raises(RecordError, match=r"reviews.jsonl: field 'paper_id': 1 id repeats with different content: p1$"):
         build_dataset_repo({"papers": tmp_path / "reviews.jsonl"}, tmp_path / "x")
+    as_papers = records_to_dataset([coerce_record(r, "paper", "r") for r in reviews], "paper")
+    with pytest.raises(PublishError, match="config 'papers': paper_id repeats"):
+        build_dataset_repo({"papers": as_papers}, tmp_path / "x")
 
 
 def test_build_reports_the_bad_line(tmp_path):
