@@ -135,7 +135,7 @@ def build_command(output, card_template, default_config, **sources):
     `datasets.load_dataset(DIR, CONFIG)` reads back with the records' schemas."""
     import datasets
 
-    from praib.sources.publish import DEFAULT_CARD_TEMPLATE, PublishError, build_dataset_repo
+    from praib.sources.publish import DEFAULT_CARD_TEMPLATE, PublishError, build_dataset_repo, data_file
     from praib.records import RecordError
 
     given = {name: path for name, path in sources.items() if path}
@@ -148,7 +148,8 @@ def build_command(output, card_template, default_config, **sources):
                            default=default_config)
     except (PublishError, RecordError) as err:
         raise click.ClickException(str(err)) from None
-    click.echo(f"wrote {output}: configs {', '.join(given)}")
+    built = [name for name in given if (output / data_file(name)).is_file()]  # empty configs are skipped
+    click.echo(f"wrote {output}: configs {', '.join(built)}")
 
 
 @data.command("push")
