@@ -33,6 +33,7 @@ from typing import Any, Callable, Protocol, Sequence
 from datasets import Dataset
 
 from praib.records import coerce_record, load_records, records_to_dataset
+from praib.records.duplicates import drop_duplicates
 
 PAPER_SUFFIXES = (".md", ".txt")
 DEFAULT_TOKEN_BUDGET = 50_000
@@ -67,7 +68,9 @@ def load_papers(source: str | Path, *, venue: str | None = None, year: int | Non
     unless given here), or anything :func:`load_records` reads as papers (JSONL,
     JSON, Parquet, a saved dataset, a Hub id). For datasets, ``venue``, ``year``
     and ``decision`` only fill records that lack them. Raises :class:`PaperError`
-    when there are no papers, a paper has no text, or ids repeat.
+    when there are no papers or a paper has no text, and :class:`praib.records.RecordError` when
+    one paper id (and perturbation) is used by papers with different content (see
+    :mod:`praib.records.duplicates`; exact repeats are dropped with a warning).
     """
     path = Path(source)
     if path.is_dir() and not _is_dataset_dir(path):
@@ -79,7 +82,8 @@ def load_papers(source: str | Path, *, venue: str | None = None, year: int | Non
             text = file.read_text(encoding="utf-8", errors="replace")
             rows.append(coerce_record({"paper_id": file.stem, "venue": venue, "year": year, "decision": decision,
                                        "title": _title_of(text), "text": text}, "paper", str(file)))
-        papers = records_to_dataset(rows, "paper")
+        # paper.md and paper.txt are one paper id
+        papers = records_to_dataset(drop_duplicates(rows, "paper", str(path)), "paper")
     elif path.is_file() and path.suffix.lower() in PAPER_SUFFIXES:
         text = path.read_text(encoding="utf-8", errors="replace")
         papers = records_to_dataset([coerce_record({"paper_id": path.stem, "venue": venue, "year": year,
@@ -94,18 +98,7 @@ def load_papers(source: str | Path, *, venue: str | None = None, year: int | Non
                 return {k: row[k] if row[k] is not None or v is None else v for k, v in fill.items()}
 
             papers = papers.map(_fill, features=papers.features)
-    if len(papers) == 0:
-        raise PaperError(f"{source}: no papers")
-    ids = papers["paper_id"]
-    # Variants of one paper (perturbed, counterfactual) share its id and differ by their edit.
-    variants = [(pid, (edit or {}).get("kind")) for pid, edit in zip(ids, papers["perturbation"])]
-    seen: set[tuple] = set()
-    repeated = sorted({pid + (f" ({kind})" if kind else "") for pid, kind in variants
-                       if (pid, kind) in seen or seen.add((pid, kind))})
-    if repeated:
-        raise PaperError(f"{source}: paper ids repeat: {', '.join(repeated[:5])}"
-                         + (f" and {len(repeated) - 5} more" if len(repeated) > 5 else ""))
-    empty = [pid for pid, text in zip(ids, papers["text"]) if not text or not text.strip()]
+    empty = [pid for pid, text in zip(papers["paper_id"], papers["text"]) if not text or not text.strip()]
     if empty:
         raise PaperError(f"{source}: {len(empty)} of {len(papers)} papers have no text "
                          f"({', '.join(empty[:5])}{', ...' if len(empty) > 5 else ''}); "

@@ -202,7 +202,7 @@ def meta_review(model, papers_source, reviews_source, rebuttals_source, backend_
                 backend = CachedBackend(backend, CallCache(cache_dir or default_cache_dir()))
             run = run_meta_reviews(
                 load_papers(papers_source), load_records(reviews_source, "review"),
-                load_records(rebuttals_source, "rebuttal") if rebuttals_source else None, backend,
+                load_records(rebuttals_source, "rebuttal", allow_empty=True) if rebuttals_source else None, backend,
                 load_prompt(prompt_name), component=perturb_component, kind=kind, seed=seed,
                 judge=judge_spec.make(failures), output=output,
                 sampling=SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,

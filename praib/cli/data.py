@@ -140,7 +140,7 @@ def build_command(output, card_template, default_config, **sources):
     `datasets.load_dataset(DIR, CONFIG)` reads back with the records' schemas."""
     import datasets
 
-    from praib.sources.publish import DEFAULT_CARD_TEMPLATE, PublishError, build_dataset_repo
+    from praib.sources.publish import DEFAULT_CARD_TEMPLATE, PublishError, build_dataset_repo, data_file
     from praib.records import RecordError
 
     given = {name: path for name, path in sources.items() if path}
@@ -153,7 +153,8 @@ def build_command(output, card_template, default_config, **sources):
                            default=default_config)
     except (PublishError, RecordError) as err:
         raise click.ClickException(str(err)) from None
-    click.echo(f"wrote {output}: configs {', '.join(given)}")
+    built = [name for name in given if (output / data_file(name)).is_file()]  # empty configs are skipped
+    click.echo(f"wrote {output}: configs {', '.join(built)}")
 
 
 @data.command("push")
@@ -290,7 +291,7 @@ def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, see
 
     datasets.disable_progress_bars()
     try:
-        sources = {kind: load_records(path, kind) if path else None for kind, path in
+        sources = {kind: load_records(path, kind, allow_empty=kind != "paper") if path else None for kind, path in
                    (("paper", papers), ("review", reviews), ("meta_review", meta_reviews),
                     ("rebuttal", rebuttals))}
         sampled = sample_records(sources["paper"], sources["review"], sources["meta_review"], sources["rebuttal"],

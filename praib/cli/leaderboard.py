@@ -82,7 +82,7 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge
     from praib.llm.backends import BackendError
 
     from praib.records import RecordError, load_records, perturbation_kind
-    from praib.leaderboard.run import run_leaderboard, select_rows
+    from praib.leaderboard.run import run_leaderboard
     from praib.metrics.registry import JUDGED
     from praib.leaderboard.submission import SubmissionError, load_submission
 
@@ -91,9 +91,9 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge
         reference = load_records(reference_path, "review")
         if benchmark_papers:
             ids = {p["paper_id"] for p in load_records(benchmark_papers, "paper") if perturbation_kind(p) is None}
-            reference = select_rows(reference, lambda row: row["paper_id"] in ids)
+            reference = _reviews_of(reference, ids, reference_path, benchmark_papers)
             for s in loaded:
-                s.reviews = select_rows(s.reviews, lambda row: row["paper_id"] in ids)
+                s.reviews = _reviews_of(s.reviews, ids, s.source, benchmark_papers)
         results = run_leaderboard(loaded, reference, output, reference_label=reference_path,
                                   n_bootstrap=n_bootstrap, seed=seed, judge=judge, workers=workers,
                                   progress=not no_progress)
@@ -115,6 +115,17 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge
                            f"(invalid answers: {', '.join(f'{k} {v}' for k, v in invalid.items()) or 'none'}; "
                            f"see {output / 'details' / (s.name + '.json')})", err=True)
     click.echo(f"wrote {len(results)} result rows to {output}")
+
+
+def _reviews_of(reviews, paper_ids: set, source: str, benchmark_papers: str):
+    """The reviews of the benchmark papers; none is an error, not a submission left out."""
+    from praib.leaderboard.run import select_rows
+
+    kept = select_rows(reviews, lambda row: row["paper_id"] in paper_ids)
+    if not len(kept):
+        raise click.ClickException(f"{source}: none of its {len(reviews)} reviews is of one of the "
+                                   f"{len(paper_ids)} papers of {benchmark_papers}")
+    return kept
 
 
 @leaderboard.command()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import math
 import re
 from dataclasses import dataclass, field
@@ -22,7 +23,10 @@ from typing import NamedTuple
 from praib.metrics.registry import BY_NAME, TABLE_1
 from praib.records import HUMAN_SOURCE
 from praib.records.atomic import write_text_atomically
+from praib.records.duplicates import find_repeats
 from praib.templates import TemplateSet
+
+logger = logging.getLogger(__name__)
 
 POOLED = "all"
 
@@ -104,7 +108,19 @@ def _read_rows(directory: Path) -> list[dict]:
             row.setdefault(column, None)
         for column in ("value", "ci_low", "ci_high", "human_value", "distance_to_human"):
             row[column] = _finite(row[column])
-    return rows
+    return _without_repeated_rows(rows, where)
+
+
+def _without_repeated_rows(rows: list[dict], where: Path) -> list[dict]:
+    """A results table has one row per submission, metric and venue: two rows of one key with different
+    values are an error, an exact repeat is dropped with a warning (the policy of every reader)."""
+    repeats = find_repeats(rows, lambda row: (row["submission"], row["metric"], row["venue"]))
+    if repeats.conflicting:
+        raise ReportError(f"{where}: {repeats.conflict('submission/metric/venue key')}")
+    if not repeats.exact:
+        return rows
+    logger.warning("%s: %s", where, repeats.dropped("submission/metric/venue key"))
+    return repeats.without_exact(rows)
 
 
 def _finite(value) -> float | None:

@@ -335,6 +335,16 @@ def _mark_closest(rows: list[dict]) -> None:
                                    and row["distance_to_human"] == best[(row["metric"], row["venue"])])
 
 
+def _refuse_unscorable(submissions: Sequence[Submission]) -> None:
+    """A submission without a review of an original paper would have no result row: refuse it rather
+    than leave it out of the leaderboard."""
+    for submission in submissions:
+        edits = submission.reviews["perturbation"]
+        if all(edit is not None for edit in edits):
+            raise ValueError(f"{submission.source}: no review of an original paper to score"
+                             + (f" (its {len(edits)} reviews are all of perturbed papers)" if edits else ""))
+
+
 def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_bootstrap: int = 1000,
                       seed: int = 0, judge: "Judge | None" = None, workers: int | None = None,
                       progress: bool = False) -> tuple[list[dict], dict[str, dict]]:
@@ -345,6 +355,7 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
     names = [s.name for s in submissions]
     if len(set(names)) != len(names) or HUMAN_SOURCE in names:
         raise ValueError(f"submission names must be distinct and not '{HUMAN_SOURCE}': {', '.join(names)}")
+    _refuse_unscorable(submissions)
     human_reviews = select_rows(reference,
                                 lambda row: row["source"] == HUMAN_SOURCE and perturbation_kind(row) is None)
     if not len(human_reviews):

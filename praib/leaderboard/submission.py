@@ -45,6 +45,7 @@ from datasets import Dataset
 
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, RecordError, load_records, perturbation_kind
 from praib.records.io import paths_outside
+from praib.records.duplicates import record_repeats
 
 MANIFEST_NAME = "manifest.json"
 SCALE_CHOICES = ("venue", "generic")
@@ -235,6 +236,20 @@ def _schema_rows(source: str, split: str, report: ValidationReport) -> list[dict
     return rows
 
 
+def _without_repeated_ids(rows: list[dict], report: ValidationReport) -> list[dict]:
+    """The rows as :func:`load_submission` reads them (exact repeats dropped); a review_id used by
+    different reviews, and exact repeats, are one problem line each."""
+    repeats = record_repeats(rows, "review")
+    if repeats.conflicting:
+        report.problems.append(f"ids: {repeats.conflict('review_id')}")
+    if repeats.exact:
+        report.problems.append(f"ids: {len(repeats.exact)} records repeat an earlier one exactly (same review_id "
+                               f"and content): {_listed(rows[i]['review_id'] for i in repeats.exact)}")
+    if not repeats.conflicting and not repeats.exact:
+        report.checked.append("ids: every review_id is used once")
+    return repeats.without_exact(rows)
+
+
 def _scale_problems(rows: list[dict], scale: str) -> list[str]:
     from praib.scales import UnknownScaleError, generic_scales, venue_scales
 
@@ -265,9 +280,10 @@ def validate_submission(source: str, benchmark_papers: str | Path | None = None,
                         manifest: str | Path | None = None, split: str = "train",
                         max_unparsed: float = DEFAULT_MAX_UNPARSED) -> ValidationReport:
     """Check a submission and explain every problem in one line: the manifest (fields and
-    types), the Review schema of every row, coverage of the benchmark's paper ids (missing per
-    prompt, unknown), the share of reviews that do not parse (at most ``max_unparsed``),
-    duplicates (same paper, model, prompt, perturbation and text), ratings and confidences
+    types), the Review schema of every row, repeated review ids (one used by different reviews,
+    exact repeats), coverage of the benchmark's paper ids (missing per prompt, unknown), the
+    share of reviews that do not parse (at most ``max_unparsed``), duplicates (same paper,
+    model, prompt, perturbation and text), ratings and confidences
     outside the venue-year scale, human records and records whose model or prompt the manifest
     does not name."""
     from praib.parsing import parse_reviews
@@ -296,6 +312,7 @@ def validate_submission(source: str, benchmark_papers: str | Path | None = None,
         if not any(p.startswith("schema:") for p in report.problems):
             report.problems.append("schema: the submission holds no review")
         return report
+    rows = _without_repeated_ids(rows, report)
 
     humans = [r["review_id"] for r in rows if r["source"] == HUMAN_SOURCE]
     if humans:

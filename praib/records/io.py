@@ -21,6 +21,7 @@ import yaml
 from datasets import Dataset, List, Value
 
 from praib.records.atomic import replace_atomically
+from praib.records.duplicates import drop_duplicates
 from praib.records.ids import record_id
 from praib.records.schema import REVIEW_SECTIONS, SCHEMAS, RecordError, perturbation_kind
 from praib.scales import subscore_names
@@ -395,10 +396,15 @@ def _pick_split(loaded: datasets.DatasetDict, split: str, label: str) -> Dataset
     raise RecordError(label, None, f"no split {split!r}; splits are {', '.join(loaded)}")
 
 
-def load_records(source: str | Path, kind: str = "review", split: str = "train") -> Dataset:
+def load_records(source: str | Path, kind: str = "review", split: str = "train", *,
+                 allow_empty: bool = False) -> Dataset:
     """Read and validate records of ``kind`` ('review', 'paper', 'meta_review' or
     'rebuttal') from a file, a directory or a Hub id ('org/name' or
-    'org/name:config'), and return them as a Dataset with the kind's schema."""
+    'org/name:config'), and return them as a Dataset with the kind's schema.
+
+    Records that repeat an earlier one exactly are dropped with a warning; two records of one
+    identity with different content, or (unless ``allow_empty``) no record at all, raise
+    :class:`RecordError` (see :mod:`praib.records.duplicates`)."""
     if kind not in SCHEMAS:
         raise ValueError(f"unknown record kind {kind!r}; choose from {', '.join(SCHEMAS)}")
     rows_iter, label = raw_rows(source, split)
@@ -406,7 +412,15 @@ def load_records(source: str | Path, kind: str = "review", split: str = "train")
     rows = [coerce_record(raw, kind, where, unknown) for where, raw in rows_iter]
     if unknown:
         logger.warning("%s: ignored fields not in the %s schema: %s", label, kind, ", ".join(sorted(unknown)))
-    return records_to_dataset(rows, kind)
+    return records_to_dataset(_checked_rows(rows, kind, label, allow_empty), kind)
+
+
+def _checked_rows(rows: list[dict], kind: str, label: str, allow_empty: bool) -> list[dict]:
+    """The rows without exact repeats; no row at all (unless ``allow_empty``), or one identity with two
+    contents, is a :class:`RecordError`. (datasets itself refuses an empty split of a dataset.)"""
+    if not rows and not allow_empty:
+        raise RecordError(label, None, "holds no records")
+    return drop_duplicates(rows, kind, label)
 
 
 def records_to_dataset(rows: list[dict], kind: str = "review") -> Dataset:

@@ -19,6 +19,7 @@ import json
 import logging
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -30,6 +31,7 @@ from datasets import Dataset
 from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
 from praib.records import HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl, read_json_list, records_to_dataset, save_records
 from praib.records.atomic import write_text_atomically
+from praib.records.duplicates import drop_duplicates, find_repeats
 from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
 
 logger = logging.getLogger(__name__)
@@ -475,17 +477,34 @@ def import_dump(path: str | Path, fmt: str, venue: str, year: int) -> dict[str, 
     if not path.is_file():
         raise RecordError(str(path), None, "no such file")
     if fmt == "json":
-        notes = _dump_notes(path)
+        notes = _unique_notes(_dump_notes(path), path)
         listed = {i for note in notes for i in _invitations(note)}
         if listed and not any(i.startswith(edition.venue_id + "/") for i in listed):
             raise RecordError(str(path), None, f"its notes are not of {edition.venue} {edition.year} (none is under "
                                                f"{edition.venue_id}; e.g. {sorted(listed)[0]}); check --venue/--year")
-        return records_from_submissions(((note, None) for note in notes), edition)
-    if fmt == "csv":
-        return records_from_submissions(_csv_forums(path, edition), edition)
-    if fmt == "peersum":
-        return _peersum_records(path, edition)
-    raise ValueError(f"unknown dump format {fmt!r}; use json, csv or peersum")
+        records = records_from_submissions(((note, None) for note in notes), edition)
+    elif fmt == "csv":
+        records = records_from_submissions(_csv_forums(path, edition), edition)
+    elif fmt == "peersum":
+        records = _peersum_records(path, edition)
+    else:
+        raise ValueError(f"unknown dump format {fmt!r}; use json, csv or peersum")
+    if not len(records["paper"]):
+        raise RecordError(str(path), None, f"no paper of {edition.venue} {edition.year} in this {fmt} dump")
+    return {kind: records_to_dataset(drop_duplicates(table.to_list(), kind, str(path)), kind)
+            for kind, table in records.items()}
+
+
+def _unique_notes(notes: list[dict], path: Path) -> list[dict]:
+    """The submission notes, one per forum: a note repeated exactly is dropped with a warning, two
+    different notes of one forum are an error (which one is the paper?)."""
+    repeats = find_repeats(notes, lambda note: note.get("forum") or note["id"])
+    if repeats.conflicting:
+        raise RecordError(str(path), "id", repeats.conflict("note id"))
+    if not repeats.exact:
+        return notes
+    logger.warning("%s: %s", path, repeats.dropped("note id"))
+    return repeats.without_exact(notes)
 
 
 def _peersum_id(paper_id: Any) -> tuple[str | None, int | None, str | None]:
@@ -506,6 +525,8 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
     ``reviews`` (``review_id``, ``writer``, ``comment``, ``rating``, ``confidence``, ``reply_to``)."""
     rows: dict[str, list[dict]] = {kind: [] for kind in RECORD_FILES}
     others: set[str] = set()
+    missing: Counter = Counter()
+    fields: set[str] = set()
     for where, sample in iter_jsonl(path):
         if not isinstance(sample, dict):
             raise RecordError(where, None, "expected a JSON object (one PeerSum sample)")
@@ -513,6 +534,8 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
         if (venue, year) != (edition.venue, edition.year):
             others.add(f"{venue} {year}" if venue else str(sample.get("paper_id")).rsplit("_", 1)[0])
             continue
+        missing.update(key for key in _PEERSUM_FIELDS if key not in sample)
+        fields.update(sample)
         base = {"paper_id": forum, "venue": edition.venue, "year": edition.year}
         decision = _text(sample.get("paper_acceptance"))
         rows["paper"].append(coerce_record({**base, "title": sample.get("paper_title"),
@@ -548,4 +571,25 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
     if not rows["paper"]:
         raise RecordError(str(path), None, f"no paper of {edition.venue} {edition.year} in this PeerSum dump; "
                                            f"it holds {', '.join(sorted(others)) or 'no samples'}")
+    if missing:
+        _warn_missing_peersum_fields(path, edition, len(rows["paper"]), missing, fields)
+    elif not rows["review"]:
+        logger.warning("%s: 0 reviews: no note of the %d %s %d samples is an official review (writer "
+                       "'official_reviewer', reply_to the paper)", path, len(rows["paper"]), edition.venue,
+                       edition.year)
     return {kind: records_to_dataset(items, kind) for kind, items in rows.items()}
+
+
+# The fields of a sample of PeerSum's raw dump that records are made of, and what is lost without them.
+_PEERSUM_FIELDS = {"reviews": "reviews or rebuttals", "meta_review": "meta-review", "paper_title": "title",
+                   "paper_abstract": "abstract"}
+
+
+def _warn_missing_peersum_fields(path: Path, edition: Edition, n_samples: int, missing: Counter,
+                                 fields: set[str]) -> None:
+    # PeerSum's annotated samples (and its Hugging Face release) are not the raw dump: they keep the
+    # discussion as unattributed 'source_documents' and the meta-review as 'summary'.
+    lacking = ", ".join(f"{n} lack '{key}' (no {_PEERSUM_FIELDS[key]})" for key, n in missing.items())
+    logger.warning("%s: of %d %s %d samples, %s; their fields are %s. --format peersum reads PeerSum's raw dump, "
+                   "peersum_all.json", path, n_samples, edition.venue, edition.year, lacking,
+                   ", ".join(sorted(fields)))

@@ -25,6 +25,7 @@ time.) It honours ``HF_ENDPOINT``, read at call time.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections import Counter
 from pathlib import Path
@@ -35,6 +36,8 @@ from datasets import Dataset, Features
 from praib.records import SCHEMAS, load_records, records_to_dataset
 from praib.records.atomic import replace_atomically, write_text_atomically
 from praib.templates import TemplateSet
+
+logger = logging.getLogger(__name__)
 
 # config name -> record kind. Counterfactual and perturbed papers keep their original's paper_id
 # and say what was changed in their ``perturbation`` struct.
@@ -136,6 +139,7 @@ def build_dataset_repo(sources: Mapping[str, str | Path | Dataset], output: str 
     ``sources`` maps config names (keys of :data:`CONFIGS`) to records: a Dataset or anything
     :func:`praib.records.load_records` reads, validated against the config's record kind.
     ``default`` is the config loaded when none is named ("reviews" when present, else the first).
+    A config without records is skipped with a warning; when all are empty nothing is built.
     Building again into the same folder removes the Parquet files of configs no longer built.
     """
     unknown = [name for name in sources if name not in CONFIGS]
@@ -143,13 +147,12 @@ def build_dataset_repo(sources: Mapping[str, str | Path | Dataset], output: str 
         raise PublishError(f"unknown config(s) {', '.join(unknown)}; choose from {', '.join(CONFIGS)}")
     if not sources:
         raise PublishError("no records given; a dataset needs at least one config")
-    default = default or ("reviews" if "reviews" in sources else next(iter(sources)))
-    if default not in sources:
+    if default is not None and default not in sources:
         raise PublishError(f"default config {default!r} is not among the configs built: {', '.join(sources)}")
     configs: dict[str, Dataset] = {}
     for name, source in sorted(sources.items(), key=lambda item: list(CONFIGS).index(item[0])):
         features = SCHEMAS[CONFIGS[name]][0]
-        records = source if isinstance(source, Dataset) else load_records(source, CONFIGS[name])
+        records = source if isinstance(source, Dataset) else load_records(source, CONFIGS[name], allow_empty=True)
         if records.features != features:
             raise PublishError(f"config {name!r}: records do not have the {CONFIGS[name]} schema "
                                "(load them with praib.records.load_records)")
@@ -160,6 +163,8 @@ def build_dataset_repo(sources: Mapping[str, str | Path | Dataset], output: str 
                 raise PublishError(f"config 'papers': paper_id repeats ({', '.join(repeated[:5])}"
                                    f"{', ...' if len(repeated) > 5 else ''}); are these paper records?")
         configs[name] = records
+    configs = _without_empty(configs, sources, default)
+    default = default or ("reviews" if "reviews" in configs else next(name for name in sources if name in configs))
     output = Path(output)
     card = render_card(card_template, configs, default)
     for name in CONFIGS:
@@ -170,6 +175,23 @@ def build_dataset_repo(sources: Mapping[str, str | Path | Dataset], output: str 
             records.to_parquet(str(temporary))
     write_text_atomically(output / "README.md", card)
     return output
+
+
+def _without_empty(configs: dict[str, Dataset], sources: Mapping[str, str | Path | Dataset],
+                   default: str | None) -> dict[str, Dataset]:
+    """The configs that hold records; the empty ones are skipped with a warning that names them, and
+    a build where every config (or the chosen default) is empty is refused."""
+    empty = [name for name, records in configs.items() if not len(records)]
+    if not empty:
+        return configs
+    named = ", ".join(f"{name} ({'a Dataset' if isinstance(sources[name], Dataset) else sources[name]})"
+                      for name in empty)
+    if len(empty) == len(configs):
+        raise PublishError(f"every config holds no records: {named}; nothing to build")
+    if default in empty:
+        raise PublishError(f"the default config {default!r} holds no records ({sources[default]})")
+    logger.warning("skipped %d empty config%s: %s", len(empty), "s" if len(empty) > 1 else "", named)
+    return {name: records for name, records in configs.items() if name not in empty}
 
 
 def push_dataset_repo(folder: str | Path, repo_id: str, *, private: bool = False, token: str | None = None,

@@ -165,6 +165,36 @@ def test_bad_input_fails_with_file_line_and_field(tmp_path):
     assert f"{path}: line 1: field 'confidence'" in result.output
 
 
+def test_an_input_or_split_without_reviews_is_an_error_not_an_empty_table(reviews_file, tmp_path):
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("\n")
+    result = CliRunner().invoke(main, ["evaluate", str(blank), "--no-progress"])
+    assert result.exit_code == 1 and result.output.strip() == f"Error: {blank}: holds no records"
+    # A dataset repository whose test split holds no review.
+    repo = tmp_path / "repo"
+    (repo / "data").mkdir(parents=True)
+    (repo / "data" / "train.jsonl").write_text(reviews_file.read_text())
+    (repo / "data" / "test.jsonl").write_text("\n")
+    (repo / "README.md").write_text("---\nconfigs:\n- config_name: default\n  data_files:\n"
+                                    "  - split: train\n    path: data/train.jsonl\n"
+                                    "  - split: test\n    path: data/test.jsonl\n---\n")
+    assert CliRunner().invoke(main, ["evaluate", str(repo), "--no-progress"]).exit_code == 0
+    result = CliRunner().invoke(main, ["evaluate", str(repo), "--split", "test", "--no-progress"])
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: {repo}: ") and '"test"' in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_review_id_used_by_two_reviews_is_an_error(reviews_file):
+    rows = [json.loads(line) for line in reviews_file.read_text().splitlines()]
+    rows = [{**row, "review_id": f"r{i}"} for i, row in enumerate(rows)]
+    reviews_file.write_text("".join(json.dumps(r) + "\n" for r in rows + [{**rows[4], "rating": 1}]))
+    result = CliRunner().invoke(main, ["evaluate", str(reviews_file), "--no-progress"])
+    assert result.exit_code == 1
+    assert result.output.strip() == (f"Error: {reviews_file}: field 'review_id': 1 id repeats with different "
+                                     "content: r4")
+
+
 def test_unknown_group_by_field_is_a_clear_error(reviews_file):
     result = CliRunner().invoke(main, ["evaluate", str(reviews_file), "--group-by", "colour"])
     assert result.exit_code != 0 and "cannot group by colour" in result.output

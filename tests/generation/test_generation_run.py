@@ -20,7 +20,7 @@ from praib.generation.papers import (PaperError, PreparedPaper, approximate_toke
                                      tokenizer_counter)
 from praib.generation.prompts import load_prompt
 from praib.generation.run import generate_reviews, partial_path, run_generation
-from praib.records import coerce_record, load_records, records_to_dataset
+from praib.records import RecordError, coerce_record, load_records, records_to_dataset
 from tests.doubles import StubBackend
 
 ICLR25_REVIEW = """## Review Summary
@@ -139,7 +139,7 @@ def test_records_fields_generation_struct_and_unparsable_kept(tmp_path, extended
     assert "8: accept, good paper" in request.messages[-1][1]  # ICLR 2025's own rating labels
 
 
-def test_variants_of_one_paper_share_its_id_and_their_reviews_carry_the_edit(tmp_path, extended):
+def test_variants_of_one_paper_share_its_id_and_their_reviews_carry_the_edit(tmp_path, extended, caplog):
     edit = {"kind": "spelling", "category": "soundness-neutral", "component": "paper",
             "description": "American to British spelling", "seed": 0}
     original = {"paper_id": "p1", "venue": "ICLR", "year": 2025, "text": paper_text("p1")}
@@ -150,9 +150,13 @@ def test_variants_of_one_paper_share_its_id_and_their_reviews_carry_the_edit(tmp
     assert result.records["perturbation"] == [None, edit]
     assert len(set(result.records["review_id"])) == 2
     repeated = tmp_path / "papers.jsonl"
-    repeated.write_text("\n".join(json.dumps(row) for row in (original, {**original, "perturbation": edit},
-                                                                 {**original, "perturbation": edit})))
-    with pytest.raises(PaperError, match=r"paper ids repeat: p1 \(spelling\)"):
+    variant = {**original, "perturbation": edit}
+    repeated.write_text("\n".join(json.dumps(row) for row in (original, variant, variant)))
+    assert load_papers(str(repeated))["perturbation"] == [None, edit]
+    assert f"{repeated}: dropped 1 exact duplicate record (same paper_id and content)" in caplog.text
+    repeated.write_text("\n".join(json.dumps(row) for row in (original, variant, {**variant, "text": "other"})))
+    with pytest.raises(RecordError, match=r"papers.jsonl: field 'paper_id': 1 id repeats with different content: "
+                                          r"p1 \(perturbation spelling, seed 0\)"):
         load_papers(str(repeated))
 
 
@@ -346,12 +350,20 @@ def test_load_papers_from_a_dataset_and_the_demo(tmp_path):
     (lambda d: None, "no .md or .txt papers"),
     (lambda d: (d / "a.md").write_text("   \n"), "1 of 1 papers have no text"),
     (lambda d: (d / "p.jsonl").write_text('{"paper_id": "x", "title": "No text"}\n'), "have no text"),
-    (lambda d: (d / "p.jsonl").write_text('{"paper_id": "x", "text": "a"}\n{"paper_id": "x", "text": "b"}\n'),
-     "paper ids repeat: x"),
 ])
 def test_load_papers_errors(tmp_path, setup, message):
     setup(tmp_path)
     with pytest.raises(PaperError, match=message):
+        load_papers(tmp_path)
+
+
+@pytest.mark.parametrize("setup", [
+    lambda d: (d / "p.jsonl").write_text('{"paper_id": "x", "text": "a"}\n{"paper_id": "x", "text": "b"}\n'),
+    lambda d: [(d / "x.md").write_text("# X\n\nOne text."), (d / "x.txt").write_text("Another text.")],
+])
+def test_load_papers_refuses_one_id_with_two_texts(tmp_path, setup):
+    setup(tmp_path)
+    with pytest.raises(RecordError, match=r": field 'paper_id': 1 id repeats with different content: x$"):
         load_papers(tmp_path)
 
 

@@ -234,6 +234,25 @@ def test_bad_results_directories_are_named_in_the_error(tmp_path):
         load_results(tmp_path)
 
 
+def test_a_repeated_result_row_is_refused_and_an_exact_copy_dropped(tmp_path, caplog):
+    from praib.cli.main import main
+
+    injected = {**ROWS[5], "value": 99.0, "closest_to_human": True}   # model-a's fre again, another value
+    directory = write_results(tmp_path / "conflict", rows=ROWS + [injected, ROWS[1]])
+    result = CliRunner().invoke(main, ["leaderboard", "report", str(directory), "-o", str(tmp_path / "r.html")])
+    assert result.exit_code == 1
+    assert result.output.strip() == (f"Error: {directory / 'results.parquet'}: 1 submission/metric/venue key "
+                                     "repeats with different content: model-a/fre/all")
+    (directory / "results.parquet").unlink()
+    with pytest.raises(ReportError, match=r"results.jsonl: 1 submission/metric/venue key repeats .*model-a/fre/all$"):
+        load_results(directory)
+
+    copied = write_results(tmp_path / "copied", rows=ROWS + [ROWS[1], ROWS[1], ROWS[6]])
+    assert load_results(copied).rows == load_results(write_results(tmp_path / "clean")).rows
+    assert (f"{copied / 'results.parquet'}: dropped 3 exact duplicate records "
+            "(same submission/metric/venue key and content)") in caplog.text
+
+
 def test_report_command(tmp_path):
     from praib.cli.main import main
 

@@ -225,6 +225,31 @@ def test_perturbed_records_give_robustness_and_leave_the_other_metrics_alone(res
     assert verdicts["scores"]["rating"]["verdict"] == "decrease"
 
 
+def test_a_submission_with_nothing_to_score_is_refused_not_left_out(tmp_path):
+    runner = CliRunner()
+    other = write_submission(tmp_path / "demo-model-b", model_rows("demo-model-b"), "demo-model-b")
+    # Benchmark papers of which neither the submissions nor the reference review any.
+    papers = [json.loads(line) for line in (DEMO / "papers.jsonl").read_text().splitlines()]
+    unreviewed = tmp_path / "papers.jsonl"
+    unreviewed.write_text("".join(json.dumps({**p, "paper_id": "new-" + p["paper_id"]}) + "\n" for p in papers))
+    result = runner.invoke(main, ["leaderboard", "run", str(other), "--demo", "--benchmark-papers", str(unreviewed),
+                                  "-o", str(tmp_path / "out"), "--no-progress"])
+    assert result.exit_code == 1
+    assert result.output.strip().endswith(f": none of its 58 reviews is of one of the 8 papers of {unreviewed}")
+    assert not (tmp_path / "out").exists()
+
+    edit = {"kind": "drop_figures", "category": "presentation", "component": "paper", "description": "d", "seed": 0}
+    perturbed_only = write_submission(tmp_path / "demo-model-a",
+                                      [{**r, "perturbation": edit} for r in model_rows("demo-model-a")],
+                                      "demo-model-a")
+    result = runner.invoke(main, ["leaderboard", "run", str(other), str(perturbed_only), "--demo",
+                                  "-o", str(tmp_path / "out"), "--no-progress"])
+    assert result.exit_code == 1
+    assert result.output.strip() == (f"Error: {perturbed_only}: no review of an original paper to score "
+                                     "(its 8 reviews are all of perturbed papers)")
+    assert not (tmp_path / "out").exists()
+
+
 def test_cli_run_and_push_request(tmp_path, monkeypatch):
     submission = write_submission(tmp_path / "demo-model-b", model_rows("demo-model-b"), "demo-model-b")
     out = tmp_path / "out"

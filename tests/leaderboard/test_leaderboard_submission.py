@@ -44,7 +44,7 @@ def planted(tmp_path):
     rows = demo_rows()
     assert len(rows) == 8
     rows = [r for r in rows if r["paper_id"] != "demo-neurips25-04"]          # a missing paper
-    rows.append(dict(rows[0]))                                                 # a duplicate
+    rows.append({**rows[0], "review_id": rows[0]["review_id"] + "-copy"})     # a duplicate
     rows[1] = {**rows[1], "review_id": "out-of-scale", "rating": 7}            # 7 is not on ICLR 2025's scale
     rows[2] = {**rows[2], "review_id": "unparsed", "text": "I could not follow this paper at all, sorry."}
     manifest = {**MANIFEST, "date": "June 2025"}                               # a bad manifest field
@@ -268,3 +268,34 @@ def test_a_hub_submission_names_only_files_of_its_repository(tmp_path, monkeypat
         "org/sub: README.md: config 'default': data_files 'data/../../x.jsonl' climbs out with '..'",
         "org/sub: README.md: config 'default': data_files 'data\\\\..\\\\..\\\\y.jsonl' climbs out with '..'",
     ]
+
+
+def test_a_review_id_used_twice_is_a_problem_and_an_exact_repeat_another(tmp_path, caplog):
+    rows = demo_rows()
+    rows.append({**rows[2], "rating": 3, "text": rows[2]["text"] + " On reflection, reject."})  # its id, another review
+    rows += [dict(rows[4]), dict(rows[4]), dict(rows[5])]                      # three exact repeats
+    submission = write_submission(tmp_path / "s", rows, MANIFEST)
+    report = validate_submission(str(submission))
+    assert report.problems == [
+        f"ids: 1 review_id repeats with different content: {rows[2]['review_id']}",
+        "ids: 3 records repeat an earlier one exactly (same review_id and content): "
+        + ", ".join(sorted([rows[4]["review_id"]] * 2 + [rows[5]["review_id"]])),
+    ]
+    result = CliRunner().invoke(main, ["leaderboard", "validate", str(submission)])
+    assert result.exit_code == 1 and result.output.count("  problem: ids: ") == 2
+    with pytest.raises(SubmissionError, match=rf"^{submission}: field 'review_id': 1 id repeats with different "
+                                              rf"content: {rows[2]['review_id']}$"):
+        load_submission(str(submission))
+
+    exact = write_submission(tmp_path / "exact", rows[:8] + rows[9:], MANIFEST)
+    assert len(load_submission(str(exact)).reviews) == 8
+    assert f"{exact}: dropped 3 exact duplicate records (same review_id and content)" in caplog.text
+
+
+def test_an_empty_submission_is_a_problem_and_refused_by_the_leaderboard(tmp_path):
+    empty = write_submission(tmp_path / "empty", [], MANIFEST)
+    assert validate_submission(str(empty)).problems == ["schema: the submission holds no review"]
+    result = CliRunner().invoke(main, ["leaderboard", "run", str(empty), "--demo", "-o", str(tmp_path / "out")])
+    assert result.exit_code == 1
+    assert result.output.strip() == f"Error: {empty}: holds no records"
+    assert not (tmp_path / "out").exists()

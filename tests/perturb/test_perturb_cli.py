@@ -146,3 +146,24 @@ def test_a_broken_template_file_is_one_line_naming_it(tmp_path, monkeypatch, kin
     error = [line for line in result.output.splitlines() if "Error:" in line]
     assert len(error) == 1 and template.name in error[0] and BROKEN_TEMPLATES[name][1] in error[0], result.output
     assert backend.requests == [] and not output.exists()
+
+
+def test_perturb_and_generate_read_repeated_paper_ids_alike(tmp_path, caplog):
+    from praib.generation.papers import load_papers
+    from praib.records import RecordError
+
+    papers = [json.loads(line) for line in (DEMO / "papers.jsonl").read_text().splitlines()]
+    path = tmp_path / "papers.jsonl"
+    path.write_text("".join(json.dumps(p) + "\n" for p in papers + [papers[1]]))
+    result = run("spelling", str(path), "--output", str(tmp_path / "out.jsonl"))
+    assert result.exit_code == 0, result.output
+    assert len(load_records(tmp_path / "out.jsonl", "paper")) == len(load_papers(path)) == 8
+    assert caplog.text.count(f"{path}: dropped 1 exact duplicate record (same paper_id and content)") == 2
+
+    path.write_text("".join(json.dumps(p) + "\n" for p in papers + [{**papers[1], "title": "Another title"}]))
+    error = f"{path}: field 'paper_id': 1 id repeats with different content: {papers[1]['paper_id']}"
+    result = run("spelling", str(path), "--output", str(tmp_path / "again.jsonl"))
+    assert result.exit_code == 1 and result.output.strip() == f"Error: {error}"
+    with pytest.raises(RecordError) as caught:
+        load_papers(path)
+    assert str(caught.value) == error

@@ -1,5 +1,6 @@
 """Importing shared OpenReview dumps (JSON notes, CSV reviews) into praib records."""
 
+import csv
 import json
 
 import pytest
@@ -8,7 +9,7 @@ from click.testing import CliRunner
 from praib.cli.main import main
 from praib.sources.openreview import import_dump
 from praib.records import RecordError, load_records
-from tests.paths import FIXTURES as FIXTURES_ROOT
+from tests.paths import FIXTURES as FIXTURES_ROOT, SHARED_DATA
 from tests.sources.records_check import assert_records
 
 FIXTURES = FIXTURES_ROOT / "openreview"
@@ -146,3 +147,105 @@ def test_cli_import_dump(tmp_path):
     wrong_year = CliRunner().invoke(main, ["data", "import-dump", str(path), "ICLR", "2024",
                                            "--format", "json", "--output", str(out)])
     assert wrong_year.exit_code == 1 and "not of ICLR 2024 (none is under ICLR.cc/2024/Conference" in wrong_year.output
+
+
+def test_a_repeated_note_is_dropped_and_one_id_with_two_contents_refused(tmp_path, caplog):
+    notes = dump_of("iclr2025_v2.json")
+    path = tmp_path / "dump.json"
+    path.write_text(json.dumps(notes + [notes[0]]))
+    records = import_dump(path, "json", "ICLR", 2025)
+    for kind, expected in EXPECTED["ICLR 2025"].items():
+        assert_records(records[kind].to_list(), expected)
+    assert f"{path}: dropped 1 exact duplicate record (same note id and content)" in caplog.text
+
+    edited = {**notes[0], "content": {**notes[0]["content"], "title": {"value": "Another title"}}}
+    path.write_text(json.dumps(notes + [edited]))
+    with pytest.raises(RecordError, match=rf"dump.json: field 'id': 1 note id repeats with different content: "
+                                          rf"{notes[0]['id']}$"):
+        import_dump(path, "json", "ICLR", 2025)
+
+
+def test_a_repeated_review_note_is_dropped_and_one_review_id_with_two_texts_refused(tmp_path, caplog):
+    notes = dump_of("iclr2025_v2.json")
+    forum = next(n for n in notes if any("Official_Review" in i for r in n["details"]["replies"]
+                                         for i in r.get("invitations", [])))
+    review = next(r for r in forum["details"]["replies"] if any("Official_Review" in i for i in r["invitations"]))
+    forum["details"]["replies"].append(json.loads(json.dumps(review)))
+    path = tmp_path / "dump.json"
+    path.write_text(json.dumps(notes))
+    records = import_dump(path, "json", "ICLR", 2025)
+    assert_records(records["review"].to_list(), EXPECTED["ICLR 2025"]["review"])
+    assert f"{path}: dropped 1 exact duplicate record (same review_id and content)" in caplog.text
+
+    forum["details"]["replies"][-1]["content"] = {**review["content"], "rating": {"value": 1}}
+    path.write_text(json.dumps(notes))
+    with pytest.raises(RecordError, match=rf"dump.json: field 'review_id': 1 id repeats with different content: "
+                                          rf"{review['id']}$"):
+        import_dump(path, "json", "ICLR", 2025)
+
+
+def test_csv_rows_of_one_review_id_with_two_ratings_are_refused(tmp_path):
+    with (FIXTURES / "iclr2023_reviews.csv").open(newline="") as handle:
+        reader = csv.DictReader(handle)
+        fields, rows = reader.fieldnames, list(reader)
+    rows.append({**rows[0], "recommendation": "1: strong reject"})
+    path = tmp_path / "reviews.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    with pytest.raises(RecordError, match=rf"reviews.csv: field 'review_id': 1 id repeats with different content: "
+                                          rf"{rows[0]['review_id']}$"):
+        import_dump(path, "csv", "ICLR", 2023)
+
+
+@pytest.mark.parametrize("name,content,dump_format", [
+    ("dump.json", "[]", "json"),
+    ("reviews.csv", "paper_id,title,rating\n", "csv"),
+])
+def test_a_dump_that_yields_no_paper_is_an_error(tmp_path, name, content, dump_format):
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(RecordError, match=rf"^{path}: no paper of ICLR 2023 in this {dump_format} dump$"):
+        import_dump(path, dump_format, "ICLR", 2023)
+
+
+def annotated_sample(sample: dict) -> dict:
+    """A raw PeerSum sample as PeerSum's annotated samples hold it: the discussion as unattributed
+    source documents, the meta-review as the summary, no title or abstract."""
+    return {"paper_id": sample["paper_id"], "paper_acceptance": sample["paper_acceptance"], "label": sample["label"],
+            "summary": sample["meta_review"], "review_score_variance": 2.25,
+            "source_documents": [sample["paper_abstract"]] + [note["comment"] for note in sample["reviews"]]}
+
+
+def test_peersum_samples_without_their_discussion_say_why_no_review_came_out(tmp_path, caplog):
+    samples = [json.loads(line) for line in (FIXTURES / "peersum_raw.jsonl").read_text().splitlines() if line.strip()]
+    path = tmp_path / "annotated.jsonl"
+    path.write_text("".join(json.dumps(annotated_sample(s)) + "\n" for s in samples))
+    records = import_dump(path, "peersum", "NeurIPS", 2022)
+    assert [len(records[kind]) for kind in ("paper", "review", "meta_review", "rebuttal")] == [1, 0, 0, 0]
+    assert (f"{path}: of 1 NeurIPS 2022 samples, 1 lack 'reviews' (no reviews or rebuttals), 1 lack 'meta_review' "
+            "(no meta-review), 1 lack 'paper_title' (no title), 1 lack 'paper_abstract' (no abstract); their fields "
+            "are label, paper_acceptance, paper_id, review_score_variance, source_documents, summary. "
+            "--format peersum reads PeerSum's raw dump, peersum_all.json") in caplog.text
+
+    caplog.clear()
+    records = import_dump(FIXTURES / "peersum_raw.jsonl", "peersum", "ICLR", 2022)  # a sample with no notes
+    assert len(records["paper"]) == 1 and len(records["review"]) == 0
+    assert ("peersum_raw.jsonl: 0 reviews: no note of the 1 ICLR 2022 samples is an official review "
+            "(writer 'official_reviewer', reply_to the paper)") in caplog.text
+
+
+PEERSUM_SAMPLES = SHARED_DATA / "peersum" / "peersum_annotated_samples.jsonl"
+
+
+@pytest.mark.skipif(not PEERSUM_SAMPLES.is_file(), reason="real PeerSum samples not present")
+def test_real_peersum_annotated_samples_import_with_a_warning(tmp_path, caplog):
+    expected = sum(json.loads(line)["paper_id"].startswith("iclr_2020_")
+                   for line in PEERSUM_SAMPLES.read_text().splitlines() if line.strip())
+    result = CliRunner().invoke(main, ["data", "import-dump", str(PEERSUM_SAMPLES), "ICLR", "2020",
+                                       "--format", "peersum", "--output", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert f"{expected} papers (0 withdrawn or desk-rejected), 0 reviews, 0 meta-reviews, 0 rebuttals" in result.output
+    assert f"of {expected} ICLR 2020 samples, {expected} lack 'reviews' (no reviews or rebuttals)" in caplog.text
+    assert "source_documents" in caplog.text

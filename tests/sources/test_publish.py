@@ -16,8 +16,8 @@ from click.testing import CliRunner
 
 from praib.cli.data import data
 from praib.sources.publish import DEFAULT_CARD_TEMPLATE, PublishError, build_dataset_repo, repository_card
-from praib.records import (META_REVIEW_FEATURES, PAPER_FEATURES, REBUTTAL_FEATURES, REVIEW_FEATURES, coerce_record,
-                           records_to_dataset, save_records)
+from praib.records import (META_REVIEW_FEATURES, PAPER_FEATURES, REBUTTAL_FEATURES, REVIEW_FEATURES, RecordError,
+                           coerce_record, records_to_dataset, save_records)
 from tests.paths import ROOT
 
 
@@ -152,11 +152,37 @@ def test_build_refuses_unknown_configs_and_foreign_schemas(tmp_path):
     with pytest.raises(PublishError, match="config 'papers': records do not have the paper schema"):
         build_dataset_repo({"papers": records("reviews")}, tmp_path / "x")
     # Review rows read as papers pass the schema (the fields they share) but repeat their paper_id.
-    reviews = [{**row, "review_id": f"r{i}"} for i, row in enumerate(RAW["reviews"][1][:1] * 2)]
+    reviews = [{**row, "review_id": f"r{i}", "text": f"Review {i}."} for i, row in enumerate(RAW["reviews"][1][:1] * 2)]
     save_records(records_to_dataset([coerce_record(r, "review", "r") for r in reviews], "review"),
                  tmp_path / "reviews.jsonl")
-    with pytest.raises(PublishError, match="config 'papers': paper_id repeats"):
+    with pytest.raises(RecordError, match=r"reviews.jsonl: field 'paper_id': 1 id repeats with different content: p1$"):
         build_dataset_repo({"papers": tmp_path / "reviews.jsonl"}, tmp_path / "x")
+    as_papers = records_to_dataset([coerce_record(r, "paper", "r") for r in reviews], "paper")
+    with pytest.raises(PublishError, match="config 'papers': paper_id repeats"):
+        build_dataset_repo({"papers": as_papers}, tmp_path / "x")
+
+
+def test_build_skips_empty_configs_with_a_warning_and_refuses_when_all_are_empty(tmp_path, caplog):
+    reviews = save_records(records("reviews"), tmp_path / "reviews.jsonl")
+    empty = {kind: save_records(records_to_dataset([], kind), tmp_path / f"no-{kind}.parquet")
+             for kind in ("paper", "rebuttal")}
+    out = tmp_path / "repo"
+    result = CliRunner().invoke(data, ["build", "--reviews", str(reviews), "--papers", str(empty["paper"]),
+                                       "--rebuttals", str(empty["rebuttal"]), "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == f"wrote {out}: configs reviews"
+    assert f"skipped 2 empty configs: papers ({empty['paper']}), rebuttals ({empty['rebuttal']})" in caplog.text
+    assert [p.relative_to(out).as_posix() for p in out.rglob("*.parquet")] == [
+        "data/reviews/train-00000-of-00001.parquet"]
+    assert [c["config_name"] for c in front_matter(out / "README.md")["configs"]] == ["reviews"]
+
+    result = CliRunner().invoke(data, ["build", "--papers", str(empty["paper"]), "--rebuttals", str(empty["rebuttal"]),
+                                       "--output", str(tmp_path / "none")])
+    assert result.exit_code == 1 and not (tmp_path / "none").exists()
+    assert result.output.strip() == (f"Error: every config holds no records: papers ({empty['paper']}), "
+                                     f"rebuttals ({empty['rebuttal']}); nothing to build")
+    with pytest.raises(PublishError, match=r"^the default config 'papers' holds no records"):
+        build_dataset_repo({"reviews": reviews, "papers": empty["paper"]}, tmp_path / "x", default="papers")
 
 
 def test_build_reports_the_bad_line(tmp_path):

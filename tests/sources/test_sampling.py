@@ -116,6 +116,13 @@ def test_cli_sample(tmp_path):
     # Every venue in PAPERS is sampled in every --year: NeurIPS has no 2024 papers.
     one_year = CliRunner().invoke(main, args[:-2] + ["--year", "2024", "--output", str(out)])
     assert one_year.exit_code == 1 and "NeurIPS 2024: 0 accepted paper(s), 2 needed" in one_year.output
+    # A collection without rebuttals (a blank rebuttals file) is sampled; one without papers is not.
+    blank = tmp_path / "rebuttals.jsonl"
+    blank.write_text("\n")
+    no_rebuttals = CliRunner().invoke(main, args + ["--rebuttals", str(blank)])
+    assert no_rebuttals.exit_code == 0 and "kept 8 reviews, 0 rebuttals" in no_rebuttals.output
+    no_papers = CliRunner().invoke(main, ["data", "sample", str(blank), "--output", str(out)])
+    assert no_papers.exit_code == 1 and no_papers.output.strip() == f"Error: {blank}: holds no records"
 
 
 def test_years_restrict_the_draw_and_a_missing_year_is_a_shortage():
