@@ -120,10 +120,11 @@ def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, 
 def push(directory, repo_id, token, private):
     """Publish a results DIRECTORY written by `praib leaderboard run` as the Hub dataset REPO_ID (ORG/NAME)."""
     from praib.leaderboard.run import push_results
+    from praib.records import RecordError
 
     try:
         push_results(directory, repo_id, token=token, private=private)
-    except FileNotFoundError as err:
+    except (FileNotFoundError, RecordError) as err:
         raise click.ClickException(str(err)) from None
     click.echo(f"pushed {directory} to {repo_id}")
 
