@@ -66,8 +66,9 @@ def extract(papers_source, output, max_tries, templates, judge_model, judge_back
     if not judge_model:
         raise click.UsageError("this command needs a judge: give --judge MODEL")
     try:
+        papers = load_papers(papers_source)
         judge = make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
-        logic = extract_logic(load_papers(papers_source), judge, max_retries=max_tries - 1, templates=templates,
+        logic = extract_logic(papers, judge, max_retries=max_tries - 1, templates=templates,
                               progress=not no_progress)
     except (PaperError, *_errors()) as err:
         raise click.ClickException(str(err)) from None
@@ -107,9 +108,10 @@ def build(papers_source, output, edits, logic_source, seed, max_tries, templates
     if families and not judge_model:
         raise click.UsageError("soundness-critical edits need --judge MODEL")
     try:
+        papers, logic = load_papers(papers_source), load_logic(logic_source) if logic_source else None
         judge = _judge_or_none(judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir)
         result = build_counterfactuals(
-            load_papers(papers_source), judge, logic=load_logic(logic_source) if logic_source else None,
+            papers, judge, logic=logic,
             families=families, neutral_kinds=neutral, max_attempts=max_tries, seed=seed, templates=templates,
             progress=not no_progress)
     except (PaperError, *_errors()) as err:
@@ -141,9 +143,10 @@ def oracle(reviews_source, variants_source, output, seed, templates, judge_model
     from praib.perturb.oracle import oracle_reviews
 
     try:
+        originals, variants = load_records(reviews_source, "review"), load_records(variants_source, "paper")
         judge = _judge_or_none(judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir)
-        reviews = oracle_reviews(load_records(reviews_source, "review"), load_records(variants_source, "paper"),
-                                 judge=judge, seed=seed, templates=templates, progress=not no_progress)
+        reviews = oracle_reviews(originals, variants, judge=judge, seed=seed, templates=templates,
+                                 progress=not no_progress)
     except _errors() as err:
         raise click.ClickException(str(err)) from None
     output = Path(output)
@@ -192,14 +195,15 @@ def meta_review(model, papers_source, reviews_source, rebuttals_source, backend_
     if (perturb_component is None) != (kind is None):
         raise click.UsageError("--perturb-component and --perturbation go together")
     try:
+        papers, reviews = load_papers(papers_source), load_records(reviews_source, "review")
+        rebuttals = load_records(rebuttals_source, "rebuttal") if rebuttals_source else None
         backend = make_backend(backend_kind, model, **({"base_url": base_url} if backend_kind == "openai" else {}))
         if not no_cache:
             backend = CachedBackend(backend, CallCache(cache_dir or default_cache_dir()))
         judge = _judge_or_none(judge_model, judge_backend, judge_base_url, judge_max_new_tokens, cache_dir)
         run = run_meta_reviews(
-            load_papers(papers_source), load_records(reviews_source, "review"),
-            load_records(rebuttals_source, "rebuttal") if rebuttals_source else None, backend,
-            load_prompt(prompt_name), component=perturb_component, kind=kind, seed=seed, judge=judge, output=output,
+            papers, reviews, rebuttals, backend, load_prompt(prompt_name), component=perturb_component, kind=kind,
+            seed=seed, judge=judge, output=output,
             sampling=SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed),
             token_budget=token_budget,
             batch_size=batch_size or (None if backend_kind == "vllm" else DEFAULT_BATCH_SIZE),

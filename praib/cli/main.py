@@ -80,6 +80,7 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
     try:
         reviews = load_records(source, "review", split=split)
         reference = load_records(reference_path, "review", split=split) if reference_path else None
+        meta_reviews = load_records(meta_reviews_path, "meta_review", split=split) if meta_reviews_path else None
         judge = prefilter = second_judge = None
         if judge_model:
             judge = make_judge(judge_backend, judge_model, judge_base_url, judge_max_new_tokens, cache_dir)
@@ -92,7 +93,6 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
                                            judge_max_new_tokens, cache_dir)
         elif coverage_prefilter is not None or second_judge_model or meta_reviews_path:
             raise click.UsageError("--coverage-prefilter, --meta-reviews and --second-judge need --judge")
-        meta_reviews = load_records(meta_reviews_path, "meta_review", split=split) if meta_reviews_path else None
         citation_verifier = None
         if citation_services or bibliographies:
             from praib.sources.verification import make_verifier
