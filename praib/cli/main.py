@@ -17,9 +17,33 @@ from praib.llm.judge import default_cache_dir, make_judge
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
 
 
-@click.group()
+class _OneLineErrors(click.Group):
+    """The net under every command: an exception a command did not turn into a message is printed as
+    one line (exit 1), an interruption as one line (exit 130); --debug shows the traceback instead."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except KeyboardInterrupt:
+            if ctx.params.get("debug"):
+                raise
+            click.echo("Interrupted.", err=True)
+            ctx.exit(130)
+        except Exception as err:
+            if ctx.params.get("debug"):
+                raise
+            lines = str(err).strip().splitlines()
+            what = f"{type(err).__name__}: {lines[0]}" if lines else type(err).__name__
+            raise click.ClickException(f"{what} (run with --debug for the traceback)") from err
+
+
+@click.group(cls=_OneLineErrors)
 @click.version_option(package_name="praib")
-def main() -> None:
+@click.option("--debug", is_flag=True, envvar="PRAIB_DEBUG",
+              help="Show the full traceback of an unexpected error. [default: $PRAIB_DEBUG]")
+def main(debug: bool) -> None:
     """Measure how LLMs behave as scientific peer reviewers, against human reviewers."""
     logging.basicConfig(level=logging.WARNING, format="praib: %(message)s")
 
