@@ -24,6 +24,7 @@ higher) and truncation keeps the first ``floor(budget / 1.3)`` words.
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from dataclasses import dataclass
@@ -34,6 +35,8 @@ from datasets import Dataset
 
 from praib.records import coerce_record, load_records, records_to_dataset
 from praib.records.duplicates import drop_duplicates
+
+logger = logging.getLogger(__name__)
 
 PAPER_SUFFIXES = (".md", ".txt")
 DEFAULT_TOKEN_BUDGET = 50_000
@@ -52,6 +55,18 @@ def _title_of(text: str) -> str | None:
         if match:
             return match.group(1).strip()
     return None
+
+
+def _read_paper(path: Path) -> str:
+    """A paper file's text. Bytes that are not UTF-8 (a stray letter of another encoding) read as U+FFFD,
+    with a warning that names the first: the rest of the paper is still worth reviewing."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        logger.warning("%s: line %d: byte 0x%02x at byte offset %d is not UTF-8; it (and any other such byte) is "
+                       "read as U+FFFD", path, data.count(b"\n", 0, err.start) + 1, data[err.start], err.start)
+        return data.decode("utf-8", errors="replace")
 
 
 def _is_dataset_dir(path: Path) -> bool:
@@ -79,13 +94,13 @@ def load_papers(source: str | Path, *, venue: str | None = None, year: int | Non
             raise PaperError(f"{path}: no .md or .txt papers (and no .jsonl/.parquet papers dataset) in this directory")
         rows = []
         for file in files:
-            text = file.read_text(encoding="utf-8", errors="replace")
+            text = _read_paper(file)
             rows.append(coerce_record({"paper_id": file.stem, "venue": venue, "year": year, "decision": decision,
                                        "title": _title_of(text), "text": text}, "paper", str(file)))
         # paper.md and paper.txt are one paper id
         papers = records_to_dataset(drop_duplicates(rows, "paper", str(path)), "paper")
     elif path.is_file() and path.suffix.lower() in PAPER_SUFFIXES:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = _read_paper(path)
         papers = records_to_dataset([coerce_record({"paper_id": path.stem, "venue": venue, "year": year,
                                                     "decision": decision, "title": _title_of(text), "text": text},
                                                    "paper", str(path))], "paper")

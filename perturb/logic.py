@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from praib.llm.failures import UNREADABLE_ANSWER, FailedItem
+from praib.records import iter_jsonl, read_parquet_rows
 from praib.records.markdown import paragraph_spans
 from praib.templates import TemplateSet
 
@@ -250,25 +251,23 @@ def load_logic(source: str | Path) -> Any:
     """Logic records saved by :func:`extract_logic` (.jsonl, .parquet or a saved dataset directory)."""
     path = Path(source)
     if path.suffix == ".jsonl":
-        with path.open(encoding="utf-8") as handle:
-            rows = []
-            for number, line in enumerate(handle, start=1):
-                if line.strip():
-                    try:
-                        rows.append(json.loads(line))
-                    except json.JSONDecodeError as err:
-                        raise LogicError(f"{path}: line {number}: not valid JSON ({err.msg})") from None
+        rows = list(iter_jsonl(path))
     elif path.suffix == ".parquet":
-        import pyarrow.parquet as pq
-        rows = pq.read_table(path).to_pylist()
+        rows = [(f"{path}: row {index}", row) for index, row in enumerate(read_parquet_rows(path))]
     elif path.is_dir():
         import datasets
-        rows = datasets.load_from_disk(str(path)).to_list()
+        try:
+            rows = [(f"{path}: record {index}", row) for index, row in enumerate(datasets.load_from_disk(str(path)))]
+        except Exception as err:  # datasets raises OS, JSON, Arrow and its own errors for a folder it cannot read
+            first_line = (str(err).strip().splitlines() or [""])[0]
+            raise LogicError(f"{path}: not a saved dataset ({type(err).__name__}: {first_line})") from None
     else:
         raise LogicError(f"{path}: not a .jsonl or .parquet file or a saved dataset directory")
     features = logic_features()
-    for index, row in enumerate(rows):
+    for where, row in rows:
+        if not isinstance(row, dict):
+            raise LogicError(f"{where}: expected a JSON object, found {type(row).__name__}")
         missing = [name for name in features if name not in row]
         if missing:
-            raise LogicError(f"{path}: record {index}: missing field(s) {', '.join(missing)}")
-    return table(rows, features)
+            raise LogicError(f"{where}: missing field(s) {', '.join(missing)}")
+    return table([row for _, row in rows], features)

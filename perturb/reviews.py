@@ -20,6 +20,7 @@ from statistics import median
 
 from praib.parsing import parse_review
 from praib.records.atomic import write_text_atomically
+from praib.records import iter_jsonl, read_text
 from praib.scales import Scale, UnknownScaleError, generic_scales, venue_scales
 
 # Score-line labels that carry the overall rating, as praib.parsing reads them.
@@ -95,27 +96,17 @@ def load_claim_buckets(path: str | Path) -> dict[str, list[str]]:
     """False-claim buckets from JSONL lines ``{"paper_id": ..., "claims": [...]}`` or a JSON object
     mapping paper ids to lists of claims."""
     path = Path(path)
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ValueError(f"{path}: cannot read the claims file ({err.strerror})") from None
     buckets: dict[str, list[str]] = {}
     if path.suffix == ".json":
         try:
-            data = json.loads(raw)
+            data = json.loads(read_text(path, what="claims"))
         except json.JSONDecodeError as err:
             raise ValueError(f"{path}: line {err.lineno}: not valid JSON ({err.msg})") from None
         if not isinstance(data, dict):
             raise ValueError(f"{path}: expected an object mapping paper ids to lists of claims")
         items = [(f"{path}: paper {key!r}", {"paper_id": key, "claims": value}) for key, value in data.items()]
     else:
-        items = []
-        for number, line in enumerate(raw.split("\n"), start=1):
-            if line.strip():
-                try:
-                    items.append((f"{path}: line {number}", json.loads(line)))
-                except json.JSONDecodeError as err:
-                    raise ValueError(f"{path}: line {number}: not valid JSON ({err.msg})") from None
+        items = list(iter_jsonl(path))
     for where, item in items:
         claims = item.get("claims") if isinstance(item, dict) else None
         if not isinstance(item, dict) or not item.get("paper_id"):

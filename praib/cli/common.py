@@ -11,7 +11,7 @@ import json
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import click
 
@@ -64,7 +64,8 @@ split_option = click.option("--split", default="train", show_default=True,
 
 
 def seed_option(help: str):
-    return click.option("--seed", type=int, default=0, show_default=True, help=help)
+    # Seeds are stored with the records as int64.
+    return click.option("--seed", type=click.IntRange(-2**63, 2**63 - 1), default=0, show_default=True, help=help)
 
 
 @dataclass(frozen=True)
@@ -213,11 +214,13 @@ def key_values(pairs: tuple[str, ...], option: str) -> dict[str, str]:
 
 def param_values(pairs: tuple[str, ...]) -> dict[str, str]:
     """--prompt-arg KEY=VALUE; VALUE '@file.txt' reads the file (venue guidelines are long)."""
+    from praib.records import RecordError, read_text
+
     params = key_values(pairs, "--prompt-arg")
     for key, value in params.items():
         if value.startswith("@"):
             try:
-                params[key] = Path(value[1:]).read_text(encoding="utf-8")
-            except OSError as err:
-                raise click.BadParameter(f"{key}: cannot read {value[1:]}: {err.strerror}", param_hint="--prompt-arg")
+                params[key] = read_text(value[1:], what="text")
+            except RecordError as err:
+                raise click.BadParameter(f"{key}: {err}", param_hint="--prompt-arg") from None
     return params

@@ -109,9 +109,9 @@ def build(papers_source, output, edits, logic_source, seed, max_tries, templates
         raise click.UsageError("soundness-critical edits need --judge MODEL")
     with failure_log(max_failures, output) as failures:
         try:
+            papers, logic = load_papers(papers_source), load_logic(logic_source) if logic_source else None
             result = build_counterfactuals(
-                load_papers(papers_source), judge_spec.make(failures),
-                logic=load_logic(logic_source) if logic_source else None, families=families, neutral_kinds=neutral,
+                papers, judge_spec.make(failures), logic=logic, families=families, neutral_kinds=neutral,
                 max_attempts=max_tries, seed=seed, templates=templates, progress=not no_progress)
         except (PaperError, *_errors()) as err:
             raise click.ClickException(str(err)) from None
@@ -144,9 +144,9 @@ def oracle(reviews_source, variants_source, output, seed, templates, judge_spec,
 
     with failure_log(max_failures, output) as failures:
         try:
-            reviews = oracle_reviews(load_records(reviews_source, "review"), load_records(variants_source, "paper"),
-                                     judge=judge_spec.make(failures), seed=seed, templates=templates,
-                                     progress=not no_progress)
+            originals, variants = load_records(reviews_source, "review"), load_records(variants_source, "paper")
+            reviews = oracle_reviews(originals, variants, judge=judge_spec.make(failures), seed=seed,
+                                     templates=templates, progress=not no_progress)
         except _errors() as err:
             raise click.ClickException(str(err)) from None
         output = Path(output)
@@ -196,15 +196,15 @@ def meta_review(model, papers_source, reviews_source, rebuttals_source, backend_
         raise click.UsageError("--perturb-component and --perturbation go together")
     with failure_log(max_failures, output) as failures:
         try:
+            papers, reviews = load_papers(papers_source), load_records(reviews_source, "review")
+            rebuttals = load_records(rebuttals_source, "rebuttal", allow_empty=True) if rebuttals_source else None
             server = {"base_url": base_url, "concurrency": concurrency, "timeout": timeout, "max_tries": max_tries}
             backend = make_backend(backend_kind, model, **(server if backend_kind == "openai" else {}))
             if not no_cache:
                 backend = CachedBackend(backend, CallCache(cache_dir or default_cache_dir()))
             run = run_meta_reviews(
-                load_papers(papers_source), load_records(reviews_source, "review"),
-                load_records(rebuttals_source, "rebuttal", allow_empty=True) if rebuttals_source else None, backend,
-                load_prompt(prompt_name), component=perturb_component, kind=kind, seed=seed,
-                judge=judge_spec.make(failures), output=output,
+                papers, reviews, rebuttals, backend, load_prompt(prompt_name), component=perturb_component,
+                kind=kind, seed=seed, judge=judge_spec.make(failures), output=output,
                 sampling=SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,
                                         seed=seed),
                 token_budget=token_budget,

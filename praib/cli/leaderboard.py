@@ -73,12 +73,14 @@ def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, 
         raise click.UsageError("give --reference HUMAN (or --demo)")
     reference_path = reference_path or _demo_reviews_path()
     with failure_log(max_failures, output) as failures:
-        _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge_spec.make(failures), output,
+        _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge_spec, failures, output,
              workers, no_progress)
 
 
-def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge, output, workers, no_progress):
-    """The leaderboard run of `run`, with ``judge`` (or None) recording into the run's failure log."""
+def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge_spec, failures, output, workers,
+         no_progress):
+    """The leaderboard run of `run`: every input read first, then the judge (if any) made, recording into
+    the run's failure log."""
     from praib.llm.backends import BackendError
 
     from praib.records import RecordError, load_records, perturbation_kind
@@ -94,6 +96,7 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge
             reference = _reviews_of(reference, ids, reference_path, benchmark_papers)
             for s in loaded:
                 s.reviews = _reviews_of(s.reviews, ids, s.source, benchmark_papers)
+        judge = judge_spec.make(failures)
         results = run_leaderboard(loaded, reference, output, reference_label=reference_path,
                                   n_bootstrap=n_bootstrap, seed=seed, judge=judge, workers=workers,
                                   progress=not no_progress)
@@ -136,10 +139,11 @@ def _reviews_of(reviews, paper_ids: set, source: str, benchmark_papers: str):
 def push(directory, repo_id, token, private):
     """Publish a results DIRECTORY written by `praib leaderboard run` as the Hub dataset REPO_ID (ORG/NAME)."""
     from praib.leaderboard.run import push_results
+    from praib.records import RecordError
 
     try:
         push_results(directory, repo_id, token=token, private=private)
-    except FileNotFoundError as err:
+    except (FileNotFoundError, RecordError) as err:
         raise click.ClickException(str(err)) from None
     click.echo(f"pushed {directory} to {repo_id}")
 

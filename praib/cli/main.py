@@ -18,9 +18,33 @@ from praib.llm.judge import default_cache_dir, make_judge
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
 
 
-@click.group()
+class _OneLineErrors(click.Group):
+    """The net under every command: an exception a command did not turn into a message is printed as
+    one line (exit 1), an interruption as one line (exit 130); --debug shows the traceback instead."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except KeyboardInterrupt:
+            if ctx.params.get("debug"):
+                raise
+            click.echo("Interrupted.", err=True)
+            ctx.exit(130)
+        except Exception as err:
+            if ctx.params.get("debug"):
+                raise
+            lines = str(err).strip().splitlines()
+            what = f"{type(err).__name__}: {lines[0]}" if lines else type(err).__name__
+            raise click.ClickException(f"{what} (run with --debug for the traceback)") from err
+
+
+@click.group(cls=_OneLineErrors)
 @click.version_option(package_name="praib")
-def main() -> None:
+@click.option("--debug", is_flag=True, envvar="PRAIB_DEBUG",
+              help="Show the full traceback of an unexpected error. [default: $PRAIB_DEBUG]")
+def main(debug: bool) -> None:
     """Measure how LLMs behave as scientific peer reviewers, against human reviewers."""
     logging.basicConfig(level=logging.WARNING, format="praib: %(message)s")
 
@@ -84,6 +108,7 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
         try:
             reviews = load_records(source, "review", split=split)
             reference = load_records(reference_path, "review", split=split) if reference_path else None
+            meta_reviews = load_records(meta_reviews_path, "meta_review", split=split) if meta_reviews_path else None
             judge = judge_spec.make(failures)
             prefilter = second_judge = None
             if coverage_prefilter is not None:
@@ -95,7 +120,6 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
                                           judge_spec.max_new_tokens, cache_dir, timeout=judge_spec.timeout,
                                           max_tries=judge_spec.max_tries, concurrency=judge_spec.concurrency,
                                           failures=failures)
-            meta_reviews = load_records(meta_reviews_path, "meta_review", split=split) if meta_reviews_path else None
             citation_verifier = None
             if citation_services or bibliographies:
                 from praib.sources.verification import make_verifier

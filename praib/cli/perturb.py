@@ -81,22 +81,23 @@ def perturb(kind, input_path, list_kinds, output, seed, split, claims, papers, t
             options = _option_values(option_pairs)
             if template_file:
                 options["template_file"] = template_file
-            judge = judge_spec.make(failures)
-            if judge is None and (perturbation.needs_llm or (kind == "false-claims" and not claims)):
+            # Every input is read before a judge model loads.
+            records = load_records(input_path, perturbation.component, split)
+            if kind == "false-claims" and claims:
+                options["claims"] = load_claim_buckets(claims)
+            claim_papers = (load_records(papers, "paper", split)
+                            if kind == "false-claims" and papers and not claims else None)
+            if not judge_spec.model and (perturbation.needs_llm or (kind == "false-claims" and not claims)):
                 raise click.UsageError(f"`{kind}` needs an LLM: give --judge MODEL"
                                        + (" (or --claims FILE)" if kind == "false-claims" else ""))
-            if kind == "false-claims":
-                if claims:
-                    options["claims"] = load_claim_buckets(claims)
-                elif not papers:
-                    raise click.UsageError("false-claims needs --claims FILE, or --papers FILE to generate the claims")
-                else:
-                    options["claims"] = generate_claim_buckets(load_records(papers, "paper", split), judge,
-                                                               progress=not no_progress)
-                    claims_path = output.with_name(output.name + ".claims.jsonl")
-                    save_claim_buckets(options["claims"], claims_path)
-                    click.echo(f"wrote the generated false-claim buckets to {claims_path}")
-            records = load_records(input_path, perturbation.component, split)
+            if kind == "false-claims" and not claims and not papers:
+                raise click.UsageError("false-claims needs --claims FILE, or --papers FILE to generate the claims")
+            judge = judge_spec.make(failures)
+            if claim_papers is not None:
+                options["claims"] = generate_claim_buckets(claim_papers, judge, progress=not no_progress)
+                claims_path = output.with_name(output.name + ".claims.jsonl")
+                save_claim_buckets(options["claims"], claims_path)
+                click.echo(f"wrote the generated false-claim buckets to {claims_path}")
             perturbed = apply_perturbation(kind, records, seed=seed, judge=judge, progress=not no_progress,
                                            **options)
         except (RecordError, ValueError, BackendError) as err:

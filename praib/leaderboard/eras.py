@@ -19,7 +19,7 @@ from collections import defaultdict
 import numpy as np
 from datasets import Dataset
 
-from praib.evaluation.evaluate import year_group_of
+from praib.evaluation.evaluate import scale_values, year_group_of
 from praib.parsing import parse_reviews
 from praib.metrics.registry import BY_NAME, SCORES, TEXT
 from praib.metrics.summary import summarise
@@ -81,19 +81,24 @@ def era_analysis(reviews: Dataset, split_year: int | None = None, workers: int |
     """Per venue: per-year and per-era summaries of :data:`ERA_METRICS` and, for each metric, the
     Mann-Whitney U test between eras. ``split_year`` (the first post-LLM year) overrides the
     per-venue boundaries of :data:`SPLIT_YEARS`. Reviews without venue or year are left out and
-    counted."""
+    counted, and so are ratings and confidences outside their venue-year's scale."""
     parsed = parse_reviews(reviews)
     columns = parsed.select_columns(["venue", "year", "text", "rating", "confidence"]).to_dict()
     scores = score_texts(columns["text"], workers=workers, progress=progress)
     values = {metric: scores[metric] for metric in TEXT}
+    out_of_scale = {}
     for kind in SCORES:
-        values[kind] = np.array([np.nan if v is None else v for v in columns[kind]], dtype=float)
+        allowed = {key: scale_values(*key, kind, "venue") for key in set(zip(columns["venue"], columns["year"]))}
+        kept = [v if v is not None and (allowed[key] is None or v in allowed[key]) else None
+                for v, key in zip(columns[kind], zip(columns["venue"], columns["year"]))]
+        out_of_scale[kind] = sum(v is not None and k is None for v, k in zip(columns[kind], kept))
+        values[kind] = np.array([np.nan if v is None else v for v in kept], dtype=float)
     venue = np.asarray(columns["venue"], dtype=object)
     year = np.array([-1 if y is None else y for y in columns["year"]])
     placed = np.array([bool(v) for v in venue]) & (year >= 0)
 
     result: dict = {"metrics": list(ERA_METRICS), "split_years": {}, "n_skipped": int((~placed).sum()),
-                    "venues": {}}
+                    "n_out_of_scale": out_of_scale, "venues": {}}
     for name in sorted({v for v in venue[placed]}, key=str):
         boundary = split_year_for(name, split_year)
         result["split_years"][name] = boundary
@@ -154,4 +159,7 @@ def era_tables(analysis: dict) -> str:
              "positive when post-LLM values are larger.")
     if analysis["n_skipped"]:
         notes += f" {analysis['n_skipped']} review(s) without venue or year were left out."
+    outside = [f"{n} {kind}(s)" for kind, n in analysis.get("n_out_of_scale", {}).items() if n]
+    if outside:
+        notes += f" Left out as outside their venue-year's scale: {', '.join(outside)}."
     return "\n\n".join(blocks + [notes])

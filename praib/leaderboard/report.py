@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from praib.metrics.registry import BY_NAME, TABLE_1
-from praib.records import HUMAN_SOURCE
+from praib.records import HUMAN_SOURCE, RecordError, iter_jsonl, read_parquet_rows, read_text
 from praib.records.atomic import write_text_atomically
 from praib.records.duplicates import find_repeats
 from praib.templates import TemplateSet
@@ -77,38 +77,39 @@ class LeaderboardResults:
 
 def _read_json(path: Path) -> dict:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path, what="data"))
     except json.JSONDecodeError as err:
         raise ReportError(f"{path}: not valid JSON: {err}") from None
+    except RecordError as err:
+        raise ReportError(str(err)) from None
+    if not isinstance(data, dict):
+        raise ReportError(f"{path}: expected a JSON object, found {type(data).__name__}")
+    return data
 
 
 def _read_rows(directory: Path) -> list[dict]:
     parquet, jsonl = directory / "results.parquet", directory / "results.jsonl"
-    if parquet.exists():
-        import pyarrow.parquet as pq
-
-        rows, where = pq.read_table(parquet).to_pylist(), parquet
-        position = "row"
-    elif jsonl.exists():
-        rows, where, position = [], jsonl, "line"
-        for number, line in enumerate(jsonl.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as err:
-                    raise ReportError(f"{jsonl}: line {number}: not valid JSON: {err}") from None
-    else:
-        raise ReportError(f"{directory}: no results.parquet or results.jsonl (is it a `praib leaderboard run` "
-                          "output directory?)")
-    for number, row in enumerate(rows, 1):
+    try:
+        if parquet.exists():
+            rows = [(f"{parquet}: row {number}", row) for number, row in enumerate(read_parquet_rows(parquet), 1)]
+        elif jsonl.exists():
+            rows = list(iter_jsonl(jsonl))
+        else:
+            raise ReportError(f"{directory}: no results.parquet or results.jsonl (is it a `praib leaderboard run` "
+                              "output directory?)")
+    except RecordError as err:
+        raise ReportError(str(err)) from None
+    for where, row in rows:
+        if not isinstance(row, dict):
+            raise ReportError(f"{where}: expected a JSON object, found {type(row).__name__}")
         missing = [c for c in ("submission", "metric", "venue", "value") if c not in row]
         if missing:
-            raise ReportError(f"{where}: {position} {number}: missing column(s) {', '.join(missing)}")
+            raise ReportError(f"{where}: missing column(s) {', '.join(missing)}")
         for column in ROW_COLUMNS:
             row.setdefault(column, None)
         for column in ("value", "ci_low", "ci_high", "human_value", "distance_to_human"):
-            row[column] = _finite(row[column])
-    return _without_repeated_rows(rows, where)
+            row[column] = _finite(row[column], where, column)
+    return _without_repeated_rows([row for _, row in rows], parquet if parquet.exists() else jsonl)
 
 
 def _without_repeated_rows(rows: list[dict], where: Path) -> list[dict]:
@@ -123,8 +124,16 @@ def _without_repeated_rows(rows: list[dict], where: Path) -> list[dict]:
     return repeats.without_exact(rows)
 
 
-def _finite(value) -> float | None:
-    return None if value is None or not math.isfinite(float(value)) else float(value)
+def _finite(value, where: str, column: str) -> float | None:
+    if value is None:
+        return None
+    try:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError
+        value = float(value)
+    except (TypeError, OverflowError):
+        raise ReportError(f"{where}: field '{column}': expected a number, found {value!r:.60}") from None
+    return value if math.isfinite(value) else None
 
 
 def load_results(directory: str | Path) -> LeaderboardResults:

@@ -51,7 +51,7 @@ from praib.evaluation.evaluate import evaluate_reviews, scale_values, year_group
 from praib.evaluation.results import EvaluationResult
 from praib.evaluation.scored import ScoredReviews
 from praib.parsing import parse_reviews
-from praib.records import HUMAN_SOURCE, perturbation_kind
+from praib.records import HUMAN_SOURCE, perturbation_kind, read_parquet_rows
 from praib.records.atomic import replace_atomically, write_text_atomically
 from praib.metrics.registry import BY_NAME, DIFFERENCE, JUDGED, METRICS, SCORES, SHORTFALL, TEXT
 from praib.metrics.scores.agreement import panel_alpha_draws
@@ -466,6 +466,7 @@ def push_results(directory: str | Path, repo_id: str, token: str | None = None, 
     results_file = directory / "results.parquet"
     if not results_file.is_file():
         raise FileNotFoundError(f"{directory}: no results.parquet (write it with `praib leaderboard run`)")
+    read_parquet_rows(results_file)  # a damaged file is named here, before anything is sent
     results = Dataset.from_parquet(str(results_file), features=RESULT_FEATURES)
     results.push_to_hub(repo_id, token=token, private=private)
     HfApi(token=token).upload_folder(repo_id=repo_id, repo_type="dataset", folder_path=str(directory),

@@ -43,9 +43,9 @@ from pathlib import Path
 
 from datasets import Dataset
 
-from praib.records import HUMAN_SOURCE, PARSE_FAILED, RecordError, load_records, perturbation_kind
-from praib.records.io import paths_outside
+from praib.records import HUMAN_SOURCE, PARSE_FAILED, RecordError, load_records, perturbation_kind, read_text
 from praib.records.duplicates import record_repeats
+from praib.records.io import paths_outside
 
 MANIFEST_NAME = "manifest.json"
 SCALE_CHOICES = ("venue", "generic")
@@ -120,9 +120,11 @@ def read_manifest(source: str, manifest: str | Path | None = None) -> dict:
     if not path.is_file():
         raise SubmissionError(f"{path}: no manifest (write {MANIFEST_NAME} next to the reviews or pass --manifest)")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path, what="manifest"))
     except json.JSONDecodeError as err:
         raise SubmissionError(f"{path}: line {err.lineno}: not valid JSON ({err.msg})") from None
+    except RecordError as err:
+        raise SubmissionError(str(err)) from None
     if not isinstance(data, dict):
         raise SubmissionError(f"{path}: the manifest must be a JSON object, got {type(data).__name__}")
     return data

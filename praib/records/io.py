@@ -29,18 +29,28 @@ from praib.scales import subscore_names
 logger = logging.getLogger(__name__)
 
 _LEADING_INT = re.compile(r"^\s*([+-]?\d+(?:\.0+)?)\s*(?:$|[:\s(/-])")
+_INT_BITS = {"int32": 32, "int64": 64}
 
 
-def _as_int(value: Any, where: str, field: str) -> int | None:
+def _in_range(number: int, dtype: str, where: str, field: str) -> int:
+    bound = 2 ** (_INT_BITS[dtype] - 1)
+    if not -bound <= number < bound:
+        digits = str(number)
+        found = digits if len(digits) <= 30 else f"{digits[:20]}... ({len(digits.lstrip('-'))} digits)"
+        raise RecordError(where, field, f"expected an integer from {-bound} to {bound - 1} ({dtype}), found {found}")
+    return number
+
+
+def _as_int(value: Any, where: str, field: str, dtype: str = "int64") -> int | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     if isinstance(value, bool):
         raise RecordError(where, field, f"expected an integer, got {value!r}")
     if isinstance(value, int):
-        return value
+        return _in_range(value, dtype, where, field)
     if isinstance(value, float):
         if value.is_integer():
-            return int(value)
+            return _in_range(int(value), dtype, where, field)
         raise RecordError(where, field, f"{value!r} is not a whole number; scales are integer-valued")
     if isinstance(value, str):
         if not value.strip():
@@ -48,8 +58,8 @@ def _as_int(value: Any, where: str, field: str) -> int | None:
         # OpenReview stores scored fields as "6: marginally above the acceptance threshold".
         match = _LEADING_INT.match(value)
         if match:
-            return int(float(match.group(1)))
-    raise RecordError(where, field, f"expected an integer, got {value!r}")
+            return _in_range(int(float(match.group(1))), dtype, where, field)
+    raise RecordError(where, field, f"expected an integer, got {value!r:.60}")
 
 
 def _as_str(value: Any, where: str, field: str) -> str | None:
@@ -82,8 +92,8 @@ def _as_float(value: Any, where: str, field: str) -> float | None:
 
 
 def _as_value(value: Any, feature: Value, where: str, field: str) -> Any:
-    if feature.dtype in ("int32", "int64"):
-        return _as_int(value, where, field)
+    if feature.dtype in _INT_BITS:
+        return _as_int(value, where, field, feature.dtype)
     if feature.dtype.startswith("float"):
         return _as_float(value, where, field)
     if feature.dtype == "bool":
@@ -116,7 +126,7 @@ def _as_subscores(value: Any, where: str) -> list[dict]:
     for item in value:
         if not isinstance(item, dict) or "name" not in item:
             raise RecordError(where, "subscores", f"each sub-score needs a name and a value, got {item!r:.60}")
-        score = _as_int(item.get("value"), where, f"subscores.{item['name']}")
+        score = _as_int(item.get("value"), where, f"subscores.{item['name']}", "int32")
         if score is not None:
             out.append({"name": str(item["name"]), "value": score})
     return out
@@ -178,25 +188,73 @@ def coerce_record(raw: Any, kind: str, where: str, warn_unknown: set[str] | None
     return row
 
 
-def iter_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
-    """(where, value) for every non-blank line of a JSONL file; a line that is not JSON raises
+def _not_utf8(path: Path, data: bytes, err: UnicodeDecodeError, line: int, line_offset: int = 0) -> RecordError:
+    return RecordError(f"{path}: line {line}", None, f"not UTF-8: byte 0x{data[err.start]:02x} at byte offset "
+                                                   f"{line_offset + err.start} of the file")
+
+
+def _readable_file(path: Path) -> None:
+    if path.is_dir():
+        raise RecordError(str(path), None, "is a directory, expected a file")
+    if not path.exists():
+        raise RecordError(str(path), None, "no such file")
+
+
+def read_text(path: str | Path, what: str | None = "records") -> str:
+    """The text of a UTF-8 file (a leading byte-order mark dropped). A missing file, a directory, bytes
+    that are not UTF-8 (with their line and byte offset) and, unless ``what`` is None, a file with
+    nothing but whitespace ("empty: no {what}") are a :class:`RecordError` naming the file."""
+    path = Path(path)
+    _readable_file(path)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise RecordError(str(path), None, f"cannot read it ({err.strerror})") from None
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as err:
+        raise _not_utf8(path, data, err, data.count(b"\n", 0, err.start) + 1) from None
+    if what is not None and not text.strip():
+        raise RecordError(str(path), None, f"empty: no {what}")
+    return text
+
+
+def iter_jsonl(path: Path, empty_ok: bool = False) -> Iterator[tuple[str, Any]]:
+    """(where, value) for every non-blank line of a JSONL file. A line that is not JSON or not UTF-8, a
+    last line cut off mid-record and (unless ``empty_ok``) a file without any record raise
     :class:`RecordError` naming the file and line."""
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
+    _readable_file(path)
+    empty, offset = True, 0
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
             where = f"{path}: line {number}"
             try:
-                yield where, json.loads(line)
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise _not_utf8(path, raw, err, number, offset) from None
+            offset += len(raw)
+            line = line.removeprefix("\ufeff") if number == 1 else line
+            if not line.strip():
+                continue
+            empty = False
+            try:
+                value = json.loads(line)
             except json.JSONDecodeError as err:
+                # A writer killed mid-record leaves a last line without its end (and without a newline).
+                if not raw.endswith(b"\n") and (err.pos >= len(line.rstrip()) or err.msg.startswith("Unterminated")):
+                    raise RecordError(where, None, "the last line is cut off mid-record (and has no newline): "
+                                                   "the file looks truncated") from None
                 raise RecordError(where, None, f"not valid JSON ({err.msg} at column {err.colno})") from None
+            yield where, value
+    if empty and not empty_ok:
+        raise RecordError(str(path), None, "empty: no records")
 
 
 def read_json_list(path: Path, keys: tuple[str, ...], what: str) -> list:
     """The list a .json file holds, as it is or under the first of ``keys`` in an object; a file that
     is not JSON, or holds no such list, is a :class:`RecordError` naming the file (and the line)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))
     except json.JSONDecodeError as err:
         raise RecordError(f"{path}: line {err.lineno}", None, f"not valid JSON ({err.msg})") from None
     if isinstance(data, dict):
@@ -229,14 +287,15 @@ def _is_dataset_repo(path: Path) -> bool:
     card = path / "README.md"
     if not card.is_file():
         return False
-    header = card.read_text(encoding="utf-8").split("\n---", 1)[0]
+    header = read_text(card, what=None).split("\n---", 1)[0]
     return header.startswith("---") and re.search(r"^configs:", header, re.M) is not None
 
 
-def raw_rows(source: str | Path, split: str) -> tuple[Iterator[tuple[str, Any]], str]:
+def raw_rows(source: str | Path, split: str, empty_ok: bool = False) -> tuple[Iterator[tuple[str, Any]], str]:
     """The rows of ``source`` as stored, before any schema check: an iterator of (where, row) pairs,
     ``where`` naming the file and line or row for error messages, and a label of the source.
-    Raises :class:`RecordError` when the source itself cannot be read."""
+    Raises :class:`RecordError` when the source itself cannot be read (a blank JSONL file too,
+    unless ``empty_ok``)."""
     path = Path(source)
     folder, _, config = str(source).partition(":")
     if config and Path(folder).is_dir():  # a local dataset repository and one of its configs
@@ -244,16 +303,19 @@ def raw_rows(source: str | Path, split: str) -> tuple[Iterator[tuple[str, Any]],
     if path.is_file():
         suffix = path.suffix.lower()
         if suffix == ".jsonl":
-            return iter_jsonl(path), str(path)
+            return iter_jsonl(path, empty_ok=empty_ok), str(path)
         if suffix == ".json":
             return _iter_json(path), str(path)
         if suffix == ".parquet":
-            import pyarrow.parquet as pq
-            return _iter_table(pq.read_table(path).to_pylist(), str(path)), str(path)
+            return _iter_table(read_parquet_rows(path), str(path)), str(path)
         raise RecordError(str(path), None, "unsupported file type; use .jsonl, .json or .parquet")
     if path.is_dir():
         if (path / "dataset_info.json").exists() or (path / "state.json").exists():
-            loaded = datasets.load_from_disk(str(path))
+            try:
+                loaded = datasets.load_from_disk(str(path))
+            except Exception as err:  # datasets raises OS, JSON, Arrow and its own errors for a damaged folder
+                raise RecordError(str(path), None, f"not a readable saved dataset ({type(err).__name__}: "
+                                                   f"{_first_line(err)})") from None
             if isinstance(loaded, datasets.DatasetDict):
                 loaded = _pick_split(loaded, split, str(path))
             return _iter_table(loaded.to_list(), str(path)), str(path)
@@ -261,7 +323,10 @@ def raw_rows(source: str | Path, split: str) -> tuple[Iterator[tuple[str, Any]],
             return _dataset_rows(str(path), None, split, str(path))
         files = _record_files(path)
         if files:
-            return (item for f in files for item in raw_rows(f, split)[0]), str(path)
+            # A shard of an empty split is an empty file: fine as a part of the whole.
+            shards = (iter_jsonl(f, empty_ok=True) if f.suffix == ".jsonl"
+                      else _iter_table(read_parquet_rows(f), str(f)) for f in files)
+            return (item for shard in shards for item in shard), str(path)
         raise RecordError(str(path), None, "directory holds no saved dataset, .parquet or .jsonl files")
     if re.fullmatch(r"[\w.-]+/[\w.-]+(:[\w.-]+)?", str(source)) and not str(source).startswith("."):
         repo, _, config = str(source).partition(":")
@@ -388,6 +453,25 @@ def paths_outside(source: str | Path) -> list[str]:
     return _config_paths_outside(card, repo, None)
 
 
+def _first_line(err: BaseException) -> str:
+    return (str(err).strip().splitlines() or [""])[0]
+
+
+def read_parquet_rows(path: Path) -> list[dict]:
+    """The rows of a Parquet file; one that is empty or not Parquet is a :class:`RecordError` naming it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    _readable_file(path)
+    if path.stat().st_size == 0:
+        raise RecordError(str(path), None, "empty: no records")
+    try:
+        return pq.read_table(path).to_pylist()
+    except (pa.ArrowException, OSError) as err:
+        problem = _first_line(err).split(f"'{path}': ", 1)[-1]  # Arrow repeats the path
+        raise RecordError(str(path), None, f"not a readable Parquet file ({problem})") from None
+
+
 def _pick_split(loaded: datasets.DatasetDict, split: str, label: str) -> Dataset:
     if split in loaded:
         return loaded[split]
@@ -407,7 +491,7 @@ def load_records(source: str | Path, kind: str = "review", split: str = "train",
     :class:`RecordError` (see :mod:`praib.records.duplicates`)."""
     if kind not in SCHEMAS:
         raise ValueError(f"unknown record kind {kind!r}; choose from {', '.join(SCHEMAS)}")
-    rows_iter, label = raw_rows(source, split)
+    rows_iter, label = raw_rows(source, split, empty_ok=allow_empty)
     unknown: set[str] = set()
     rows = [coerce_record(raw, kind, where, unknown) for where, raw in rows_iter]
     if unknown:
@@ -417,9 +501,12 @@ def load_records(source: str | Path, kind: str = "review", split: str = "train",
 
 def _checked_rows(rows: list[dict], kind: str, label: str, allow_empty: bool) -> list[dict]:
     """The rows without exact repeats; no row at all (unless ``allow_empty``), or one identity with two
-    contents, is a :class:`RecordError`. (datasets itself refuses an empty split of a dataset.)"""
-    if not rows and not allow_empty:
-        raise RecordError(label, None, "holds no records")
+    contents, is a :class:`RecordError`; an allowed empty input is said in a warning.
+    (datasets itself refuses an empty split of a dataset.)"""
+    if not rows:
+        if not allow_empty:
+            raise RecordError(label, None, "holds no records")
+        logger.warning("%s: holds no %s records", label, kind.replace("_", "-"))
     return drop_duplicates(rows, kind, label)
 
 

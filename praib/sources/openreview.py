@@ -15,6 +15,7 @@ from the cache without the network.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import logging
 import re
@@ -29,7 +30,8 @@ import yaml
 from datasets import Dataset
 
 from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
-from praib.records import HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl, read_json_list, records_to_dataset, save_records
+from praib.records import (HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl,
+                           read_json_list, read_text, records_to_dataset, save_records)
 from praib.records.atomic import write_text_atomically
 from praib.records.duplicates import drop_duplicates, find_repeats
 from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
@@ -158,7 +160,7 @@ class NoteFetcher:
         path = self.cache_path(edition, invitation, offset)
         if path.exists():
             self.pages_from_cache += 1
-            return json.loads(path.read_text(encoding="utf-8"))["notes"]
+            return _cached_notes(path)
         if self.offline:
             raise CollectionError(f"{edition.venue} {edition.year}: {invitation} offset {offset} is not in the cache "
                                   f"({path}); run without --offline to fetch it")
@@ -221,6 +223,42 @@ def login_token(baseurl: str | None, username: str, password: str) -> str:
 
     return openreview.api.OpenReviewClient(baseurl=baseurl or API_BASEURLS[2], username=username,
                                            password=password).token
+
+
+def _cached_notes(path: Path) -> list[dict]:
+    """The notes of a cached page; a damaged page is a :class:`CollectionError` that names it."""
+    remedy = "delete the file to fetch the page again"
+    try:
+        page = json.loads(read_text(path, what="notes"))
+        if not isinstance(page, dict) or not isinstance(page.get("notes"), list):
+            raise RecordError(str(path), None, "expected an object with a list of 'notes'")
+        return _check_notes(page["notes"], str(path))
+    except RecordError as err:
+        raise CollectionError(f"{err}; {remedy}") from None
+    except json.JSONDecodeError as err:
+        raise CollectionError(f"{path}: line {err.lineno}: not valid JSON ({err.msg}); {remedy}") from None
+
+
+def _check_notes(notes: list, label: str) -> list[dict]:
+    """``notes`` when each is a submission note with an id, a content object and replies that are notes
+    with ids; else a :class:`RecordError` naming the note (``label``: the file they came from)."""
+    for index, note in enumerate(notes):
+        where = f"{label}: submission {index}"
+        if not isinstance(note, dict) or "id" not in note or not isinstance(note.get("content"), dict):
+            raise RecordError(where, None, "a submission note needs 'id' and 'content'")
+        details = note.get("details") or {}
+        if not isinstance(details, dict):
+            raise RecordError(where, "details", f"expected an object, found {details!r:.60}")
+        replies = details.get("replies") or details.get("directReplies") or note.get("replies") or []
+        if not isinstance(replies, list):
+            raise RecordError(where, "replies", f"expected a list of notes, found {replies!r:.60}")
+        for number, reply in enumerate(replies):
+            if not isinstance(reply, dict) or not isinstance(reply.get("id"), str):
+                raise RecordError(f"{where}: reply {number}", "id", f"a reply needs an 'id', found {reply!r:.60}")
+            if not isinstance(reply.get("content") or {}, dict):
+                raise RecordError(f"{where}: reply {number}", "content",
+                                  f"expected an object, found {reply['content']!r:.60}")
+    return notes
 
 
 # --------------------------------------------------------------------------- normalisation
@@ -424,37 +462,69 @@ def _dump_notes(path: Path) -> list[dict]:
         data = [note for _, note in iter_jsonl(path)]
     else:
         data = read_json_list(path, ("notes", "submissions"), "expected a list of submission notes")
-    for index, note in enumerate(data):
-        if not isinstance(note, dict) or "id" not in note or not isinstance(note.get("content"), dict):
-            raise RecordError(f"{path}: submission {index}", None, "a submission note needs 'id' and 'content'")
-    return data
+    return _check_notes(data, str(path))
+
+
+_CSV_COLUMNS = {"paper_id", "forum", "title", "abstract", "keywords", "decision", "review_id", "reviewer"}
+
+
+def _csv_rows(path: Path) -> tuple[list[str], list[tuple[int, dict]]]:
+    """The header and the (first line, row) of every record of a comma-separated UTF-8 file. CSV that
+    does not parse (an unclosed quote, a field over the csv module's limit, a row with more or fewer
+    fields than the header) is a :class:`RecordError` naming the line where the record starts."""
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=""), strict=True)
+    rows, last = [], 0
+    try:
+        header = reader.fieldnames or []
+        last = reader.line_num
+        for row in reader:
+            if None in row or None in row.values():
+                found = len(header) + len(row.get(None) or []) - list(row.values()).count(None)
+                raise RecordError(f"{path}: line {last + 1}", None,
+                                  f"{found} fields, the header has {len(header)} (an unquoted comma?)")
+            rows.append((last + 1, row))
+            last = reader.line_num
+    except csv.Error as err:
+        problem = (f"a field longer than {csv.field_size_limit()} characters, the csv module's limit (an unclosed "
+                   "quote?)" if "field limit" in str(err) else f"not valid CSV ({err})")
+        raise RecordError(f"{path}: line {last + 1}", None, problem) from None
+    return header, rows
+
+
+_CSV_COLUMNS = {"paper_id", "forum", "title", "abstract", "keywords", "decision", "review_id", "reviewer"}
 
 
 def _csv_forums(path: Path, edition: Edition) -> list[tuple[dict, str | None]]:
-    """Group a one-review-per-row CSV into submission notes with their review replies."""
+    """Group a one-review-per-row CSV into submission notes with their review replies; columns that are
+    no field of the review form are ignored with a warning."""
+    header, rows = _csv_rows(path)
+    if not {"paper_id", "forum"} & set(header):
+        separator = next((sep for sep in (";", "\t", "|") if len(header) == 1 and sep in header[0]), None)
+        hint = f" (is it separated by {separator!r}? praib reads comma-separated files)" if separator else ""
+        raise RecordError(str(path), "paper_id", f"the CSV needs a 'paper_id' (or 'forum') column{hint}")
+    unknown = [column for column in header if column not in _CSV_COLUMNS and column not in edition.review_form]
+    if unknown:
+        logger.warning("%s: columns that are no field of the %s %s review form, ignored: %s", path,
+                       edition.venue, edition.year, ", ".join(unknown))
     forums: dict[str, dict] = {}
     number_of = {}
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        if not reader.fieldnames or not {"paper_id", "forum"} & set(reader.fieldnames):
-            raise RecordError(str(path), "paper_id", "the CSV needs a 'paper_id' (or 'forum') column")
-        for line, row in enumerate(reader, start=2):
-            paper_id = (row.get("paper_id") or row.get("forum") or "").strip()
-            if not paper_id:
-                raise RecordError(f"{path}: line {line}", "paper_id", "is required and missing")
-            number = number_of.setdefault(paper_id, len(number_of) + 1)
-            note = forums.setdefault(paper_id, {
-                "id": paper_id, "forum": paper_id, "number": number,
-                "content": {k: row.get(k) or None for k in ("title", "abstract", "keywords")},
-                "details": {"replies": []}, "decision": (row.get("decision") or "").strip() or None,
-            })
-            review = {field: row[field] for field in edition.review_form if (row.get(field) or "").strip()}
-            if review:
-                note["details"]["replies"].append({
-                    "id": (row.get("review_id") or "").strip() or f"{paper_id}-review-{line}",
-                    "forum": paper_id, "replyto": paper_id,
-                    "invitations": [edition.review[0].replace("{number}", str(number))],
-                    "signatures": [row["reviewer"]] if row.get("reviewer") else [], "content": review})
+    for line, (first_line, row) in enumerate(rows, start=2):
+        paper_id = (row.get("paper_id") or row.get("forum") or "").strip()
+        if not paper_id:
+            raise RecordError(f"{path}: line {first_line}", "paper_id", "is required and missing")
+        number = number_of.setdefault(paper_id, len(number_of) + 1)
+        note = forums.setdefault(paper_id, {
+            "id": paper_id, "forum": paper_id, "number": number,
+            "content": {k: row.get(k) or None for k in ("title", "abstract", "keywords")},
+            "details": {"replies": []}, "decision": (row.get("decision") or "").strip() or None,
+        })
+        review = {field: row[field] for field in edition.review_form if (row.get(field) or "").strip()}
+        if review:
+            note["details"]["replies"].append({
+                "id": (row.get("review_id") or "").strip() or f"{paper_id}-review-{line}",
+                "forum": paper_id, "replyto": paper_id,
+                "invitations": [edition.review[0].replace("{number}", str(number))],
+                "signatures": [row["reviewer"]] if row.get("reviewer") else [], "content": review})
     return [(note, note.pop("decision")) for note in forums.values()]
 
 
@@ -482,13 +552,18 @@ def import_dump(path: str | Path, fmt: str, venue: str, year: int) -> dict[str, 
         if listed and not any(i.startswith(edition.venue_id + "/") for i in listed):
             raise RecordError(str(path), None, f"its notes are not of {edition.venue} {edition.year} (none is under "
                                                f"{edition.venue_id}; e.g. {sorted(listed)[0]}); check --venue/--year")
-        records = records_from_submissions(((note, None) for note in notes), edition)
+        forums = [(note, None) for note in notes]
     elif fmt == "csv":
-        records = records_from_submissions(_csv_forums(path, edition), edition)
-    elif fmt == "peersum":
+        forums = _csv_forums(path, edition)
+    elif fmt != "peersum":
+        raise ValueError(f"unknown dump format {fmt!r}; use json, csv or peersum")
+    if fmt == "peersum":
         records = _peersum_records(path, edition)
     else:
-        raise ValueError(f"unknown dump format {fmt!r}; use json, csv or peersum")
+        try:
+            records = records_from_submissions(forums, edition)
+        except RecordError as err:  # it names the forum and note; say which file they are in
+            raise RecordError(f"{path}: {err.where}", err.field, err.problem) from None
     if not len(records["paper"]):
         raise RecordError(str(path), None, f"no paper of {edition.venue} {edition.year} in this {fmt} dump")
     return {kind: records_to_dataset(drop_duplicates(table.to_list(), kind, str(path)), kind)
@@ -546,6 +621,8 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
                                                       "text": _text(sample["meta_review"]),
                                                       "parse_status": PARSE_GIVEN}, "meta_review", where))
         notes = sample.get("reviews") or []
+        if not isinstance(notes, list):
+            raise RecordError(where, "reviews", f"expected a list of notes, found {notes!r:.60}")
         for index, note in enumerate(notes):
             if not isinstance(note, dict) or not note.get("review_id"):
                 raise RecordError(f"{where}: reviews[{index}]", "review_id", "is required and missing")

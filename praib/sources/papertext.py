@@ -439,22 +439,26 @@ def pdf_paths(inputs: Sequence[str | Path]) -> list[Path]:
 def convert_pdfs(inputs: Sequence[str | Path], *, progress: bool = False, failures: FailureLog | None = None,
                  **options: Any) -> list[ConvertedPaper]:
     """:func:`convert_pdf` for every PDF of :func:`pdf_paths`; ``options`` go to :func:`convert_pdf`.
-    With ``failures``, a PDF that cannot be converted is recorded there and the others go on;
-    without, it raises :class:`PaperTextError`."""
+    With ``failures``, a PDF that cannot be converted is recorded there and the others go on (when
+    none can be, the first one's :class:`PaperTextError` is raised all the same); without, the first
+    one raises."""
     paths = pdf_paths(inputs)
     if progress:
         from tqdm.auto import tqdm
 
         paths = tqdm(paths, desc="pdf", unit="paper")
-    converted = []
+    converted, errors = [], []
     for path in paths:
         try:
             converted.append(convert_pdf(path, **options))
         except PaperTextError as err:
             if failures is None:
                 raise
+            errors.append(err)
             failures.failed(FailedItem(path.stem, "data pdf", err.kind, str(err), 1))
             continue
         if failures is not None:
             failures.succeeded()
+    if errors and not converted:
+        raise errors[0]
     return converted

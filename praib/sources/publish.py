@@ -33,7 +33,7 @@ from typing import Mapping
 
 from datasets import Dataset, Features
 
-from praib.records import SCHEMAS, load_records, records_to_dataset
+from praib.records import SCHEMAS, RecordError, load_records, read_text, records_to_dataset
 from praib.records.atomic import replace_atomically, write_text_atomically
 from praib.templates import TemplateSet
 
@@ -204,15 +204,19 @@ def push_dataset_repo(folder: str | Path, repo_id: str, *, private: bool = False
     from huggingface_hub import DatasetCard, HfApi
 
     folder = Path(folder)
+    readme = folder / "README.md"
     try:
-        card = DatasetCard.load(folder / "README.md")
-    except (OSError, ValueError) as err:
-        raise PublishError(f"{folder}: not a built dataset repository; run `praib data build` first ({err})") \
-            from None
-    missing = [f["path"] for config in card.data.get("configs") or [] for f in config["data_files"]
+        card = DatasetCard(read_text(readme, what="dataset card"))
+    except RecordError as err:
+        raise PublishError(f"{err}; run `praib data build` first") from None
+    except ValueError as err:  # a YAML header that does not parse
+        raise PublishError(f"{readme}: not a dataset card ({err}); run `praib data build` first") from None
+    if not card.data.get("configs"):
+        raise PublishError(f"{readme}: the card names no configs (in its YAML header); run `praib data build` first")
+    missing = [f["path"] for config in card.data["configs"] for f in config["data_files"]
                if not (folder / f["path"]).is_file()]
-    if not card.data.get("configs") or missing:
-        raise PublishError(f"{folder}: the card names no configs or files that are missing: {', '.join(missing)}")
+    if missing:
+        raise PublishError(f"{readme}: the card names files that are missing: {', '.join(missing)}")
     api = HfApi(endpoint=endpoint or os.environ.get("HF_ENDPOINT") or None, token=token)
     try:
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)

@@ -485,8 +485,21 @@ _DBLP_KINDS = frozenset({"article", "inproceedings", "proceedings", "book", "inc
                          "mastersthesis"})
 
 
-def _open_text(path: Path):
-    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(encoding="utf-8")
+def _text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(number, text) of every line of a UTF-8 file, gunzipped when it ends in .gz; bytes that are not
+    UTF-8 and a damaged gzip stream are a :class:`BibliographyError` naming the file and line."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    number = 0
+    try:
+        with opener(path, "rb") as stream:
+            for number, raw in enumerate(stream, 1):
+                try:
+                    yield number, raw.decode("utf-8")
+                except UnicodeDecodeError as err:
+                    raise BibliographyError(f"{path}: line {number}: not UTF-8 (byte 0x{raw[err.start]:02x} at "
+                                            f"column {err.start + 1})") from None
+    except (OSError, EOFError) as err:  # gzip.BadGzipFile is an OSError; a cut-off gzip stream ends in EOFError
+        raise BibliographyError(f"{path}: line {number + 1}: cannot read it ({err})") from None
 
 
 def _dblp_records(path: Path) -> Iterator[BibRecord]:
@@ -517,15 +530,14 @@ def _dblp_records(path: Path) -> Iterator[BibRecord]:
 
 
 def _openalex_jsonl_records(path: Path) -> Iterator[BibRecord]:
-    with _open_text(path) as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                work = json.loads(line)
-                yield _openalex_record(work)
-            except (ValueError, KeyError, TypeError, AttributeError) as err:
-                raise BibliographyError(f"{path}: line {number}: not an OpenAlex work ({err})") from None
+    for number, line in _text_lines(path):
+        if not line.strip():
+            continue
+        try:
+            work = json.loads(line)
+            yield _openalex_record(work)
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
+            raise BibliographyError(f"{path}: line {number}: not an OpenAlex work ({err})") from None
 
 
 def _bibtex_records(path: Path) -> Iterator[BibRecord]:
@@ -535,11 +547,11 @@ def _bibtex_records(path: Path) -> Iterator[BibRecord]:
 
     parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
     parser.customization = convert_to_unicode
-    with _open_text(path) as stream:
-        try:
-            entries = bibtexparser.load(stream, parser=parser).entries
-        except Exception as err:  # bibtexparser raises pyparsing's and its own exception types
-            raise BibliographyError(f"{path}: not readable BibTeX ({err})") from None
+    text = "".join(line for _, line in _text_lines(path))
+    try:
+        entries = bibtexparser.loads(text, parser=parser).entries
+    except Exception as err:  # bibtexparser raises pyparsing's and its own exception types
+        raise BibliographyError(f"{path}: not readable BibTeX ({err})") from None
     for entry in entries:
         authors = re.split(r"\s+and\s+", _unbrace(entry.get("author") or entry.get("editor") or ""))
         yield BibRecord(_unbrace(entry.get("title", "")), tuple(a for a in authors if a and a != "others"),

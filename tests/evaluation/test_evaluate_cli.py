@@ -169,7 +169,7 @@ def test_an_input_or_split_without_reviews_is_an_error_not_an_empty_table(review
     blank = tmp_path / "blank.jsonl"
     blank.write_text("\n")
     result = CliRunner().invoke(main, ["evaluate", str(blank), "--no-progress"])
-    assert result.exit_code == 1 and result.output.strip() == f"Error: {blank}: holds no records"
+    assert result.exit_code == 1 and result.output.strip() == f"Error: {blank}: empty: no records"
     # A dataset repository whose test split holds no review.
     repo = tmp_path / "repo"
     (repo / "data").mkdir(parents=True)

@@ -493,3 +493,12 @@ def test_tokenizer_found_through_wrappers(tiny_model_dir, tmp_path):  # noqa: F8
                  None, token_budget=30)
     assert result.summary.exact_tokens and result.records[0]["generation"]["paper_tokens"] <= 30
     assert result.records[0]["generation"]["paper_truncated"] is True
+
+
+def test_a_paper_with_bytes_that_are_not_utf8_is_read_with_a_warning(tmp_path, caplog):
+    # A Latin-1 "é" (0xe9) in a UTF-8 paper: the paper is still worth reviewing, the byte is named.
+    (tmp_path / "p1.md").write_bytes(b"# Caches\n\nA caf\xe9 of caches.\n")
+    with caplog.at_level("WARNING"):
+        papers = load_papers(tmp_path)
+    assert papers["text"] == ["# Caches\n\nA caf\ufffd of caches.\n"]
+    assert f"{tmp_path / 'p1.md'}: line 3: byte 0xe9 at byte offset 15 is not UTF-8" in caplog.text

@@ -129,3 +129,15 @@ def test_iclr_years_up_to_2018_form_one_column_as_in_table_4(tmp_path):
     assert result["eras"]["pre"]["years"] == [2017, 2018, 2019]
     series = next(s for s in era_series({"metrics": ["rating"], "venues": {"ICLR": result}}))
     assert series["years"] == [2018, 2019, 2024] and series["year_labels"] == ["<=2018", "2019", "2024"]
+
+
+def test_scores_outside_the_venue_scale_are_left_out_and_counted():
+    # ICLR 2024 rates on 1, 3, 5, 6, 8, 10 and asks confidence on 1-5: 99 and 7 are typos, not reviews' scores.
+    reviews = make_reviews({"ICLR": {2024: [6, 99, 8]}})
+    reviews = reviews.map(lambda row, i: {"confidence": 7 if i == 2 else row["confidence"]}, with_indices=True)
+    analysis = era_analysis(reviews, workers=1)
+    post = analysis["venues"]["ICLR"]["eras"]["post"]
+    assert post["rating"]["mean"] == 7.0 and post["rating"]["n"] == 2  # (6 + 8) / 2
+    assert post["confidence"]["n"] == 2
+    assert analysis["n_out_of_scale"] == {"rating": 1, "confidence": 1}
+    assert "Left out as outside their venue-year's scale: 1 rating(s), 1 confidence(s)." in era_tables(analysis)

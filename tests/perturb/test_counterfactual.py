@@ -11,7 +11,7 @@ from praib.llm.cache import CachedBackend, CallCache
 from praib.llm.judge import Judge
 from praib.perturb.counterfactual import (ProjectionError, apply_edits, build_counterfactuals,
                                           critical_counterfactuals)
-from praib.perturb.logic import LogicError, extract_logic, split_paragraphs, validate_logic
+from praib.perturb.logic import extract_logic, split_paragraphs, validate_logic
 from praib.records import coerce_record, records_to_dataset
 from tests.doubles import StubBackend
 

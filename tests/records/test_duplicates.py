@@ -96,8 +96,9 @@ def test_repeats_are_found_from_the_ids_and_only_colliding_rows_are_compared():
 def test_an_input_without_records_is_an_error_unless_allowed(tmp_path):
     blank = tmp_path / "reviews.jsonl"
     blank.write_text("\n\n")
-    with pytest.raises(RecordError, match=rf"^{blank}: holds no records$"):
+    with pytest.raises(RecordError, match=rf"^{blank}: empty: no records$"):
         load_records(blank)
+    assert len(load_records(blank, allow_empty=True)) == 0
     rows = pa.Table.from_pylist(demo("reviews")).slice(0, 0)  # the columns, no row
     empty = tmp_path / "reviews.parquet"
     pq.write_table(rows, empty)

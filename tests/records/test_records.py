@@ -131,3 +131,78 @@ def test_unknown_generation_key_is_rejected(tmp_path):
     row = {"paper_id": "p1", "source": "m", "generation": {"backend": "x", "colour": "red"}}
     with pytest.raises(RecordError, match=r"line 1: field 'generation': unknown keys colour"):
         load_records(write_jsonl(tmp_path / "r.jsonl", [row]))
+
+
+RATED = {"paper_id": "p1", "source": "human", "rating": 6}
+
+
+@pytest.mark.parametrize("value, accepted", [
+    (2**31 - 1, True), (2**31, False), (-2**31, True), (-2**31 - 1, False), ("2147483648: above the bound", False),
+    (1e300, False)])
+def test_an_integer_beyond_int32_is_a_named_error(tmp_path, value, accepted):
+    path = write_jsonl(tmp_path / "reviews.jsonl", [{**RATED, "rating": value}])
+    if accepted:
+        assert load_records(path)["rating"] == [value]
+        return
+    with pytest.raises(RecordError, match=r"reviews.jsonl: line 1: field 'rating': expected an integer from "
+                                          r"-2147483648 to 2147483647 \(int32\), found "):
+        load_records(path)
+
+
+def test_an_integer_beyond_int64_is_a_named_error(tmp_path):
+    path = write_jsonl(tmp_path / "reviews.jsonl", [{**RATED, "generation": {"seed": 2**63 - 1}},
+                                                    {**RATED, "generation": {"seed": 2**63}}])
+    with pytest.raises(RecordError) as err:
+        load_records(path)
+    assert str(err.value) == (f"{path}: line 2: field 'generation.seed': expected an integer from "
+                              "-9223372036854775808 to 9223372036854775807 (int64), found 9223372036854775808")
+
+
+def test_bytes_that_are_not_utf8_are_named_by_line_and_byte_offset(tmp_path):
+    first = (json.dumps(RATED) + "\n").encode()
+    path = tmp_path / "reviews.jsonl"
+    path.write_bytes(first + b'{"paper_id": "p\xe92", "source": "human"}\n')
+    # "p" starts at byte 15 of line 2 ('{"paper_id": "' is 14 bytes), so the 0xe9 after it is at 15.
+    with pytest.raises(RecordError) as err:
+        load_records(path)
+    assert str(err.value) == f"{path}: line 2: not UTF-8: byte 0xe9 at byte offset {len(first) + 15} of the file"
+
+
+def test_a_cut_off_last_line_is_told_apart_from_a_bad_one(tmp_path):
+    path = tmp_path / "reviews.jsonl"
+    path.write_text(json.dumps(RATED) + '\n{"paper_id": "p2", "sour')
+    with pytest.raises(RecordError, match="line 2: the last line is cut off mid-record"):
+        load_records(path)
+    path.write_text(json.dumps(RATED) + '\n{"paper_id": p2}')  # complete but not JSON: no truncation
+    with pytest.raises(RecordError, match=r"line 2: not valid JSON \(Expecting value at column 14\)"):
+        load_records(path)
+
+
+@pytest.mark.parametrize("content", [b"", b"\n  \n\t\n"], ids=["0 bytes", "whitespace only"])
+@pytest.mark.parametrize("name", ["reviews.jsonl", "reviews.json", "reviews.parquet"])
+def test_an_empty_file_is_an_error(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content if not name.endswith(".parquet") else b"")
+    with pytest.raises(RecordError) as err:
+        load_records(path)
+    assert str(err.value) == f"{path}: empty: no records"
+
+
+def test_a_byte_order_mark_is_dropped(tmp_path):
+    path = tmp_path / "reviews.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + (json.dumps(RATED) + "\n").encode())
+    assert load_records(path)["rating"] == [6]
+
+
+def test_an_empty_shard_is_part_of_a_directory_of_shards(tmp_path):
+    (tmp_path / "shards").mkdir()
+    write_jsonl(tmp_path / "shards" / "a.jsonl", [RATED])
+    (tmp_path / "shards" / "b.jsonl").write_text("")
+    assert load_records(tmp_path / "shards")["rating"] == [6]
+
+
+def test_a_file_that_is_not_parquet_is_named(tmp_path):
+    path = tmp_path / "reviews.parquet"
+    path.write_text("paper_id,source\np1,human\n")
+    with pytest.raises(RecordError, match=r"reviews.parquet: not a readable Parquet file \(Parquet magic bytes"):
+        load_records(path)

@@ -249,3 +249,26 @@ def test_real_peersum_annotated_samples_import_with_a_warning(tmp_path, caplog):
     assert f"{expected} papers (0 withdrawn or desk-rejected), 0 reviews, 0 meta-reviews, 0 rebuttals" in result.output
     assert f"of {expected} ICLR 2020 samples, {expected} lack 'reviews' (no reviews or rebuttals)" in caplog.text
     assert "source_documents" in caplog.text
+
+
+def test_csv_columns_outside_the_review_form_are_named_in_a_warning(tmp_path, caplog):
+    # "Recommendation" is not the form's "recommendation": its ratings would be lost without a word.
+    text = (FIXTURES / "iclr2023_reviews.csv").read_text().replace(",recommendation,", ",Recommendation,", 1)
+    path = tmp_path / "reviews.csv"
+    path.write_text(text)
+    with caplog.at_level("WARNING"):
+        records = import_dump(path, "csv", "ICLR", 2023)
+    assert f"{path}: columns that are no field of the ICLR 2023 review form, ignored: Recommendation" in caplog.text
+    assert records["review"]["rating"] == [None, None]
+
+
+@pytest.mark.parametrize("row, message", [
+    ("kJ9-Xz0Yq7B,Title,Abstract,kw,Accept,r9,R,A summary, with a comma,,,,3,,6: ok,4\n",
+     "line 6: 16 fields, the header has 15"),
+    ('kJ9-Xz0Yq7B,"Title,Abstract\n', r"line 6: not valid CSV \(unexpected end of data\)"),
+], ids=["unquoted comma", "unclosed quote"])
+def test_csv_rows_that_do_not_fit_the_header_are_errors(tmp_path, row, message):
+    path = tmp_path / "reviews.csv"
+    path.write_text((FIXTURES / "iclr2023_reviews.csv").read_text() + row)
+    with pytest.raises(RecordError, match=rf"reviews.csv: {message}"):
+        import_dump(path, "csv", "ICLR", 2023)

@@ -122,7 +122,7 @@ def test_cli_sample(tmp_path):
     no_rebuttals = CliRunner().invoke(main, args + ["--rebuttals", str(blank)])
     assert no_rebuttals.exit_code == 0 and "kept 8 reviews, 0 rebuttals" in no_rebuttals.output
     no_papers = CliRunner().invoke(main, ["data", "sample", str(blank), "--output", str(out)])
-    assert no_papers.exit_code == 1 and no_papers.output.strip() == f"Error: {blank}: holds no records"
+    assert no_papers.exit_code == 1 and no_papers.output.strip() == f"Error: {blank}: empty: no records"
 
 
 def test_years_restrict_the_draw_and_a_missing_year_is_a_shortage():

@@ -190,7 +190,7 @@ def test_cli_refuses_an_empty_file_and_says_when_no_score_can_be_tested(tmp_path
     (tmp_path / "empty.jsonl").write_text("")
     empty = CliRunner().invoke(main, ["robustness", write_jsonl(tmp_path / "o.jsonl", original),
                                       str(tmp_path / "empty.jsonl"), "-o", str(tmp_path / "r.json")])
-    assert empty.exit_code != 0 and "empty.jsonl: holds no records" in empty.output
+    assert empty.exit_code != 0 and "empty.jsonl: empty: no records" in empty.output
     unscored = [{"paper_id": r["paper_id"], "source": "m", "text": "no scores here"} for r in original]
     edited = [{**r, "perturbation": {"kind": "tone"}} for r in unscored]
     result = CliRunner().invoke(main, ["robustness", write_jsonl(tmp_path / "u.jsonl", unscored),

@@ -1,0 +1,474 @@
+"""Every bad input of every command is one error line that names the file (issue 18, item 4).
+
+Each command that reads a file is run on a matrix of malformed inputs built here: a missing file, a
+directory for a file and a file for a directory, an empty or blank file, bytes that are not UTF-8, a
+cut-off last line, integers beyond their column's range, JSON values of the wrong type, a "Parquet"
+file that is not one, a CSV field over the csv module's limit, a CSV with another delimiter, ... The
+command must fail (rc != 0) with no traceback, through its own error (not the top-level net, which
+says "--debug"), and name the bad file. Commands that take a model must reject the input before
+loading the model: loading one here fails the test. Templates (--prompt FILE, --template,
+--template-dir, --card-template) are left to the template work of the same issue (item 8).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import praib.llm.backends
+from praib.cli.main import main
+
+MODEL = "a-model-that-must-not-load"
+
+REVIEW = {"review_id": "r1", "paper_id": "p1", "venue": "ICLR", "year": 2024, "source": "human", "reviewer_id": "R1",
+          "text": "The method is sound.\n\nRating: 6", "rating": 6, "confidence": 3}
+PAPER = {"paper_id": "p1", "venue": "ICLR", "year": 2024, "title": "A paper", "decision": "Accept",
+         "text": "# A paper\n\nWe study things. They work.\n\n## References\n\nNone."}
+META_REVIEW = {"meta_review_id": "m1", "paper_id": "p1", "venue": "ICLR", "year": 2024, "source": "human",
+               "text": "Accept."}
+REBUTTAL = {"rebuttal_id": "b1", "paper_id": "p1", "review_id": "r1", "venue": "ICLR", "year": 2024,
+            "source": "human", "text": "We thank the reviewer."}
+GOOD = {"review": REVIEW, "paper": PAPER, "meta_review": META_REVIEW, "rebuttal": REBUTTAL}
+# A field of each kind whose JSON type is wrong: a string where a list or a struct is expected.
+WRONG_TYPE = {"review": {"subscores": "high"}, "paper": {"keywords": "a; b"},
+              "meta_review": {"perturbation": "spelling"}, "rebuttal": {"perturbation": "spelling"}}
+MANIFEST = {"model": "demo-model", "revision": None, "backend": "vllm", "prompts": ["extended"],
+            "sampling": {"temperature": 0.0}, "date": "2025-06-01", "knowledge_cutoff": None}
+
+
+def _jsonl(rows) -> bytes:
+    return "".join(json.dumps(row) + "\n" for row in rows).encode()
+
+
+def _write(path: Path, data: bytes | str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return path
+
+
+def _good(tmp_path: Path, kind: str, **changes) -> Path:
+    return _write(tmp_path / f"good-{kind}.jsonl", _jsonl([{**GOOD[kind], **changes}]))
+
+
+# --------------------------------------------------------------------------- bad files
+
+
+# A case is the content of the bad file: bytes, None for no file, "dir" for a directory, or
+# (suffix, bytes) for a file of another type than the slot's.
+
+def record_cases(kind: str) -> dict:
+    good = json.dumps(GOOD[kind]).encode() + b"\n"
+    return {
+        "missing file": None,
+        "directory for a file": "dir",
+        "empty file": b"",
+        "whitespace-only file": b" \n\n\t\n",
+        "non-UTF-8 bytes": good + good.replace(b'"p1"', b'"p\xff1"'),
+        "truncated last line": good + good[: len(good) // 2],
+        "int32 overflow": _jsonl([{**GOOD[kind], "year": 99999999999}]),
+        "int64 overflow": _jsonl([{**GOOD[kind], "perturbation": {"kind": "spelling", "seed": 2**70}}]),
+        "list for an object": good + b'["p2", "human"]\n',
+        "wrong JSON type": _jsonl([{**GOOD[kind], **WRONG_TYPE[kind]}]),
+        "not Parquet": ("parquet", b"paper_id,text\np1,hello\n"),
+        "JSON that holds no records": ("json", b'{"paper_id": "p1"}'),
+    }
+
+
+def _make(tmp_path: Path, name: str, suffix: str, content) -> Path:
+    if isinstance(content, tuple):
+        suffix, content = content
+    path = tmp_path / "inputs" / f"bad-{name}.{suffix}"
+    if content == "dir":
+        path.mkdir(parents=True)
+    elif content is not None:
+        _write(path, content)
+    return path
+
+
+def json_object_cases(good: dict) -> dict:
+    """A JSON file that must hold one object (a manifest, a results side file, a cached page)."""
+    text = json.dumps(good).encode()
+    return {"empty file": b"", "whitespace-only file": b"\n \n", "non-UTF-8 bytes": text.replace(b"{", b"{\xff", 1),
+            "truncated": text[: len(text) // 2], "list for an object": json.dumps([good]).encode()}
+
+
+CLAIMS = {"paper_id": "p1", "claims": ["The method is exact."]}
+LOGIC = {"paper_id": "p1", "goal": "g"}
+NOTE = {"id": "p1", "forum": "p1", "invitation": "ICLR.cc/2023/Conference/-/Blind_Submission",
+        "content": {"title": "A paper"},
+        "details": {"replies": [{"id": "r1", "forum": "p1", "replyto": "p1",
+                                 "invitation": "ICLR.cc/2023/Conference/Paper1/-/Official_Review",
+                                 "signatures": ["ICLR.cc/2023/Conference/Paper1/Reviewer_A"],
+                                 "content": {"summary_of_the_paper": "Fine.",
+                                             "recommendation": "6: marginally above"}}]}}
+CSV_HEADER = b"paper_id,title,review_id,summary_of_the_paper,recommendation\n"
+CSV_ROW = b"p1,A paper,r1,Fine.,6\n"
+PEERSUM = {"paper_id": "iclr_2023_p1", "paper_title": "A paper", "paper_acceptance": "Accept",
+           "reviews": [{"review_id": "r1", "writer": "official_reviewer", "comment": "Fine.", "rating": 6,
+                        "confidence": 3, "reply_to": "p1"}]}
+RESULT_ROW = {"submission": "m", "model": "m", "metric": "tkc", "venue": "all", "value": 1.0}
+
+
+def _line(value) -> bytes:
+    return json.dumps(value).encode() + b"\n"
+
+
+def _with(base: dict, **changes) -> bytes:
+    return _line({**base, **changes})
+
+
+NOTE_CASES = {
+    "missing file": None, "directory for a file": "dir", "empty file": b"", "whitespace-only file": b" \n",
+    "non-UTF-8 bytes": json.dumps([NOTE]).encode().replace(b"A paper", b"A \xffpaper"),
+    "truncated": json.dumps([NOTE]).encode()[:-40],
+    "list for an object": b'[["p1"]]',
+    "string for a list": json.dumps([{**NOTE, "details": {"replies": "r1"}}]).encode(),
+    "reply without an id": json.dumps([{**NOTE, "details": {"replies": [{"content": {}}]}}]).encode(),
+    "reply that is a list": json.dumps([{**NOTE, "details": {"replies": [["r1"]]}}]).encode(),
+    "int32 overflow": json.dumps([NOTE]).encode().replace(b"6: marginally above", b"99999999999"),
+    "JSON that holds no notes": b'{"id": "p1"}',
+}
+NOTE_LINE_CASES = {
+    "empty file": b"", "non-UTF-8 bytes": _line(NOTE).replace(b"A paper", b"A \xffpaper"),
+    "truncated last line": _line(NOTE) + _line(NOTE)[:50], "list for an object": _line(NOTE) + b'["p1"]\n',
+}
+CSV_CASES = {
+    "empty file": b"", "whitespace-only file": b"\n\n", "header only, no paper_id": b"title,rating\nA,6\n",
+    "non-UTF-8 bytes": CSV_HEADER + CSV_ROW.replace(b"Fine", b"F\xffine"),
+    "field over the csv limit (50 MB)": CSV_HEADER + b'p1,A paper,r1,"' + b"x" * 50_000_000 + b'",6\n',
+    "unclosed quote": CSV_HEADER + CSV_ROW + b'p2,"B paper,r2,Fine.,6\n',
+    "semicolon delimiter": CSV_HEADER.replace(b",", b";") + CSV_ROW.replace(b",", b";"),
+    "more fields than the header": CSV_HEADER + b"p1,A paper,r1,Fine, really.,6\n",
+    "fewer fields than the header": CSV_HEADER + b"p1,A paper,r1\n",
+    "int32 overflow": CSV_HEADER + CSV_ROW.replace(b",6", b",99999999999"),
+}
+PEERSUM_CASES = {
+    "empty file": b"", "non-UTF-8 bytes": _line(PEERSUM).replace(b"A paper", b"A \xffpaper"),
+    "truncated last line": _line(PEERSUM) + _line(PEERSUM)[:60], "list for an object": b'["iclr_2023_p1"]\n',
+    "string for a list": _with(PEERSUM, reviews="Fine."),
+    "int32 overflow": _line(PEERSUM).replace(b'"rating": 6', b'"rating": 99999999999'),
+}
+CLAIM_CASES = {
+    "missing file": None, "directory for a file": "dir", "empty file": b"", "whitespace-only file": b"\n\n",
+    "non-UTF-8 bytes": _line(CLAIMS).replace(b"exact", b"ex\xffact"), "truncated last line": _line(CLAIMS)[:-12],
+    "list for an object": b'["p1"]\n', "string for a list": _with(CLAIMS, claims="The method is exact."),
+    "JSON list for an object": ("json", json.dumps([CLAIMS]).encode()),
+}
+LOGIC_CASES = {
+    "directory for a file": "dir", "empty file": b"", "whitespace-only file": b"\n",
+    "non-UTF-8 bytes": _line(LOGIC).replace(b'"g"', b'"\xff"'), "truncated last line": _line(LOGIC)[:-6],
+    "list for an object": b'["p1"]\n', "missing fields": _line(LOGIC), "not Parquet": ("parquet", b"not parquet"),
+    "unknown file type": ("txt", _line(LOGIC)),
+}
+BIB_ENTRY = b"@article{a, title={Attention Is All You Need}, author={Vaswani, Ashish}, year={2017}}\n"
+OPENALEX = {"id": "W1", "title": "Attention Is All You Need", "publication_year": 2017, "authorships": []}
+BIBLIOGRAPHY_CASES = {
+    "empty file": ("bib", b""), "non-UTF-8 BibTeX": ("bib", BIB_ENTRY.replace(b"Ashish", b"Ash\xffish")),
+    "non-UTF-8 OpenAlex": ("jsonl", _line(OPENALEX).replace(b"Need", b"N\xffeed")),
+    "truncated OpenAlex": ("jsonl", _line(OPENALEX) + _line(OPENALEX)[:30]),
+    "list for an object": ("jsonl", b'["W1"]\n'), "not XML": ("xml", b"<dblp><article>"),
+    "not gzip": ("bib.gz", BIB_ENTRY), "unknown file type": ("txt", BIB_ENTRY),
+}
+RESULT_CASES = {
+    "directory for a file": "dir", "empty file": b"", "whitespace-only file": b"\n",
+    "non-UTF-8 bytes": _line(RESULT_ROW).replace(b"tkc", b"t\xffkc"), "truncated last line": _line(RESULT_ROW)[:-9],
+    "list for an object": _line(RESULT_ROW) + b'["m", "tkc"]\n', "wrong JSON type": _with(RESULT_ROW, value="high"),
+    "integer beyond float": _with(RESULT_ROW, value=10**400), "missing column": _line({"submission": "m"}),
+}
+ARG_FILE_CASES = {"missing file": None, "directory for a file": "dir", "empty file": b"",
+                  "non-UTF-8 bytes": b"Be \xffkind.\n"}
+FILE_FOR_DIRECTORY = {"file for a directory": b"results\n"}
+PDF_CASES = {"missing file": None, "directory without PDFs": "dir", "empty file": b"",
+             "not a PDF": b"%PDF-1.7 but not really\n", "text file": ("txt", b"hello")}
+
+
+def _into(directory: Path, name: str, bad: Path, files: dict[str, str] | None = None):
+    """Put the bad file at ``directory/name`` (beside ``files``): (the directory, the file to name)."""
+    for file, content in (files or {}).items():
+        _write(directory / file, content)
+    target = directory / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if bad.exists():
+        bad.rename(target)
+    return directory, target
+
+
+def _results_dir(tmp_path: Path, name: str, bad: Path):
+    good = {"results.jsonl": json.dumps(RESULT_ROW) + "\n", "run.json": "{}"}
+    good.pop(name, None)
+    directory, target = _into(tmp_path / "results", name, bad, good)
+    return ["leaderboard", "report", directory, "-o", tmp_path / "report.html"], target
+
+
+def _cached_page(tmp_path: Path, bad: Path):
+    page = "ICLR/2023/ICLR.cc_2023_Conference_-_Withdrawn_Submission/offset-0000000-limit-1000.json"  # read first
+    directory, target = _into(tmp_path / "cache", page, bad)
+    return ["data", "collect", "ICLR", "2023", "--offline", "--cache-dir", directory, "-o", tmp_path / "out"], target
+
+
+def _submission_manifest(tmp_path: Path, bad: Path, command: list[str]):
+    folder = _submission(tmp_path)
+    (folder / "manifest.json").unlink()
+    _, target = _into(folder, "manifest.json", bad)
+    return [*command[:2], folder, *command[2:]], target
+
+
+def _pushed_results(tmp_path: Path, bad: Path):
+    directory, target = _into(tmp_path / "results", "results.parquet", bad)
+    return ["leaderboard", "push", directory, "org/name"], target
+
+
+def _dataset_repo(tmp_path: Path, bad: Path):
+    folder, target = _into(tmp_path / "repo", "README.md", bad)
+    return ["data", "push", folder, "org/name"], target
+
+
+def _import(fmt: str):
+    return lambda t, bad: ["data", "import-dump", bad, "ICLR", "2023", "--format", fmt, "-o", t / "out"]
+
+
+# --------------------------------------------------------------------------- commands x slots
+# A slot: (command id, cases, suffix, argv builder). The builder gets tmp_path and the bad file, and
+# returns the command line, or (command line, the bad file's new place) when it moves the file to
+# where the command looks for it (inside a results directory, a cache, a submission).
+
+def _records_slot(command: str, kind: str, argv):
+    return command, record_cases(kind), "jsonl", argv
+
+
+def _optional_records_slot(command: str, kind: str, argv):
+    """An input a collection may lack (rebuttals, meta-reviews): a blank file of it is read as none,
+    with a warning (see test_a_blank_optional_input_is_read_as_none_with_a_warning)."""
+    cases = {name: case for name, case in record_cases(kind).items() if name not in BLANK_CASES}
+    return command, cases, "jsonl", argv
+
+
+BLANK_CASES = ("empty file", "whitespace-only file")
+
+
+def _beside(path: Path, name: str, content: str) -> Path:
+    """``path``, with a file written where a reader looks for it: in ``path`` if a folder, else next to it."""
+    _write((path if path.is_dir() else path.parent) / name, content)
+    return path
+
+
+def _submission(tmp_path: Path) -> Path:
+    folder = tmp_path / "submission"
+    _write(folder / "reviews.jsonl", _jsonl([{**REVIEW, "source": "demo-model", "model": "demo-model",
+                                               "prompt": "extended"}]))
+    _write(folder / "manifest.json", json.dumps(MANIFEST))
+    return folder
+
+
+SLOTS = [
+    _records_slot("evaluate INPUT", "review", lambda t, bad: ["evaluate", bad]),
+    _records_slot("evaluate --reference", "review",
+                  lambda t, bad: ["evaluate", _good(t, "review"), "--reference", bad]),
+    _records_slot("evaluate --meta-reviews", "meta_review",
+                  lambda t, bad: ["evaluate", _good(t, "review"), "--judge", MODEL, "--meta-reviews", bad]),
+    _records_slot("generate PAPERS", "paper", lambda t, bad: ["generate", MODEL, bad]),
+    _records_slot("score INPUT", "review", lambda t, bad: ["score", bad, "--judge", MODEL]),
+    _records_slot("perturb INPUT (papers)", "paper", lambda t, bad: ["perturb", "spelling", bad]),
+    _records_slot("perturb INPUT (reviews)", "review", lambda t, bad: ["perturb", "rating-flip", bad]),
+    _records_slot("perturb INPUT (rebuttals)", "rebuttal",
+                  lambda t, bad: ["perturb", "rebuttal-tone", bad, "--judge", MODEL]),
+    _records_slot("perturb --papers", "paper",
+                  lambda t, bad: ["perturb", "false-claims", _good(t, "review"), "--papers", bad, "--judge", MODEL]),
+    _records_slot("counterfactual extract PAPERS", "paper",
+                  lambda t, bad: ["counterfactual", "extract", bad, "--judge", MODEL]),
+    _records_slot("counterfactual build PAPERS", "paper",
+                  lambda t, bad: ["counterfactual", "build", bad, "--judge", MODEL]),
+    _records_slot("counterfactual oracle REVIEWS", "review",
+                  lambda t, bad: ["counterfactual", "oracle", bad, _good(t, "paper"), "--judge", MODEL]),
+    _records_slot("counterfactual oracle VARIANTS", "paper",
+                  lambda t, bad: ["counterfactual", "oracle", _good(t, "review"), bad, "--judge", MODEL]),
+    _records_slot("counterfactual effects ORIGINAL", "review",
+                  lambda t, bad: ["counterfactual", "effects", bad, _good(t, "review"), "--judge", MODEL]),
+    _records_slot("counterfactual effects VARIANTS", "review",
+                  lambda t, bad: ["counterfactual", "effects", _good(t, "review"), bad, "--judge", MODEL]),
+    _records_slot("meta-review PAPERS", "paper",
+                  lambda t, bad: ["meta-review", MODEL, bad, _good(t, "review"), "--judge", MODEL]),
+    _records_slot("meta-review REVIEWS", "review",
+                  lambda t, bad: ["meta-review", MODEL, _good(t, "paper"), bad, "--judge", MODEL]),
+    _optional_records_slot("meta-review --rebuttals", "rebuttal",
+                  lambda t, bad: ["meta-review", MODEL, _good(t, "paper"), _good(t, "review"), "--rebuttals", bad]),
+    _records_slot("robustness ORIGINAL", "review", lambda t, bad: ["robustness", bad, _good(t, "review")]),
+    _records_slot("robustness PERTURBED", "review", lambda t, bad: ["robustness", _good(t, "review"), bad]),
+    _records_slot("robustness --record-kind meta_review", "meta_review",
+                  lambda t, bad: ["robustness", bad, _good(t, "meta_review"), "--record-kind", "meta_review"]),
+    _records_slot("leaderboard validate SUBMISSION", "review",
+                  lambda t, bad: ["leaderboard", "validate", bad,
+                                  "--manifest", _write(t / "m.json", json.dumps(MANIFEST))]),
+    _records_slot("leaderboard validate --benchmark-papers", "paper",
+                  lambda t, bad: ["leaderboard", "validate", _submission(t), "--benchmark-papers", bad]),
+    _records_slot("leaderboard run SUBMISSION", "review",
+                  lambda t, bad: ["leaderboard", "run", _beside(bad, "manifest.json", json.dumps(MANIFEST)),
+                                  "--reference", _good(t, "review")]),
+    _records_slot("leaderboard run --reference", "review",
+                  lambda t, bad: ["leaderboard", "run", _submission(t), "--reference", bad, "--judge", MODEL]),
+    _records_slot("leaderboard run --benchmark-papers", "paper",
+                  lambda t, bad: ["leaderboard", "run", _submission(t), "--demo", "--benchmark-papers", bad]),
+    _records_slot("leaderboard eras", "review", lambda t, bad: ["leaderboard", "eras", bad]),
+    _records_slot("data sample PAPERS", "paper", lambda t, bad: ["data", "sample", bad, "-o", t / "out"]),
+    _optional_records_slot("data sample --reviews", "review",
+                  lambda t, bad: ["data", "sample", _good(t, "paper"), "--reviews", bad, "-o", t / "out"]),
+    _optional_records_slot("data sample --meta-reviews", "meta_review",
+                  lambda t, bad: ["data", "sample", _good(t, "paper"), "--meta-reviews", bad, "-o", t / "out"]),
+    _optional_records_slot("data sample --rebuttals", "rebuttal",
+                  lambda t, bad: ["data", "sample", _good(t, "paper"), "--rebuttals", bad, "-o", t / "out"]),
+    _records_slot("data verify-citations REVIEWS", "review",
+                  lambda t, bad: ["data", "verify-citations", bad, "--bibliography",
+                                  _write(t / "refs.bib", "@article{a, title={A}, year={2020}}\n")]),
+    _records_slot("data build --reviews", "review", lambda t, bad: ["data", "build", "--reviews", bad, "-o", t / "ds"]),
+    _records_slot("data build --papers", "paper", lambda t, bad: ["data", "build", "--papers", bad, "-o", t / "ds"]),
+    _records_slot("data build --meta-reviews", "meta_review",
+                  lambda t, bad: ["data", "build", "--meta-reviews", bad, "-o", t / "ds"]),
+    _records_slot("data build --rebuttals", "rebuttal",
+                  lambda t, bad: ["data", "build", "--rebuttals", bad, "-o", t / "ds"]),
+    ("perturb --claims", CLAIM_CASES, "jsonl",
+     lambda t, bad: ["perturb", "false-claims", _good(t, "review"), "--claims", bad]),
+    ("counterfactual build --logic", LOGIC_CASES, "jsonl",
+     lambda t, bad: ["counterfactual", "build", _good(t, "paper"), "--edits", "spelling", "--logic", bad]),
+    ("leaderboard validate --manifest", json_object_cases(MANIFEST), "json",
+     lambda t, bad: ["leaderboard", "validate", _submission(t), "--manifest", bad]),
+    ("leaderboard validate (manifest.json)", json_object_cases(MANIFEST), "json",
+     lambda t, bad: _submission_manifest(t, bad, ["leaderboard", "validate"])),
+    ("leaderboard run (manifest.json)", json_object_cases(MANIFEST), "json",
+     lambda t, bad: _submission_manifest(t, bad, ["leaderboard", "run", "--demo"])),
+    ("evaluate --bibliography", BIBLIOGRAPHY_CASES, "bib",
+     lambda t, bad: ["evaluate", _good(t, "review"), "--bibliography", bad]),
+    ("data verify-citations --bibliography", BIBLIOGRAPHY_CASES, "bib",
+     lambda t, bad: ["data", "verify-citations", _good(t, "review"), "--bibliography", bad]),
+    ("data import-dump (json)", NOTE_CASES, "json", _import("json")),
+    ("data import-dump (jsonl)", NOTE_LINE_CASES, "jsonl", _import("json")),
+    ("data import-dump (csv)", CSV_CASES, "csv", _import("csv")),
+    ("data import-dump (peersum)", PEERSUM_CASES, "jsonl", _import("peersum")),
+    ("data collect (cached page)", json_object_cases({"notes": []}), "json", _cached_page),
+    ("data push DIR (README.md)", {"empty file": b"", "non-UTF-8 bytes": b"---\nlicense: \xff\n---\n",
+                                   "no configs": b"---\nlicense: mit\n---\n# Data\n"}, "md", _dataset_repo),
+    ("data pdf", PDF_CASES, "pdf", lambda t, bad: ["data", "pdf", bad, "-o", t / "papers.jsonl"]),
+    ("generate --prompt-arg @FILE", ARG_FILE_CASES, "txt",
+     lambda t, bad: ["generate", MODEL, _good(t, "paper"), "--prompt-arg", f"guidelines=@{bad}"]),
+    ("prompts show --prompt-arg @FILE", ARG_FILE_CASES, "txt",
+     lambda t, bad: ["prompts", "show", "extended", "--render", "--prompt-arg", f"guidelines=@{bad}"]),
+    ("leaderboard report (results.jsonl)", RESULT_CASES, "jsonl", lambda t, bad: _results_dir(t, "results.jsonl", bad)),
+    ("leaderboard report (results.parquet)", {"empty file": b"", "not Parquet": b"not parquet"}, "parquet",
+     lambda t, bad: _results_dir(t, "results.parquet", bad)),
+    ("leaderboard report (details)", json_object_cases({"label": "m"}), "json",
+     lambda t, bad: _results_dir(t, "details/m.json", bad)),
+    ("leaderboard report (manifests)", json_object_cases(MANIFEST), "json",
+     lambda t, bad: _results_dir(t, "manifests/m.json", bad)),
+    ("leaderboard report (eras.json)", json_object_cases({"venues": {}}), "json",
+     lambda t, bad: _results_dir(t, "eras.json", bad)),
+    ("leaderboard report (run.json)", json_object_cases({"seed": 0}), "json",
+     lambda t, bad: _results_dir(t, "run.json", bad)),
+    ("leaderboard push (results.parquet)", {"empty file": b"", "not Parquet": b"not parquet"}, "parquet",
+     _pushed_results),
+    ("leaderboard report DIRECTORY", FILE_FOR_DIRECTORY, "txt",
+     lambda t, bad: ["leaderboard", "report", bad, "-o", t / "report.html"]),
+    ("leaderboard push DIRECTORY", FILE_FOR_DIRECTORY, "txt", lambda t, bad: ["leaderboard", "push", bad, "org/name"]),
+    ("data push DIR", FILE_FOR_DIRECTORY, "txt", lambda t, bad: ["data", "push", bad, "org/name"]),
+    ("data collect --cache-dir", FILE_FOR_DIRECTORY, "txt",
+     lambda t, bad: ["data", "collect", "ICLR", "2023", "--offline", "--cache-dir", bad, "-o", t / "out"]),
+]
+
+
+MATRIX = [pytest.param(command, suffix, content, argv, id=f"{command} | {case}")
+          for command, cases, suffix, argv in SLOTS for case, content in cases.items()]
+
+
+@pytest.fixture
+def no_model(monkeypatch, tmp_path):
+    """Loading a model fails the test; default outputs land in tmp_path."""
+    def refuse(model, **options):
+        raise AssertionError(f"the model {model} was loaded before the input was checked")
+
+    monkeypatch.setattr(praib.llm.backends, "TransformersBackend", refuse)
+    monkeypatch.chdir(tmp_path)
+
+
+def run_cli(argv) -> "click.testing.Result":  # noqa: F821
+    return CliRunner().invoke(main, [str(a) for a in argv], catch_exceptions=True)
+
+
+@pytest.mark.parametrize("command,suffix,content,argv", MATRIX)
+def test_a_bad_input_is_one_error_line_naming_the_file(tmp_path, no_model, command, suffix, content, argv):
+    bad = _make(tmp_path, "input", suffix, content)
+    args = argv(tmp_path, bad)
+    if isinstance(args, tuple):  # the bad file was moved to where the command looks for it
+        args, bad = args
+    result = run_cli(args)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert result.exit_code != 0, result.output
+    assert "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith(("Error:", "  problem:"))]
+    assert errors, result.output
+    assert "--debug" not in result.output, result.output
+    assert any(str(bad) in line or str(bad.resolve()) in line for line in errors), result.output
+
+
+@pytest.mark.parametrize("case", BLANK_CASES)
+@pytest.mark.parametrize("option, kind", [("--reviews", "review"), ("--meta-reviews", "meta-review"),
+                                          ("--rebuttals", "rebuttal")])
+def test_a_blank_optional_input_is_read_as_none_with_a_warning(tmp_path, caplog, option, kind, case):
+    blank = _write(tmp_path / "blank.jsonl", record_cases("review")[case])
+    result = run_cli(["data", "sample", _good(tmp_path, "paper"), option, blank, "--per-venue-year", "2",
+                      "-o", tmp_path / "out"])
+    assert "Traceback" not in result.output
+    assert f"{blank}: holds no {kind} records" in caplog.text
+
+
+# --------------------------------------------------------------------------- the net under every command
+
+# `praib` itself (its console-script function), with `prompts list` made to raise what $RAISE names.
+ENTRY_POINT = """
+import os, sys
+import praib.generation.prompts
+
+def fail():
+    raise {"runtime": RuntimeError("the disk caught fire\\nwhile listing"), "interrupt": KeyboardInterrupt()}[
+        os.environ["RAISE"]]
+
+praib.generation.prompts.list_prompts = fail
+from praib.cli.main import main
+sys.argv = ["praib", *sys.argv[1:]]
+main()
+"""
+
+
+def run_praib(*args, raise_: str = "runtime", **env) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", ENTRY_POINT, *args], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "RAISE": raise_, **env})
+
+
+def test_an_unexpected_error_is_one_line_with_exit_1():
+    result = run_praib("prompts", "list")
+    assert result.returncode == 1
+    assert result.stderr == "Error: RuntimeError: the disk caught fire (run with --debug for the traceback)\n"
+
+
+@pytest.mark.parametrize("flag,env", [(["--debug"], {}), ([], {"PRAIB_DEBUG": "1"})], ids=["--debug", "PRAIB_DEBUG=1"])
+def test_debug_shows_the_traceback(flag, env):
+    result = run_praib(*flag, "prompts", "list", **env)
+    assert result.returncode == 1
+    assert result.stderr.startswith("Traceback (most recent call last):")
+    assert result.stderr.rstrip().endswith("RuntimeError: the disk caught fire\nwhile listing")
+
+
+def test_an_interruption_is_one_line_with_exit_130():
+    result = run_praib("prompts", "list", raise_="interrupt")
+    assert (result.returncode, result.stderr) == (130, "Interrupted.\n")
+
+
+def test_usage_errors_keep_exit_2_and_errors_of_commands_exit_1(tmp_path):
+    assert run_cli(["evaluate", "--no-such-option"]).exit_code == 2
+    missing = tmp_path / "missing.jsonl"
+    result = run_cli(["evaluate", missing])
+    assert result.exit_code == 1
+    assert result.output == f"Error: {missing}: no such file or directory (and not a Hub dataset id 'org/name')\n"
