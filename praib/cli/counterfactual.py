@@ -210,8 +210,6 @@ def meta_review(model, papers_source, reviews_source, rebuttals_source, backend_
                 token_budget=token_budget,
                 batch_size=batch_size or (None if backend_kind == "vllm" else DEFAULT_BATCH_SIZE),
                 source=source, progress=not no_progress, failures=failures)
-        except KeyboardInterrupt:
-            raise click.ClickException("interrupted; run the same command again to resume from the call cache") from None
         except (PaperError, *_errors()) as err:
             raise click.ClickException(str(err)) from None
         click.echo(f"{run}; wrote {output}")

@@ -222,8 +222,6 @@ def generate(model, papers_source, backend_kind, base_url, max_new_tokens, tempe
                 batch_size=batch_size or (None if backend_kind == "vllm" else DEFAULT_BATCH_SIZE),
                 progress=not no_progress, source=source, tokenizer=count_with, prompt_params=prompt_params,
                 failures=failures)
-        except KeyboardInterrupt:
-            raise click.ClickException("interrupted; run the same command again to resume from the call cache") from None
         except (BackendError, PaperError, RecordError, UnknownScaleError, ValueError) as err:
             raise click.ClickException(str(err)) from None
         click.echo(str(result.summary), err=True)

@@ -265,7 +265,8 @@ def test_a_server_that_never_answers_stops_the_run_after_twenty_requests(tmp_pat
     assert len(server.bodies) == 20 and len(failures_of(out)) == 20
 
 
-def test_a_killed_run_resumes_without_repeating_an_answered_call(tmp_path, server):
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["killed", "ctrl-c"])
+def test_a_killed_run_resumes_without_repeating_an_answered_call(tmp_path, server, how):
     folder = tmp_path / "papers"
     folder.mkdir()
     ids = [f"p{i}" for i in range(1, 13)]
@@ -281,10 +282,16 @@ def test_a_killed_run_resumes_without_repeating_an_answered_call(tmp_path, serve
         deadline = time.monotonic() + 60
         while len(server.bodies) < 5 and time.monotonic() < deadline and run.poll() is None:
             time.sleep(0.02)
-        run.send_signal(signal.SIGKILL)
+        run.send_signal(how)
     finally:
         run.wait(timeout=30)
-    assert run.returncode == -signal.SIGKILL, run.stdout.read().decode()
+    said = run.stdout.read().decode()
+    if how == signal.SIGKILL:
+        assert run.returncode == -signal.SIGKILL, said
+    else:
+        assert run.returncode == 130 and said.rstrip().endswith("Interrupted."), said
+        assert "rerun the same command to resume: every answer that arrived is in the call cache" in said
+        assert "Traceback" not in said
     time.sleep(0.5)  # replies in flight when the client died
     answered = cached_answers(cache)
     assert 0 < answered < len(ids)
