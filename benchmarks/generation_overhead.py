@@ -15,7 +15,7 @@ timer, so the run's wall time splits into
 It prints both, the ratio overhead / generation (target: under 5%), and the time of an
 identical second run, which the cache answers completely (so it is overhead only).
 
-Backends: ``transformers`` runs the tiny random-weight chat model of ``tests/tiny_model.py``
+Backends: ``transformers`` runs the tiny random-weight chat model of ``examples/build_tiny_model.py``
 (built in a temporary directory; its generation is far faster than any real model's, so the
 ratio is a pessimistic bound); ``stub`` sleeps ``--seconds-per-review`` per request like a model
 and returns a well-formed ICLR 2025 review, so that parsing does real work.
@@ -29,13 +29,14 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for tests.tiny_model
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))  # for build_tiny_model
 
 from praib.llm.backends import SamplingConfig, make_backend  # noqa: E402
 from praib.llm.cache import CachedBackend, CallCache  # noqa: E402
 from praib.generation.prompts import load_prompt  # noqa: E402
 from praib.generation.run import run_generation  # noqa: E402
 from praib.records import coerce_record, records_to_dataset  # noqa: E402
+from build_tiny_model import build_tiny_chat_model  # noqa: E402
 
 STUB_REVIEW = """## Review Summary
 The paper proposes an edge sampler based on effective resistance for message passing.
@@ -123,8 +124,6 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="praib-overhead-") as tmp:
         tmp = Path(tmp)
         if args.backend == "transformers":
-            from tests.tiny_model import build_tiny_chat_model
-
             inner = make_backend("transformers", str(build_tiny_chat_model(tmp / "tiny")))
         else:
             inner = StubModel(args.seconds_per_review)

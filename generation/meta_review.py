@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from praib.generation.papers import approximate_tokens, find_tokenizer, prepare_papers, tokenizer_counter
+from praib.generation.papers import approximate_tokens, fit_papers, tokenizer_counter
+from praib.llm.budget import find_tokenizer, prompt_meter
 from praib.generation.run import (RunItem, default_source, finish_run, locked, prompt_scales, run_requests,
                                   template_id)
 from praib.llm.backends import GenerationRequest, SamplingConfig
-from praib.llm.failures import FailureLog
+from praib.llm.failures import PROMPT_TOO_LONG, FailedItem, FailureLog
 from praib.parsing import parse_review
 from praib.perturb.inputs import COMPONENTS, perturb_component
 from praib.records import PARSE_FAILED, PARSE_OK, PARSE_PARTIAL, coerce_record
@@ -143,36 +144,53 @@ def run_meta_reviews(papers: Any, reviews: Any, rebuttals: Any, backend: Any, pr
 
     tokenizer = find_tokenizer(backend)
     count_tokens = tokenizer_counter(tokenizer) if tokenizer is not None else approximate_tokens
-    prepared = prepare_papers([paper["text"] or "" for paper, *_ in jobs], token_budget, count_tokens, False)
     template = template_id(prompt)
-    items, scales = [], []
-    for (paper, paper_reviews, paper_rebuttals, _), text in zip(jobs, prepared):
+    scales = []
+    for paper, *_ in jobs:
         try:
             scales.append(prompt_scales(prompt, paper.get("venue"), paper.get("year")))
-            messages = prompt.render(paper_text=text.text, venue=paper.get("venue"), year=paper.get("year"),
+        except (ValueError, LookupError) as err:
+            raise ValueError(f"paper {paper['paper_id']}: {err}") from None
+
+    def render(index: int, paper_text: str) -> tuple[tuple[str, str], ...]:
+        paper, paper_reviews, paper_rebuttals, _ = jobs[index]
+        try:
+            messages = prompt.render(paper_text=paper_text, venue=paper.get("venue"), year=paper.get("year"),
                                      reviews=[review_input(r) for r in paper_reviews],
                                      rebuttal=_rebuttal_input(paper_reviews, paper_rebuttals))
         except (ValueError, LookupError) as err:
             raise ValueError(f"paper {paper['paper_id']}: {err}") from None
-        items.append(RunItem(paper["paper_id"], GenerationRequest(
-            messages=tuple((m["role"], m["content"]) for m in messages), sampling=sampling,
-            template=prompt.spec.name)))
+        return tuple((m["role"], m["content"]) for m in messages)
+
+    # Each paper gets what its prompt (with its reviews) and the answer leave of the model's context.
+    prepared, too_long = fit_papers([paper["text"] or "" for paper, *_ in jobs], render, prompt_meter(backend),
+                                    sampling.max_new_tokens, token_budget, count_tokens, False)
+    failures = failures if failures is not None else FailureLog()
+    stage = f"meta-review:{prompt.spec.name}"
+    items, positions = [], []
+    for index, ((paper, *_), text) in enumerate(zip(jobs, prepared)):
+        if text is None:
+            failures.failed(FailedItem(paper["paper_id"], stage, PROMPT_TOO_LONG, too_long[index], 0))
+            continue
+        items.append(RunItem(paper["paper_id"], GenerationRequest(messages=render(index, text.text), sampling=sampling,
+                                                                  template=prompt.spec.name)))
+        positions.append(index)
     source = source or default_source(backend.model)
 
-    def meta_review_record(index: int, raw: str, model_revision: str | None) -> dict:
+    def meta_review_record(item: int, raw: str, model_revision: str | None) -> dict:
+        index = positions[item]
         paper, _, _, perturbation = jobs[index]
         return coerce_record(_record(paper, raw, scales[index], prepared[index], perturbation, backend=backend,
                                      source=source, prompt=prompt.spec.name, template=template, sampling=sampling,
                                      model_revision=model_revision),
                              "meta_review", f"meta-review of paper {paper['paper_id']}")
 
-    failures = failures if failures is not None else FailureLog()
     with locked(output):
         done = run_requests(items, backend, meta_review_record, output=output, batch_size=batch_size,
                             progress=progress, unit="meta-review", description=f"{source} / {prompt.spec.name}",
-                            failures=failures, stage=f"meta-review:{prompt.spec.name}")
+                            failures=failures, stage=stage)
         return MetaReviewRun(finish_run(done.records, "meta_review", output, failures), done.n_from_cache,
-                             done.n_backend_calls, skipped, len(done.failed))
+                             done.n_backend_calls, skipped, len(done.failed) + len(too_long))
 
 
 def _record(paper: dict, raw: str, scales: Any, prepared: Any, perturbation: dict | None, *, backend: Any,

@@ -33,6 +33,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from datasets import Dataset
 
+from praib.llm.budget import PromptMeter, too_long
 from praib.records import coerce_record, load_records, records_to_dataset
 from praib.records.duplicates import drop_duplicates
 
@@ -224,25 +225,6 @@ class tokenizer_counter:  # noqa: N801 - used like a function
         return cut, self(cut)
 
 
-def find_tokenizer(backend: Any) -> Any | None:
-    """The tokenizer a backend (or the backend it wraps) exposes, if any; never loads a model."""
-    seen = set()
-    while backend is not None and id(backend) not in seen:
-        seen.add(id(backend))
-        tokenizer = getattr(backend, "tokenizer", None)
-        if tokenizer is not None and callable(tokenizer):
-            return tokenizer
-        engine = getattr(backend, "llm", None)  # vLLM's offline engine, already loaded
-        if engine is not None and callable(getattr(engine, "get_tokenizer", None)):
-            try:
-                return engine.get_tokenizer()
-            except Exception:  # noqa: BLE001 - an engine without a tokenizer: fall back to the estimate
-                return None
-        backend = (getattr(backend, "backend", None) or getattr(backend, "inner", None)
-                   or getattr(backend, "_backend", None))
-    return None
-
-
 # --------------------------------------------------------------------------- appendix removal
 
 _NUMBER = r"(?:[A-Z](?:\.\d+)*\.?|\d+(?:\.\d+)*\.?|[IVX]+\.)"
@@ -362,3 +344,57 @@ def prepare_papers(texts: Sequence[str], token_budget: int | None = DEFAULT_TOKE
         for (text, appendix_removed), (cut, tokens) in zip(chunk, many([t for t, _ in chunk], token_budget)):
             out.append(PreparedPaper(cut, tokens, len(cut) < len(text), appendix_removed))
     return out
+
+
+# --------------------------------------------------------------------------- fitting the context
+
+#: Rendered in the paper's place to measure the rest of a prompt (a prompt refuses an empty paper).
+PAPERLESS = "."
+
+
+def fit_papers(texts: Sequence[str], render: Callable[[int, str], Sequence[tuple[str, str]]],
+               meter: PromptMeter | None, max_new_tokens: int, token_budget: int | None = DEFAULT_TOKEN_BUDGET,
+               count_tokens: Callable[[str], int] | None = None,
+               remove_appendix: bool = False) -> tuple[list[PreparedPaper | None], dict[int, str]]:
+    """:func:`prepare_papers`, each paper cut to what its prompt leaves of the model's context.
+
+    ``render(i, paper_text)`` is the prompt (messages) of paper ``i``. With a ``meter`` (the model's
+    context and its prompt counter) paper ``i`` gets at most ``min(token_budget, context - tokens of
+    its prompt without the paper - max_new_tokens)`` tokens; when the meter counts exactly, the whole
+    prompt is counted once more and the paper cut further if the two parts together came out longer
+    (tokens can merge across the seam). Returns the prepared papers (None for one that cannot fit)
+    and, per such paper, why.
+    """
+    if meter is None:
+        return list(prepare_papers(texts, token_budget, count_tokens, remove_appendix)), {}
+    problems: dict[int, str] = {}
+    budgets: dict[int, int] = {}
+    for i in range(len(texts)):
+        bare = render(i, PAPERLESS)
+        room = meter.room(bare, max_new_tokens)
+        if room < 1:
+            problems[i] = too_long(meter.count(bare), max_new_tokens, meter.context, "the prompt without the paper")
+        else:
+            budgets[i] = room if token_budget is None else min(token_budget, room)
+    prepared: list[PreparedPaper | None] = [None] * len(texts)
+    by_budget: dict[int, list[int]] = {}
+    for i, budget in budgets.items():
+        by_budget.setdefault(budget, []).append(i)
+    for budget, group in by_budget.items():
+        for i, paper in zip(group, prepare_papers([texts[i] for i in group], budget, count_tokens, remove_appendix)):
+            prepared[i] = paper
+    if meter.exact:
+        for i in budgets:
+            over = meter.count(render(i, prepared[i].text)) + max_new_tokens - meter.context
+            if over <= 0:
+                continue
+            smaller = prepared[i].tokens - over - 8
+            refit = prepare_paper_text(texts[i], smaller, count_tokens, remove_appendix) if smaller > 0 else None
+            total = meter.count(render(i, refit.text)) if refit is not None else None
+            if total is None or total + max_new_tokens > meter.context:
+                problems[i] = too_long(total or meter.count(render(i, PAPERLESS)), max_new_tokens, meter.context,
+                                       "the prompt, with the paper cut to the smallest size tried,")
+                prepared[i] = None
+            else:
+                prepared[i] = PreparedPaper(refit.text, refit.tokens, True, refit.appendix_removed)
+    return prepared, problems

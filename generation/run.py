@@ -42,8 +42,9 @@ from praib.records.locks import output_lock
 from praib.scales import VenueScales, generic_scales, venue_scales
 
 from praib.llm.backends import GenerationRequest, SamplingConfig, generate_each
-from praib.llm.failures import CallFailure, FailedItem, FailureLog, failures_path
-from praib.generation.papers import DEFAULT_TOKEN_BUDGET, approximate_tokens, find_tokenizer, prepare_papers, tokenizer_counter
+from praib.llm.failures import PROMPT_TOO_LONG, CallFailure, FailedItem, FailureLog, failures_path
+from praib.generation.papers import DEFAULT_TOKEN_BUDGET, approximate_tokens, fit_papers, tokenizer_counter
+from praib.llm.budget import find_tokenizer, prompt_meter
 
 logger = logging.getLogger(__name__)
 
@@ -352,19 +353,33 @@ def _run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | 
             except (ValueError, LookupError) as err:  # LookupError: UnknownScaleError
                 raise ValueError(f"paper {paper['paper_id']}: {err}") from None
         contexts.append(context)
-    prepared_papers = prepare_papers([paper["text"] or "" for paper in rows], token_budget, count_tokens,
-                                     remove_appendix)
-    items: list[RunItem] = []
-    for paper, prepared, context in zip(rows, prepared_papers, contexts):
-        messages = prompt.render(paper_text=prepared.text, venue=context[0], year=context[1],
+
+    def render(index: int, paper_text: str) -> tuple[tuple[str, str], ...]:
+        messages = prompt.render(paper_text=paper_text, venue=contexts[index][0], year=contexts[index][1],
                                  knowledge_cutoff=knowledge_cutoff, **(prompt_params or {}))
-        items.append(RunItem(paper["paper_id"], GenerationRequest(
-            messages=tuple((m["role"], m["content"]) for m in messages), sampling=sampling,
-            template=prompt.spec.name)))
+        return tuple((m["role"], m["content"]) for m in messages)
+
+    # Each paper gets what its prompt and the answer leave of the model's context (when it is known).
+    prepared_papers, too_long = fit_papers([paper["text"] or "" for paper in rows], render,
+                                           prompt_meter(backend, tokenizer), sampling.max_new_tokens, token_budget,
+                                           count_tokens, remove_appendix)
+    stage = f"generate:{prompt.spec.name}"
+    items: list[RunItem] = []
+    positions: list[int] = []  # the paper of each item
+    for index, (paper, prepared) in enumerate(zip(rows, prepared_papers)):
+        if prepared is None:
+            item = FailedItem(paper["paper_id"], stage, PROMPT_TOO_LONG, too_long[index], 0)
+            summary.failed.append(item)
+            failures.failed(item)
+            continue
+        items.append(RunItem(paper["paper_id"], GenerationRequest(messages=render(index, prepared.text),
+                                                                  sampling=sampling, template=prompt.spec.name)))
+        positions.append(index)
         summary.n_truncated += prepared.truncated
         summary.n_appendix_removed += prepared.appendix_removed
 
-    def review_record(index: int, raw: str, model_revision: str | None) -> dict[str, Any]:
+    def review_record(item: int, raw: str, model_revision: str | None) -> dict[str, Any]:
+        index = positions[item]
         paper_venue, paper_year = contexts[index]
         return _review_record(rows[index], prepared_papers[index], raw, scales_of[contexts[index]], backend=backend,
                               source=source, prompt=prompt.spec.name, venue=paper_venue, year=paper_year,
@@ -372,10 +387,9 @@ def _run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | 
                               knowledge_cutoff=knowledge_cutoff)
 
     done = run_requests(items, backend, review_record, output=output, batch_size=batch_size, progress=progress,
-                        unit="review", description=f"{source} / {prompt.spec.name}", failures=failures,
-                        stage=f"generate:{prompt.spec.name}")
+                        unit="review", description=f"{source} / {prompt.spec.name}", failures=failures, stage=stage)
     records = done.records
-    summary.failed = done.failed
+    summary.failed += done.failed
     summary.backend_seconds = done.backend_seconds
     outputs = [raw or "" for raw in done.outputs]
     count_many = getattr(count_tokens, "count_many", None)

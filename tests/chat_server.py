@@ -47,12 +47,25 @@ class ChatServer:
         self.active = 0
         self.max_active = 0
         self.delay = 0.0
+        self.pages: dict[str, object] = {}  # GET path -> JSON answer (e.g. "/version", "/v1/models")
         self.lock = threading.Lock()
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):
                 pass
+
+            def do_GET(self):  # noqa: N802 - http.server's name
+                found = outer.pages.get(self.path)
+                if found is None:
+                    self.send_error(404)
+                    return
+                raw = json.dumps(found).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
 
             def do_POST(self):  # noqa: N802 - http.server's name
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))

@@ -69,27 +69,142 @@ def seed_option(help: str):
 
 
 @dataclass(frozen=True)
-class JudgeSpec:
-    """The judge a command's options chose; ``model`` None when none was given."""
+class BackendSpec:
+    """A model and how to run it, as a command's options chose it (for the generator or the judge)."""
 
+    kind: str
     model: str | None
-    backend: str
-    base_url: str
-    max_new_tokens: int
+    base_urls: tuple[str, ...]
     timeout: float
     max_tries: int
     concurrency: int
+    max_model_len: int | None
+    engine_args: tuple[tuple[str, Any], ...]
+    tokenizer: str | None
+
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`praib.llm.backends.make_backend` for this backend."""
+        if self.kind == "openai":
+            return {"base_url": list(self.base_urls), "timeout": self.timeout, "max_tries": self.max_tries,
+                    "concurrency": self.concurrency, "max_model_len": self.max_model_len,
+                    "tokenizer": load_tokenizer(self.tokenizer) if self.tokenizer else None}
+        engine = dict(self.engine_args)
+        if self.max_model_len is not None and self.kind == "vllm":
+            engine.setdefault("max_model_len", self.max_model_len)
+        return engine
+
+    def open(self):
+        """The backend, closed (its engine shut down) when the command ends, however it ends."""
+        from praib.llm.backends import make_backend
+
+        return closed_at_exit(make_backend(self.kind, self.model, **self.options()))
+
+
+def closed_at_exit(backend):
+    """``backend``, closed when the running command ends (on success, on error and on Ctrl-C alike)."""
+    close = getattr(backend, "close", None)
+    context = click.get_current_context(silent=True)
+    if callable(close) and context is not None:
+        context.call_on_close(close)
+    return backend
+
+
+def load_tokenizer(name: str):
+    """A Hugging Face tokenizer (local directory or Hub id) to count a server's tokens with."""
+    from praib.llm.backends import BackendError
+
+    try:
+        from transformers import AutoTokenizer
+
+        return AutoTokenizer.from_pretrained(name)
+    except ImportError as err:
+        raise BackendError(f"counting tokens with {name!r} needs transformers ({err}); "
+                           "`pip install praib[transformers]`") from None
+    except (OSError, ValueError) as err:
+        raise BackendError(f"could not load tokenizer {name!r}: {err}") from None
+
+
+def _backend_spec(kind: str, model: str | None, base_urls, timeout, max_tries, concurrency, max_model_len,
+                  engine_args, tokenizer, role: str) -> BackendSpec:
+    prefix = "--judge-" if role == "judge" else "--"
+    if engine_args and kind not in ("vllm", "transformers"):
+        raise click.UsageError(f"{prefix}engine-arg is for an in-process backend (vllm, transformers), "
+                               f"not {kind}")
+    if max_model_len is not None and kind == "transformers":
+        raise click.UsageError(f"{prefix}max-model-len is for vllm or a server (openai); the transformers backend "
+                               "reads the model's positions from its config")
+    if tokenizer and kind != "openai":
+        raise click.UsageError(f"{prefix}tokenizer is for a server (openai); the {kind} backend counts with "
+                               "the model's own tokenizer")
+    return BackendSpec(kind, model, tuple(base_urls), timeout, max_tries, concurrency, max_model_len,
+                       tuple(engine_values(engine_args, f"{prefix}engine-arg").items()), tokenizer)
+
+
+def engine_values(pairs: tuple[str, ...], option: str) -> dict[str, Any]:
+    """KEY=VALUE engine arguments; values are JSON where they parse (8192, true, "auto"), text otherwise."""
+    values: dict[str, Any] = {}
+    for key, raw in key_values(pairs, option).items():
+        try:
+            values[key] = json.loads(raw)
+        except ValueError:
+            values[key] = raw
+    return values
+
+
+def _server_options(prefix: str, role: str, backend_flag: str):
+    """The options of one backend role: the servers, their knobs, the model's context and engine."""
+    whose = "the judge model's" if role == "judge" else "the model's"
+    return [
+        click.option(f"--{prefix}base-url", f"{prefix.replace('-', '_')}base_urls", multiple=True,
+                     default=(DEFAULT_BASE_URL,), show_default=True,
+                     help=f"OpenAI-compatible server of the {role} ({backend_flag} openai); repeat it to spread the "
+                          "requests over several servers of the same model. The API key is read from "
+                          "$OPENAI_API_KEY."),
+        click.option(f"--{prefix}timeout", type=click.FloatRange(min=0, min_open=True), default=600.0,
+                     show_default=True, help=f"Seconds to wait for one answer of the {role}'s server "
+                                             f"({backend_flag} openai)."),
+        click.option(f"--{prefix}max-tries", type=click.IntRange(min=1), default=5, show_default=True,
+                     help="Attempts per request, with exponential backoff, before the item is recorded as failed "
+                          f"({backend_flag} openai)."),
+        click.option(f"--{prefix}concurrency", type=click.IntRange(min=1), default=8, show_default=True,
+                     help=f"Parallel requests to each of the {role}'s servers ({backend_flag} openai)."),
+        click.option(f"--{prefix}max-model-len", type=click.IntRange(min=1), default=None,
+                     help=f"{whose.capitalize()} context length in tokens, when its backend cannot tell (a server "
+                          "that does not report it); prompts are fitted to it. [default: what the backend says]"),
+        click.option(f"--{prefix}engine-arg", f"{prefix.replace('-', '_')}engine_args", multiple=True,
+                     metavar="KEY=VALUE",
+                     help=f"An argument of the {role}'s in-process engine (repeatable; {backend_flag} vllm: LLM(...) "
+                          "arguments such as max_model_len=32768, dtype=float32, tensor_parallel_size=2; "
+                          "transformers: device, dtype, revision); values are read as JSON when they parse."),
+        click.option(f"--{prefix}tokenizer", metavar="NAME_OR_DIR",
+                     help=f"Tokenizer of {whose[:-2]} (local dir or Hub id) to count tokens with when it runs on "
+                          f"a server ({backend_flag} openai); else 1.3 tokens a word is assumed."),
+    ]
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """The judge a command's options chose; ``backend.model`` None when none was given."""
+
+    backend: BackendSpec
+    max_new_tokens: int
     cache_dir: Path | None
 
+    @property
+    def model(self) -> str | None:
+        return self.backend.model
+
     def make(self, failures: FailureLog):
-        """The :class:`praib.llm.judge.Judge` (None without a model), recording into ``failures``."""
+        """The :class:`praib.llm.judge.Judge` (None without a model), recording into ``failures``; its
+        backend is closed when the command ends."""
         if not self.model:
             return None
-        from praib.llm.judge import make_judge
+        from praib.llm import judge
 
-        return make_judge(self.backend, self.model, self.base_url, self.max_new_tokens, self.cache_dir,
-                          timeout=self.timeout, max_tries=self.max_tries, concurrency=self.concurrency,
-                          failures=failures)
+        made = judge.make_judge(self.backend.kind, self.model, max_new_tokens=self.max_new_tokens,
+                                cache_dir=self.cache_dir, failures=failures, **self.backend.options())
+        closed_at_exit(made.backend)
+        return made
 
 
 def judge_options(command):
@@ -97,11 +212,12 @@ def judge_options(command):
     the command receives them as one ``judge_spec`` argument, a :class:`JudgeSpec` (and ``cache_dir``)."""
     @functools.wraps(command)
     def with_judge(*args, **kwargs):
-        kwargs["judge_spec"] = JudgeSpec(
-            model=kwargs.pop("judge_model"), backend=kwargs.pop("judge_backend"),
-            base_url=kwargs.pop("judge_base_url"), max_new_tokens=kwargs.pop("judge_max_new_tokens"),
-            timeout=kwargs.pop("judge_timeout"), max_tries=kwargs.pop("judge_max_tries"),
-            concurrency=kwargs.pop("judge_concurrency"), cache_dir=kwargs.get("cache_dir"))
+        backend = _backend_spec(
+            kwargs.pop("judge_backend"), kwargs.pop("judge_model"), kwargs.pop("judge_base_urls"),
+            kwargs.pop("judge_timeout"), kwargs.pop("judge_max_tries"), kwargs.pop("judge_concurrency"),
+            kwargs.pop("judge_max_model_len"), kwargs.pop("judge_engine_args"), kwargs.pop("judge_tokenizer"),
+            "judge")
+        kwargs["judge_spec"] = JudgeSpec(backend, kwargs.pop("judge_max_new_tokens"), kwargs.get("cache_dir"))
         return command(*args, **kwargs)
 
     return _apply(with_judge, [
@@ -110,17 +226,9 @@ def judge_options(command):
                           "LLM-driven perturbations and counterfactual edits."),
         click.option("--judge-backend", type=click.Choice(BACKENDS), default="transformers", show_default=True,
                      help="Backend that runs the judge model."),
-        click.option("--judge-base-url", default=DEFAULT_BASE_URL, show_default=True,
-                     help="OpenAI-compatible server of the judge (--judge-backend openai)."),
         click.option("--judge-max-new-tokens", type=click.IntRange(min=1), default=1024, show_default=True,
                      help="Longest judge answer, in tokens."),
-        click.option("--judge-timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
-                     help="Seconds to wait for one judge answer (--judge-backend openai)."),
-        click.option("--judge-max-tries", type=click.IntRange(min=1), default=5, show_default=True,
-                     help="Attempts per judge request, with exponential backoff, before the item is recorded as "
-                          "failed (--judge-backend openai)."),
-        click.option("--judge-concurrency", type=click.IntRange(min=1), default=8, show_default=True,
-                     help="Parallel requests to the judge's server (--judge-backend openai)."),
+        *_server_options("judge-", "judge", "--judge-backend"),
         cache_dir_option("Call cache of the judge (and of the command's other model calls); a rerun resumes "
                          "from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]"),
     ])
@@ -164,13 +272,22 @@ def _write_failures(log: FailureLog, output: Path | None) -> Path | None:
 
 
 def model_options(command):
-    """The options that choose a model and how it samples, shared by `generate` and `meta-review`."""
-    return _apply(command, [
+    """The options that choose a model and how it samples, shared by `generate` and `meta-review`; the
+    command receives the backend options (and its MODEL argument) as one ``model_spec``, a
+    :class:`BackendSpec`."""
+    @functools.wraps(command)
+    def with_model(*args, **kwargs):
+        kwargs["model_spec"] = _backend_spec(
+            kwargs.pop("backend_kind"), kwargs.pop("model"), kwargs.pop("base_urls"), kwargs.pop("timeout"),
+            kwargs.pop("max_tries"), kwargs.pop("concurrency"), kwargs.pop("max_model_len"),
+            kwargs.pop("engine_args"), kwargs.pop("tokenizer"), "model")
+        return command(*args, **kwargs)
+
+    return _apply(with_model, [
         click.option("--backend", "backend_kind", type=click.Choice(BACKENDS), default="transformers",
-                     show_default=True, help="vllm: offline engine (GPU); openai: any OpenAI-compatible server "
-                                             "(e.g. `vllm serve`); transformers: CPU, small models."),
-        click.option("--base-url", default=DEFAULT_BASE_URL, show_default=True,
-                     help="OpenAI-compatible server (--backend openai); the API key is read from $OPENAI_API_KEY."),
+                     show_default=True, help="vllm: offline engine (GPU, or the CPU build); openai: any "
+                                             "OpenAI-compatible server (e.g. `vllm serve`); transformers: CPU, small "
+                                             "models."),
         click.option("--max-new-tokens", type=click.IntRange(min=1), default=2048, show_default=True,
                      help="Longest output, in tokens."),
         click.option("--temperature", type=click.FloatRange(min=0), default=0.0, show_default=True,
@@ -179,19 +296,14 @@ def model_options(command):
                      help="Nucleus sampling: keep the smallest token set with this probability mass."),
         seed_option("Seed of the sampling (and of the perturbation, when there is one)."),
         click.option("--token-budget", type=click.IntRange(min=1), default=50_000, show_default=True,
-                     help="Truncate each paper to this many tokens (the model's tokenizer when the backend has one)."),
+                     help="Truncate each paper to this many tokens (the model's tokenizer when the backend has one), "
+                          "or to what the prompt and the answer leave of the model's context when that is less."),
         click.option("--batch-size", type=click.IntRange(min=1), default=None,
                      help="Requests per backend call, written to disk after each. "
                           "[default: all at once for vllm, 16 otherwise]"),
         click.option("--no-cache", is_flag=True, help="Do not read or write the call cache."),
         click.option("--source", help="The records' source field. [default: the model name]"),
-        click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
-                     help="Parallel requests to the server (--backend openai)."),
-        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
-                     help="Seconds to wait for one server response (--backend openai)."),
-        click.option("--max-tries", type=click.IntRange(min=1), default=5, show_default=True,
-                     help="Attempts per request, with exponential backoff, before the item is recorded as failed "
-                          "(--backend openai)."),
+        *_server_options("", "model", "--backend"),
     ])
 
 

@@ -176,14 +176,14 @@ def oracle(reviews_source, variants_source, output, seed, templates, judge_spec,
 @judge_options
 @max_failures_option
 @no_progress_option
-def meta_review(model, papers_source, reviews_source, rebuttals_source, backend_kind, base_url, max_new_tokens,
-                temperature, top_p, seed, token_budget, batch_size, no_cache, source, concurrency, timeout, max_tries,
-                prompt_name, perturb_component, kind, output, judge_spec, cache_dir, max_failures, no_progress):
+def meta_review(model_spec, papers_source, reviews_source, rebuttals_source, max_new_tokens, temperature, top_p, seed,
+                token_budget, batch_size, no_cache, source, prompt_name, perturb_component, kind, output, judge_spec,
+                cache_dir, max_failures, no_progress):
     """Meta-review PAPERS from their REVIEWS (and --rebuttals) with MODEL, optionally with one input
     perturbed; resumable from the call cache (--cache-dir) like `praib generate`. --judge runs the
     perturbations that need a model."""
     _hide_dataset_bars(no_progress)
-    from praib.llm.backends import SamplingConfig, make_backend
+    from praib.llm.backends import SamplingConfig
     from praib.llm.cache import CachedBackend, CallCache
     from praib.generation.papers import PaperError, load_papers
     from praib.generation.prompts import load_prompt
@@ -198,8 +198,7 @@ def meta_review(model, papers_source, reviews_source, rebuttals_source, backend_
         try:
             papers, reviews = load_papers(papers_source), load_records(reviews_source, "review")
             rebuttals = load_records(rebuttals_source, "rebuttal", allow_empty=True) if rebuttals_source else None
-            server = {"base_url": base_url, "concurrency": concurrency, "timeout": timeout, "max_tries": max_tries}
-            backend = make_backend(backend_kind, model, **(server if backend_kind == "openai" else {}))
+            backend = model_spec.open()
             if not no_cache:
                 backend = CachedBackend(backend, CallCache(cache_dir or default_cache_dir()))
             run = run_meta_reviews(
@@ -208,7 +207,7 @@ def meta_review(model, papers_source, reviews_source, rebuttals_source, backend_
                 sampling=SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,
                                         seed=seed),
                 token_budget=token_budget,
-                batch_size=batch_size or (None if backend_kind == "vllm" else DEFAULT_BATCH_SIZE),
+                batch_size=batch_size or (None if model_spec.kind == "vllm" else DEFAULT_BATCH_SIZE),
                 source=source, progress=not no_progress, failures=failures)
         except (PaperError, *_errors()) as err:
             raise click.ClickException(str(err)) from None

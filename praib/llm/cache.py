@@ -143,6 +143,18 @@ class CachedBackend:
     def model_revision(self) -> str | None:
         return self.inner.model_revision
 
+    def close(self) -> None:
+        """Close the inner backend (a vLLM engine ends its processes); the cache stays open for others."""
+        close = getattr(self.inner, "close", None)
+        if callable(close):
+            close()
+
+    def __enter__(self) -> "CachedBackend":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
     def generate(self, requests: Sequence[GenerationRequest], progress: bool = False,
                  on_answer: OnAnswer | None = None) -> list[str | CallFailure]:
         keys = [CallCache.key(self.inner.name, self.inner.model, r) for r in requests]

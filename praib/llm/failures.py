@@ -149,9 +149,10 @@ class FailureLog:
         with self._lock:
             self.tried += 1
             self.items.append(item)
-            if item.error in NO_ANSWER and not self._any_answer:
-                self._no_answer_streak += 1
-            else:
+            if item.error in NO_ANSWER:
+                if not self._any_answer:
+                    self._no_answer_streak += 1
+            elif item.error != PROMPT_TOO_LONG:  # the server answered, if not as asked
                 self._any_answer = True
             reason = self._reason_to_stop()
         if reason:
@@ -161,9 +162,10 @@ class FailureLog:
     def stop_if_none_answered(self) -> None:
         """At the end of a run (or a stage): raise :class:`TooManyFailures` when items were tried and
         not one request got an answer, however few there were; a run like that learnt nothing."""
-        if self.items and not self._any_answer:
+        if self._no_answer_streak and not self._any_answer:
+            first = next(item for item in self.items if item.error in NO_ANSWER)
             raise TooManyFailures(f"stopped: none of the {self._no_answer_streak} requests got an answer; is the "
-                                  f"server up? (first: {self.items[0].id_and_reason()})")
+                                  f"server up? (first: {first.id_and_reason()})")
 
     def _reason_to_stop(self) -> str | None:
         failed = len(self.items)

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from praib.llm.backends import DEFAULT_BASE_URL, Backend, GenerationRequest, SamplingConfig, generate_each, make_backend
+from praib.llm.backends import Backend, GenerationRequest, SamplingConfig, generate_each, make_backend
 from praib.llm.cache import CachedBackend, CallCache
-from praib.llm.failures import UNREADABLE_ANSWER, CallFailure, FailedItem, FailureLog
+from praib.llm.budget import prompt_meter, too_long
+from praib.llm.failures import PROMPT_TOO_LONG, UNREADABLE_ANSWER, CallFailure, FailedItem, FailureLog
 from praib.templates import TemplateSet
 
 JUDGE_TEMPLATES = TemplateSet("judge", Path(__file__).resolve().parent / "templates", keep_trailing_newline=True)
@@ -86,8 +87,22 @@ class Judge:
                                       template=stage, **constraint)
                     for item in items]
         answers: list[Answer | None] = [None] * len(requests)
+        sent = list(range(len(requests)))
+        meter = prompt_meter(self.backend)
+        if meter is not None and meter.exact:
+            # A prompt the model's context cannot hold is a failed item, never sent.
+            sent = []
+            for index, request in enumerate(requests):
+                tokens = meter.count(request.messages)
+                if tokens + self.sampling.max_new_tokens <= meter.context:
+                    sent.append(index)
+                    continue
+                answers[index] = Answer(error=PROMPT_TOO_LONG,
+                                        reason=too_long(tokens, self.sampling.max_new_tokens, meter.context))
+                self._settle(answers[index], final, ids[index] if ids is not None else f"item {index + 1}", stage, 0)
 
-        def arrived(index: int, reply: str | CallFailure) -> None:
+        def arrived(position: int, reply: str | CallFailure) -> None:
+            index = sent[position]
             if isinstance(reply, CallFailure):
                 answer, tries = Answer(error=reply.error, reason=reply.message), reply.tries
             else:
@@ -95,16 +110,21 @@ class Judge:
                 answer = Answer(value, reply) if problem is None else Answer(None, reply, UNREADABLE_ANSWER, problem)
                 tries = 1
             answers[index] = answer
-            if not final:
-                self.failures.attempted(answered=not isinstance(reply, CallFailure))
-            elif answer.ok:
-                self.failures.succeeded()
-            else:
-                self.failures.failed(FailedItem(ids[index] if ids is not None else f"item {index + 1}", stage,
-                                                answer.error, answer.reason, tries, answer.raw))
+            self._settle(answer, final, ids[index] if ids is not None else f"item {index + 1}", stage, tries)
 
-        generate_each(self.backend, requests, arrived, progress=progress)
+        if sent:
+            generate_each(self.backend, [requests[i] for i in sent], arrived, progress=progress)
         return answers
+
+    def _settle(self, answer: Answer, final: bool, item_id: str, stage: str, tries: int) -> None:
+        """Report one item's answer to the run's failure log."""
+        if not final:
+            if answer.error != PROMPT_TOO_LONG:  # never sent: it says nothing of the server
+                self.failures.attempted(answered=answer.raw is not None)
+        elif answer.ok:
+            self.failures.succeeded()
+        else:
+            self.failures.failed(FailedItem(item_id, stage, answer.error, answer.reason, tries, answer.raw))
 
     def text(self, template: str | Path, items: Sequence[dict], label: str | None = None,
              progress: bool = False, ids: Sequence[str] | None = None, final: bool = True) -> list[Answer]:
@@ -182,14 +202,12 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("PRAIB_CACHE") or Path.home() / ".cache" / "praib" / "calls")
 
 
-def make_judge(kind: str, model: str, base_url: str = DEFAULT_BASE_URL, max_new_tokens: int = 1024,
-               cache_dir: Path | None = None, *, timeout: float = 600.0, max_tries: int = 5, concurrency: int = 8,
-               failures: FailureLog | None = None) -> Judge:
-    """A judge at temperature 0 behind the on-disk call cache. ``timeout``, ``max_tries`` and
-    ``concurrency`` apply to an OpenAI-compatible server; ``failures`` is the run's failure log."""
-    options: dict[str, Any] = {}
-    if kind == "openai":
-        options = {"base_url": base_url, "timeout": timeout, "max_tries": max_tries, "concurrency": concurrency}
-    backend = CachedBackend(make_backend(kind, model, **options), CallCache(cache_dir or default_cache_dir()))
+def make_judge(kind: str, model: str, *, max_new_tokens: int = 1024, cache_dir: Path | None = None,
+               failures: FailureLog | None = None, **backend_options: Any) -> Judge:
+    """A judge at temperature 0 behind the on-disk call cache. ``backend_options`` go to
+    :func:`praib.llm.backends.make_backend` (``base_url=``, ``timeout=``, ``max_model_len=`` for a
+    server, engine arguments for vLLM); ``failures`` is the run's failure log. Close it
+    (``judge.backend.close()``) when done: a vLLM engine ends its processes then."""
+    backend = CachedBackend(make_backend(kind, model, **backend_options), CallCache(cache_dir or default_cache_dir()))
     return Judge(backend, SamplingConfig(max_new_tokens=max_new_tokens, temperature=0.0),
                  failures if failures is not None else FailureLog())

@@ -44,10 +44,10 @@ MARKER = re.compile(r"\b(p\d+|r\d+)\b")
 
 def _answer(body):
     """A well-formed answer to any request of the pipeline: a review, a label, or the judge's JSON."""
-    if body.get("structured_outputs"):
-        return body["structured_outputs"]["choice"][0]
-    schema = (body.get("response_format") or {}).get("json_schema", {}).get("schema", {})
-    properties = schema.get("properties", {})
+    constraint = body.get("structured_outputs") or {}
+    if "choice" in constraint:
+        return constraint["choice"][0]
+    properties = constraint.get("json", {}).get("properties", {})
     if "verdict" in properties:
         return json.dumps({"rationale": "Eq. (2) is checked.", "verdict": "yes"})
     if "strengths" in properties:
@@ -78,7 +78,7 @@ class FaultyServer(ChatServer):
 
 def _is_item_request(body):
     # A fault on a review's judgements hits its math and atomic requests, which carry the review's text.
-    return not body.get("structured_outputs")
+    return "choice" not in (body.get("structured_outputs") or {})
 
 
 @pytest.fixture

@@ -14,10 +14,9 @@ import pytest
 
 from praib.llm.backends import SamplingConfig, make_backend
 from praib.llm.cache import CachedBackend, CallCache
-from praib.generation.papers import (PaperError, PreparedPaper, approximate_tokens, find_appendix, find_tokenizer,
-                                     load_papers,
-                                     prepare_paper_text, prepare_papers, remove_appendix,
-                                     tokenizer_counter)
+from praib.llm.budget import find_tokenizer
+from praib.generation.papers import (PaperError, PreparedPaper, approximate_tokens, find_appendix, load_papers,
+                                     prepare_paper_text, prepare_papers, remove_appendix, tokenizer_counter)
 from praib.generation.prompts import load_prompt
 from praib.generation.run import generate_reviews, partial_path, run_generation
 from praib.records import RecordError, coerce_record, load_records, records_to_dataset

@@ -90,14 +90,35 @@ def test_transformers_json_schema_best_effort(tbackend, monkeypatch):
 
     def fake(messages, sampling):
         calls.append(messages)
-        return next(replies)
+        return next(replies), False
 
-    monkeypatch.setattr(tbackend, "_generate_one", fake)
+    monkeypatch.setattr(tbackend, "_generate_with_end", fake)
     r = GenerationRequest(messages=(("user", "Rate it."),), json_schema=SCHEMA)
     assert tbackend.generate([r]) == ['{"rating": 6}']
     assert len(calls) == 2
     assert calls[1][-2] == {"role": "assistant", "content": "not json at all"}
     assert SCHEMA in calls[1][-1]["content"] and calls[1][-1]["role"] == "user"
+
+
+def test_transformers_json_cut_at_its_limit_is_asked_again_with_twice_the_room(tbackend, monkeypatch):
+    limits = []
+    replies = iter([('{"rating": ', True), ('{"rating": 6}', False)])
+
+    def fake(messages, sampling):
+        limits.append(sampling.max_new_tokens)
+        return next(replies)
+
+    monkeypatch.setattr(tbackend, "_generate_with_end", fake)
+    r = GenerationRequest(messages=(("user", "Rate it."),), json_schema=SCHEMA, sampling=SamplingConfig(max_new_tokens=40))
+    assert tbackend.generate([r]) == ['{"rating": 6}']
+    assert limits == [40, 80]
+
+
+def test_transformers_reports_its_positions_and_whether_an_answer_was_cut(tbackend):
+    assert tbackend.context_length == 8192  # the tiny model's positions
+    text, cut = tbackend._generate_with_end([{"role": "user", "content": "Review."}], SamplingConfig(max_new_tokens=3))
+    ids = tbackend.tokenizer(text, add_special_tokens=False)["input_ids"]
+    assert cut == (len(ids) >= 3)
 
 
 def test_make_backend_unknown():
@@ -136,14 +157,31 @@ def test_openai_request_body(server):
     assert p["messages"] == [{"role": "system", "content": "You are a reviewer."}, {"role": "user", "content": "Paper A"}]
     assert (p["max_tokens"], p["temperature"], p["top_p"], p["seed"]) == (77, 0.7, 0.9, 42)
     assert "structured_outputs" not in p and "response_format" not in p
+    # a current vLLM server: structured_outputs only (the removed guided_* fields make it warn), and
+    # JSON without free whitespace
     c = bodies["Decide"]
-    assert c["structured_outputs"] == {"choice": ["Accept", "Reject"]}
-    assert c["guided_choice"] == ["Accept", "Reject"]
+    assert c["structured_outputs"] == {"choice": ["Accept", "Reject"]} and "guided_choice" not in c
     s = bodies["JSON"]
-    assert s["response_format"]["type"] == "json_schema"
-    assert s["response_format"]["json_schema"]["schema"] == json.loads(SCHEMA)
+    assert s["structured_outputs"] == {"json": json.loads(SCHEMA), "disable_any_whitespace": True}
+    assert "response_format" not in s and not any(key.startswith("guided_") for key in s)
     assert all(h.get("Authorization") == "Bearer sk-test" for h in server.headers)
     assert b.model_revision == "fp_test123"
+
+
+@pytest.mark.parametrize("version, legacy", [("0.9.2", True), ("0.10.1.1", True), ("0.10.2", False),
+                                             ("0.32.0", False), (None, False)])
+def test_openai_sends_the_structured_field_the_vllm_server_knows(server, version, legacy):
+    if version is not None:
+        server.pages["/version"] = {"version": version}
+    b = client(server)
+    b.generate([GenerationRequest(messages=(("user", "Decide"),), choices=("Accept", "Reject")),
+                GenerationRequest(messages=(("user", "JSON"),), json_schema=SCHEMA)])
+    bodies = {bd["messages"][-1]["content"]: bd for bd in server.bodies}
+    if legacy:
+        assert bodies["Decide"]["guided_choice"] == ["Accept", "Reject"] and "structured_outputs" not in bodies["Decide"]
+        assert bodies["JSON"]["guided_json"] == json.loads(SCHEMA)
+    else:
+        assert "guided_choice" not in bodies["Decide"] and "structured_outputs" in bodies["JSON"]
 
 
 def test_openai_style_choices_unwrap(server):
@@ -280,7 +318,7 @@ def test_build_vllm_requests():
     assert params[1].kwargs["max_tokens"] == 2048 and params[1].kwargs["temperature"] == 0.0
     assert type(params[1].kwargs["structured_outputs"]).__name__ == "StructuredOutputsParams"
     assert params[1].kwargs["structured_outputs"].kwargs == {"choice": ["Accept", "Reject"]}
-    assert params[2].kwargs["structured_outputs"].kwargs == {"json": json.loads(SCHEMA)}
+    assert params[2].kwargs["structured_outputs"].kwargs == {"json": json.loads(SCHEMA), "disable_any_whitespace": True}
     assert params[2].kwargs["seed"] == 3
 
 

@@ -151,7 +151,7 @@ def test_effects_command_with_a_stub_judge(tmp_path, monkeypatch):
     backend = reading_judge()
     made = {}
 
-    def make_judge(kind, model, base_url, max_new_tokens, cache_dir, *, failures, **server):
+    def make_judge(kind, model, *, max_new_tokens, cache_dir, failures, **options):
         made.update(kind=kind, model=model, max_new_tokens=max_new_tokens)
         return Judge(backend, SamplingConfig(max_new_tokens=max_new_tokens, temperature=0.0), failures)
 
