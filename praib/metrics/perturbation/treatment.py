@@ -44,9 +44,9 @@ SENTIMENTS = ("positive", "negative", "neutral")
 
 ASSERTIONS_SCHEMA = {
     "type": "object",
-    "properties": {"assertions": {"type": "array", "items": {
+    "properties": {"assertions": {"type": "array", "maxItems": 60, "items": {
         "type": "object",
-        "properties": {"text": {"type": "string"}, "sentiment": {"enum": list(SENTIMENTS)},
+        "properties": {"text": {"type": "string", "maxLength": 400}, "sentiment": {"enum": list(SENTIMENTS)},
                        "soundness": {"type": "boolean"}},
         "required": ["text", "sentiment", "soundness"]}}},
     "required": ["assertions"],
