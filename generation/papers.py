@@ -350,6 +350,9 @@ def prepare_papers(texts: Sequence[str], token_budget: int | None = DEFAULT_TOKE
 
 #: Rendered in the paper's place to measure the rest of a prompt (a prompt refuses an empty paper).
 PAPERLESS = "."
+#: Tokens the seam between a paper and the rest of its prompt may add (merges across it differ from
+#: the paper counted alone): a prompt within this of the context is counted whole.
+SEAM_TOKENS = 16
 
 
 def fit_papers(texts: Sequence[str], render: Callable[[int, str], Sequence[tuple[str, str]]],
@@ -360,20 +363,25 @@ def fit_papers(texts: Sequence[str], render: Callable[[int, str], Sequence[tuple
 
     ``render(i, paper_text)`` is the prompt (messages) of paper ``i``. With a ``meter`` (the model's
     context and its prompt counter) paper ``i`` gets at most ``min(token_budget, context - tokens of
-    its prompt without the paper - max_new_tokens)`` tokens; when the meter counts exactly, the whole
-    prompt is counted once more and the paper cut further if the two parts together came out longer
-    (tokens can merge across the seam). Returns the prepared papers (None for one that cannot fit)
-    and, per such paper, why.
+    its prompt without the paper - max_new_tokens)`` tokens; when the meter counts exactly, a prompt
+    that comes within :data:`SEAM_TOKENS` of the context is counted whole and its paper cut further
+    if the two parts together came out longer. Returns the prepared papers (None for one that cannot
+    fit) and, per such paper, why.
     """
     if meter is None:
         return list(prepare_papers(texts, token_budget, count_tokens, remove_appendix)), {}
     problems: dict[int, str] = {}
     budgets: dict[int, int] = {}
+    bare_tokens: dict[int, int] = {}
+    counted: dict[tuple, int] = {}  # papers of one venue-year share the rest of their prompt: count it once
     for i in range(len(texts)):
-        bare = render(i, PAPERLESS)
-        room = meter.room(bare, max_new_tokens)
+        bare = tuple(render(i, PAPERLESS))
+        if bare not in counted:
+            counted[bare] = meter.count(bare)
+        bare_tokens[i] = counted[bare]
+        room = meter.context - counted[bare] - max_new_tokens
         if room < 1:
-            problems[i] = too_long(meter.count(bare), max_new_tokens, meter.context, "the prompt without the paper")
+            problems[i] = too_long(counted[bare], max_new_tokens, meter.context, "the prompt without the paper")
         else:
             budgets[i] = room if token_budget is None else min(token_budget, room)
     prepared: list[PreparedPaper | None] = [None] * len(texts)
@@ -385,14 +393,16 @@ def fit_papers(texts: Sequence[str], render: Callable[[int, str], Sequence[tuple
             prepared[i] = paper
     if meter.exact:
         for i in budgets:
+            if bare_tokens[i] + prepared[i].tokens + max_new_tokens <= meter.context - SEAM_TOKENS:
+                continue  # far enough from the limit for what the seam can add
             over = meter.count(render(i, prepared[i].text)) + max_new_tokens - meter.context
             if over <= 0:
                 continue
-            smaller = prepared[i].tokens - over - 8
+            smaller = prepared[i].tokens - over - SEAM_TOKENS
             refit = prepare_paper_text(texts[i], smaller, count_tokens, remove_appendix) if smaller > 0 else None
             total = meter.count(render(i, refit.text)) if refit is not None else None
             if total is None or total + max_new_tokens > meter.context:
-                problems[i] = too_long(total or meter.count(render(i, PAPERLESS)), max_new_tokens, meter.context,
+                problems[i] = too_long(total or bare_tokens[i], max_new_tokens, meter.context,
                                        "the prompt, with the paper cut to the smallest size tried,")
                 prepared[i] = None
             else:

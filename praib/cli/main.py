@@ -311,9 +311,10 @@ from praib.cli.counterfactual import counterfactual, meta_review  # noqa: E402
 from praib.cli.data import data  # noqa: E402
 from praib.cli.robustness import effects, robustness  # noqa: E402
 from praib.cli.leaderboard import leaderboard  # noqa: E402
+from praib.cli.doctor import doctor  # noqa: E402
 
 counterfactual.add_command(effects)
-for command in (perturb, counterfactual, meta_review, robustness, leaderboard, data):
+for command in (perturb, counterfactual, meta_review, robustness, leaderboard, data, doctor):
     main.add_command(command)
 
 if __name__ == "__main__":
