@@ -82,7 +82,10 @@ class GenerationSummary:
         return self.output_tokens / self.seconds if self.seconds else 0.0
 
     def __str__(self) -> str:
-        cache = "" if self.n_from_cache is None else f" ({self.n_from_cache} from cache, {self.n_backend_calls} generated now)"
+        sent_and_failed = sum(item.tries > 0 for item in self.failed)
+        cache = "" if self.n_from_cache is None else (
+            f" ({self.n_from_cache} from cache, {self.n_backend_calls - sent_and_failed} generated now"
+            + (f", {len(self.failed)} failed" if self.failed else "") + ")")
         approx = "" if self.exact_tokens else "~"
         lines = [
             f"{self.n_generated} reviews of {self.n_papers} papers{cache} in {self.seconds:.1f} s: "
@@ -93,9 +96,8 @@ class GenerationSummary:
             f"papers truncated to the token budget: {self.n_truncated}; appendix removed: {self.n_appendix_removed}",
         ]
         if self.failed:
-            first = self.failed[0]
-            lines.append(f"failed: {len(self.failed)} papers got no review (first: {first.id_and_reason()}); "
-                         f"recorded in {failures_path(self.output) if self.output else 'the failure log'}; "
+            where = failures_path(self.output) if self.output else "the run's failure log"
+            lines.append(f"failed: {len(self.failed)} of {self.n_papers} papers got no review (why: {where}); "
                          "rerun the same command to retry them")
         if self.output:
             lines.append(f"wrote {self.output}")

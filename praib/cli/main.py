@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from dataclasses import replace
 from importlib import resources
@@ -18,15 +19,24 @@ from praib.llm.judge import default_cache_dir
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
 
 
+#: 128 + SIGPIPE, what a shell reports for a command whose reader went away.
+EXIT_BROKEN_PIPE = 141
+
+
 class _OneLineErrors(click.Group):
     """The net under every command: an exception a command did not turn into a message is printed as
-    one line (exit 1), an interruption as one line (exit 130); --debug shows the traceback instead."""
+    one line (exit 1), an interruption as one line (exit 130), a reader that went away as nothing (exit
+    141); --debug shows the traceback instead."""
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except BrokenPipeError:
+            # The reader went away (`praib ... | head`): stop quietly, as a shell command would.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            ctx.exit(EXIT_BROKEN_PIPE)
         except KeyboardInterrupt:
             if ctx.params.get("debug"):
                 raise
@@ -301,7 +311,10 @@ def score(input_path, output, split, judge_spec, cache_dir, max_failures, no_pro
         except (RecordError, ValueError, BackendError) as err:
             raise click.ClickException(str(err)) from None
         save_records(table, output)
-        click.echo(f"judged {len(table)} reviews with {judge_spec.model}; wrote {output}")
+        failed = sum(bool(row["math_error"] or row["atomic_error"]) for row in table)
+        click.echo(f"judged {len(table)} reviews with {judge_spec.model}"
+                   + (f" ({failed} with a failed judgement: see math_error, atomic_error)" if failed else "")
+                   + f"; wrote {output}")
 
 
 # Commands defined in their own modules (each imports its heavy dependencies lazily).

@@ -25,6 +25,7 @@ import os
 import shlex
 import socket
 import sys
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -54,10 +55,7 @@ def output_lock(output: str | Path) -> Iterator[None]:
     path = lock_path(output)
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(path, timeout=0, thread_local=False, is_singleton=True, on_acquired=_record_holder)
-    try:
-        lock.acquire()
-    except Timeout:
-        raise OutputLockedError(output, _read_holder(path)) from None
+    _acquire(lock, output, path)
     try:
         yield
     finally:
@@ -66,6 +64,25 @@ def output_lock(output: str | Path) -> Iterator[None]:
             # that opened it just before finds it unlinked once it gets the lock, and is refused.
             path.unlink(missing_ok=True)
         lock.release()
+
+
+def _acquire(lock: FileLock, output: str | Path, path: Path) -> None:
+    """Take ``lock`` or raise :class:`OutputLockedError` naming its holder. A holder read in the moment
+    it takes the lock (its details not yet written) or lets it go (its file unlinked) names nobody:
+    look again for a moment, taking the lock if it came free."""
+    for attempt in range(_LOOKS):
+        try:
+            lock.acquire()
+            return
+        except Timeout:
+            holder = _read_holder(path)
+            if holder or attempt + 1 == _LOOKS:
+                raise OutputLockedError(output, holder) from None
+        time.sleep(_LOOK_INTERVAL)
+
+
+#: How often and how far apart a refused run looks again for the holder's details (half a second in all).
+_LOOKS, _LOOK_INTERVAL = 25, 0.02
 
 
 def _record_holder(descriptor: int) -> None:

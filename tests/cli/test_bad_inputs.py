@@ -466,6 +466,16 @@ def test_an_interruption_is_one_line_with_exit_130():
     assert (result.returncode, result.stderr) == (130, "Interrupted.\n")
 
 
+def test_a_reader_that_goes_away_ends_the_command_quietly():
+    """`praib ... | head`: the pipe is closed before the command writes; no error, no traceback."""
+    command = subprocess.Popen([sys.executable, "-m", "praib.cli.main", "prompts", "show", "extended"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    command.stdout.close()
+    stderr = command.stderr.read().decode()
+    assert command.wait(timeout=60) == 141
+    assert "Error" not in stderr and "Traceback" not in stderr and "Exception ignored" not in stderr
+
+
 def test_usage_errors_keep_exit_2_and_errors_of_commands_exit_1(tmp_path):
     assert run_cli(["evaluate", "--no-such-option"]).exit_code == 2
     missing = tmp_path / "missing.jsonl"

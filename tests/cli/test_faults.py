@@ -193,7 +193,8 @@ def test_one_paper_failing_on_every_try_is_recorded_the_others_written_and_the_r
         "item_id": "p4", "stage": "generate:guidelines", "error": "ServerError", "tries": 2}
     assert failure["message"] == f"HTTP 500 from {server.url}/chat/completions: b'internal error' (after 2 tries)"
     assert cached_answers(cache) == 4  # every answer that arrived
-    assert "failed: 1 papers got no review" in first.output and "failures.jsonl" in first.output
+    assert "4 reviews of 5 papers (0 from cache, 4 generated now, 1 failed)" in first.output
+    assert "failed: 1 of 5 papers got no review" in first.output and "failures.jsonl" in first.output
 
     sent = len(server.bodies)
     again = invoke(_generate(server, papers, out, cache, "--max-tries", "2"))
@@ -213,6 +214,8 @@ def test_one_review_whose_judgements_always_fail_is_recorded_and_the_rerun_sends
     assert sorted((f["item_id"], f["error"], f["tries"]) for f in failures) == [
         ("r4/atomic", "ServerError", 2), ("r4/math", "ServerError", 2)]
     if command is _score:
+        assert "judged 5 reviews with judge-model (1 with a failed judgement: see math_error, atomic_error)" \
+            in first.output
         rows = {r["review_id"]: r for r in load_records_json(out)}
         assert rows["r4"]["math_engages"] is None and "HTTP 500" in rows["r4"]["math_error"]
         assert rows["r4"]["atomic_valid"] is False and "HTTP 500" in rows["r4"]["atomic_error"]

@@ -66,3 +66,32 @@ def test_two_names_of_one_output_share_its_lock(tmp_path):
 def test_the_lock_file_sits_beside_the_output(tmp_path):
     assert lock_path(tmp_path / "out" / "reviews.jsonl") == tmp_path / "out" / "reviews.jsonl.lock"
     assert lock_path(tmp_path / "results") == tmp_path / "results.lock"
+
+
+def _take_and_release(path, times, results):
+    refused = nameless = 0
+    for _ in range(times):
+        try:
+            with output_lock(path):
+                pass
+        except OutputLockedError as err:
+            refused += 1
+            nameless += err.holder is None
+    results.put((refused, nameless))
+
+
+def test_a_refusal_names_the_holder_even_in_the_moment_it_takes_or_lets_go_of_the_lock(tmp_path):
+    """Two processes take and release one output's lock in a tight loop: a refused one never reports
+    an unnamed holder (the lock file is empty while its holder is taking it, and gone while it lets go)."""
+    import multiprocessing
+
+    spawn = multiprocessing.get_context("spawn")
+    results = spawn.Queue()
+    workers = [spawn.Process(target=_take_and_release, args=(str(tmp_path / "reviews.jsonl"), 300, results))
+               for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+    counts = [results.get(timeout=10) for _ in workers]
+    assert sum(nameless for _, nameless in counts) == 0, counts
