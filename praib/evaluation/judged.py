@@ -60,10 +60,11 @@ class ReviewJudgements:
         self.math: list[bool | None] = [None] * len(texts)
         self.math_rationale: list[str | None] = [None] * len(texts)
         self.math_error: list[str | None] = [None] * len(texts)
+        self.math_raw: list[str | None] = [None] * len(texts)
         for i, judgement in zip(rows, judge_math_engagement([texts[i] for i in rows], judge, progress=progress,
                                                             ids=[self.ids[i] for i in rows])):
-            self.math[i], self.math_rationale[i], self.math_error[i] = (judgement.engages, judgement.rationale,
-                                                                         judgement.error)
+            self.math[i], self.math_rationale[i] = judgement.engages, judgement.rationale
+            self.math_error[i], self.math_raw[i] = judgement.error, judgement.raw
         self.math_rules: list[bool | None] = [None] * len(texts)
         for i in rows:
             self.math_rules[i] = detect_math_rule_based(texts[i])
@@ -236,9 +237,11 @@ JUDGEMENT_FEATURES = Features({
     "math_engages": Value("bool"),
     "math_rationale": Value("string"),
     "math_error": Value("string"),
+    "math_raw": Value("string"),
     "math_rules": Value("bool"),
     "atomic_valid": Value("bool"),
     "atomic_error": Value("string"),
+    "atomic_raw": Value("string"),
     "strengths": List(Value("string")),
     "weaknesses": List(Value("string")),
     "strength_targets": List(Value("string")),
@@ -249,9 +252,9 @@ JUDGEMENT_FEATURES = Features({
 
 
 def judgement_records(columns: dict, judgements: ReviewJudgements, judge: Judge) -> Dataset:
-    """One row of :data:`JUDGEMENT_FEATURES` per review with text: what the judge decided, and why
-    it decided nothing where it failed (``math_error``, ``atomic_error``; a label the judge could not
-    give is null in the target and aspect lists)."""
+    """One row of :data:`JUDGEMENT_FEATURES` per review with text: what the judge decided, and where it
+    failed why and what it said (``math_error``/``math_raw``, ``atomic_error``/``atomic_raw``, null
+    otherwise; a label the judge could not give is null in the target and aspect lists)."""
     rows = []
     for i in judgements.rows:
         atomic = judgements.atomic[i]
@@ -260,9 +263,11 @@ def judgement_records(columns: dict, judgements: ReviewJudgements, judge: Judge)
             "review_id": columns["review_id"][i], "paper_id": columns["paper_id"][i],
             "source": columns["source"][i], "judge_model": judge.backend.model,
             "math_engages": judgements.math[i], "math_rationale": judgements.math_rationale[i],
-            "math_error": judgements.math_error[i], "math_rules": judgements.math_rules[i],
+            "math_error": judgements.math_error[i], "math_raw": judgements.math_raw[i],
+            "math_rules": judgements.math_rules[i],
             "atomic_valid": None if atomic is None else atomic.valid,
             "atomic_error": None if atomic is None else atomic.error,
+            "atomic_raw": None if atomic is None else atomic.raw,
             "strengths": [] if atomic is None else atomic.strengths,
             "weaknesses": [] if atomic is None else atomic.weaknesses,
             "strength_targets": [t for t, _ in labels["strengths"]],

@@ -218,6 +218,7 @@ def test_one_review_whose_judgements_always_fail_is_recorded_and_the_rerun_sends
             in first.output
         rows = {r["review_id"]: r for r in load_records_json(out)}
         assert rows["r4"]["math_engages"] is None and "HTTP 500" in rows["r4"]["math_error"]
+        assert rows["r4"]["math_raw"] is None  # no answer arrived
         assert rows["r4"]["atomic_valid"] is False and "HTTP 500" in rows["r4"]["atomic_error"]
         assert all(rows[r]["math_engages"] for r in ("r1", "r2", "r3", "r5"))
 

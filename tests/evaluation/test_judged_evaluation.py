@@ -154,6 +154,7 @@ def test_score_writes_every_review_judgement(tmp_path, tiny_model_dir):
     # each failed judgement keeps its reason in the row
     assert list(table["math_engages"]) == [None, None] and list(table["atomic_valid"]) == [False, False]
     assert all(e.startswith("the answer is not JSON") for e in list(table["math_error"]) + list(table["atomic_error"]))
+    assert all(raw for raw in list(table["math_raw"]) + list(table["atomic_raw"]))  # what the judge said
     assert table["judge_model"] == [str(tiny_model_dir)] * 2
 
 

@@ -76,6 +76,7 @@ class AtomicItems:
     weaknesses: list[str] = field(default_factory=list)
     valid: bool = True
     error: str | None = None  # why the answer could not be read
+    raw: str | None = None    # what the judge said then
 
     def side(self, kind: str) -> list[str]:
         """``"strengths"`` or ``"weaknesses"``."""
@@ -120,7 +121,8 @@ def extract_atomic(texts: Sequence[str], judge, regime: str, template: str | Pat
     answers = judge.json(template or TEMPLATES[regime], [{"review": text or ""} for text in texts],
                          ATOMIC_SCHEMA, progress=progress, parse=_read_atomic,
                          ids=[f"{i}/atomic" for i in ids] if ids is not None else None)
-    return [answer.value if answer.ok else AtomicItems(valid=False, error=answer.reason) for answer in answers]
+    return [answer.value if answer.ok else AtomicItems(valid=False, error=answer.reason, raw=answer.raw)
+            for answer in answers]
 
 
 # --- lexical helpers -------------------------------------------------------------------------

@@ -61,6 +61,7 @@ class MathJudgement:
     rationale: str | None
     method: str  # "judge" or "rules"
     error: str | None = None
+    raw: str | None = None  # what the judge said, when it gave no valid answer
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -105,7 +106,7 @@ def judge_math_engagement(texts: Sequence[str | None], judge: Judge, template: s
     for i, answer in zip(positions, answers):
         # A rationale the judge wrote beside an unusable verdict is kept: it may say why.
         results[i] = answer.value if answer.ok else MathJudgement(
-            None, _rationale(json_answer(answer.raw)) if answer.raw else None, "judge", answer.reason)
+            None, _rationale(json_answer(answer.raw)) if answer.raw else None, "judge", answer.reason, answer.raw)
     return [r if r is not None else MathJudgement(None, None, "judge") for r in results]
 
 

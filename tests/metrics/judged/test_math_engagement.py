@@ -46,7 +46,8 @@ def test_stub_judge_end_to_end_with_invalid_answers_counted():
     assert all(j.method == "judge" for j in judgements)
     assert judgements[0].rationale == "The review corrects the sign in Eq. (7)."
     assert judgements[6].rationale == "Mentions Lemma 2."
-    assert judgements[3] == MathJudgement(None, "unclear", "judge", "the verdict is 'maybe', not 'yes' or 'no'")
+    assert judgements[3] == MathJudgement(None, "unclear", "judge", "the verdict is 'maybe', not 'yes' or 'no'",
+                                          '{"rationale": "unclear", "verdict": "maybe"}')
     assert judgements[2].error == "the answer is not JSON: 'I think it does engage.'"
     assert judgements[5].error == "expected a JSON object with a verdict, got list"
     assert judgements[4] == MathJudgement(None, None, "judge")  # the missing text is never sent
