@@ -23,6 +23,7 @@ text with ``parse_status`` ``failed``/``partial`` and are counted in the summary
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -43,7 +44,7 @@ from praib.scales import VenueScales, generic_scales, venue_scales
 
 from praib.llm.backends import GenerationRequest, SamplingConfig, generate_each
 from praib.llm.failures import PROMPT_TOO_LONG, CallFailure, FailedItem, FailureLog, failures_path
-from praib.generation.papers import DEFAULT_TOKEN_BUDGET, approximate_tokens, fit_papers, tokenizer_counter
+from praib.generation.papers import PAPERLESS, DEFAULT_TOKEN_BUDGET, approximate_tokens, fit_papers, tokenizer_counter
 from praib.llm.budget import find_tokenizer, prompt_meter
 
 logger = logging.getLogger(__name__)
@@ -356,10 +357,16 @@ def _run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | 
                 raise ValueError(f"paper {paper['paper_id']}: {err}") from None
         contexts.append(context)
 
-    def render(index: int, paper_text: str) -> tuple[tuple[str, str], ...]:
-        messages = prompt.render(paper_text=paper_text, venue=contexts[index][0], year=contexts[index][1],
+    @functools.lru_cache(maxsize=None)
+    def render_for(context: tuple, paper_text: str) -> tuple[tuple[str, str], ...]:
+        messages = prompt.render(paper_text=paper_text, venue=context[0], year=context[1],
                                  knowledge_cutoff=knowledge_cutoff, **(prompt_params or {}))
         return tuple((m["role"], m["content"]) for m in messages)
+
+    def render(index: int, paper_text: str) -> tuple[tuple[str, str], ...]:
+        # The prompt without its paper is the same for every paper of a venue-year: rendered once.
+        return render_for(contexts[index], paper_text) if paper_text == PAPERLESS else \
+            render_for.__wrapped__(contexts[index], paper_text)
 
     # Each paper gets what its prompt and the answer leave of the model's context (when it is known).
     prepared_papers, too_long = fit_papers([paper["text"] or "" for paper in rows], render,
