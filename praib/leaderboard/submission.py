@@ -35,7 +35,6 @@ Hub dataset repository) unless given explicitly. Its fields (:data:`MANIFEST_FIE
 from __future__ import annotations
 
 import datetime
-import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -43,7 +42,7 @@ from pathlib import Path
 
 from datasets import Dataset
 
-from praib.records import HUMAN_SOURCE, PARSE_FAILED, RecordError, load_records, perturbation_kind, read_text
+from praib.records import HUMAN_SOURCE, PARSE_FAILED, RecordError, load_records, perturbation_kind, read_json
 from praib.records.duplicates import record_repeats
 from praib.records.io import paths_outside
 
@@ -120,9 +119,7 @@ def read_manifest(source: str, manifest: str | Path | None = None) -> dict:
     if not path.is_file():
         raise SubmissionError(f"{path}: no manifest (write {MANIFEST_NAME} next to the reviews or pass --manifest)")
     try:
-        data = json.loads(read_text(path, what="manifest"))
-    except json.JSONDecodeError as err:
-        raise SubmissionError(f"{path}: line {err.lineno}: not valid JSON ({err.msg})") from None
+        data = read_json(path, what="manifest")
     except RecordError as err:
         raise SubmissionError(str(err)) from None
     if not isinstance(data, dict):

@@ -31,7 +31,7 @@ from datasets import Dataset
 
 from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
 from praib.records import (HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl,
-                           read_json_list, read_text, records_to_dataset, save_records)
+                           read_json, read_json_list, read_text, records_to_dataset, save_records)
 from praib.records.atomic import write_text_atomically
 from praib.records.duplicates import drop_duplicates, find_repeats
 from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
@@ -229,14 +229,12 @@ def _cached_notes(path: Path) -> list[dict]:
     """The notes of a cached page; a damaged page is a :class:`CollectionError` that names it."""
     remedy = "delete the file to fetch the page again"
     try:
-        page = json.loads(read_text(path, what="notes"))
+        page = read_json(path, what="notes")
         if not isinstance(page, dict) or not isinstance(page.get("notes"), list):
             raise RecordError(str(path), None, "expected an object with a list of 'notes'")
         return _check_notes(page["notes"], str(path))
     except RecordError as err:
         raise CollectionError(f"{err}; {remedy}") from None
-    except json.JSONDecodeError as err:
-        raise CollectionError(f"{path}: line {err.lineno}: not valid JSON ({err.msg}); {remedy}") from None
 
 
 def _check_notes(notes: list, label: str) -> list[dict]:
