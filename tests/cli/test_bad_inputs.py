@@ -157,6 +157,8 @@ CSV_CASES = {
     "more fields than the header": CSV_HEADER + b"p1,A paper,r1,Fine, really.,6\n",
     "fewer fields than the header": CSV_HEADER + b"p1,A paper,r1\n",
     "int32 overflow": CSV_HEADER + CSV_ROW.replace(b",6", b",99999999999"),
+    "a column named twice": CSV_HEADER.replace(b"title", b"paper_id") + CSV_ROW.replace(b"A paper", b"p2"),
+    "NUL byte in a field": CSV_HEADER + CSV_ROW.replace(b"Fine", b"Fi\x00ne"),
 }
 PEERSUM_CASES = {
     "empty file": b"", "non-UTF-8 bytes": _line(PEERSUM).replace(b"A paper", b"A \xffpaper"),
