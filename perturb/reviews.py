@@ -20,7 +20,7 @@ from statistics import median
 
 from praib.parsing import parse_review
 from praib.records.atomic import write_text_atomically
-from praib.records import iter_jsonl, read_text
+from praib.records import iter_jsonl, read_json
 from praib.scales import Scale, UnknownScaleError, generic_scales, venue_scales
 
 # Score-line labels that carry the overall rating, as praib.parsing reads them.
@@ -98,10 +98,7 @@ def load_claim_buckets(path: str | Path) -> dict[str, list[str]]:
     path = Path(path)
     buckets: dict[str, list[str]] = {}
     if path.suffix == ".json":
-        try:
-            data = json.loads(read_text(path, what="claims"))
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path}: line {err.lineno}: not valid JSON ({err.msg})") from None
+        data = read_json(path, what="claims")
         if not isinstance(data, dict):
             raise ValueError(f"{path}: expected an object mapping paper ids to lists of claims")
         items = [(f"{path}: paper {key!r}", {"paper_id": key, "claims": value}) for key, value in data.items()]

@@ -22,9 +22,10 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 # What compiling or rendering a user's template may raise: Jinja's own errors, a file that is not
-# UTF-8 text or cannot be read, and the errors of the Python operations its expressions run.
+# UTF-8 text or cannot be read, the errors of the Python operations its expressions run, and a macro
+# or include that calls itself without end.
 TEMPLATE_FAULTS = (jinja2.TemplateError, UnicodeDecodeError, OSError, TypeError, ValueError, ArithmeticError,
-                   LookupError, AttributeError)
+                   LookupError, AttributeError, RecursionError)
 
 
 def error_place(err: BaseException, path: str | Path) -> str:
@@ -54,6 +55,8 @@ def template_error(err: BaseException, path: str | Path) -> ValueError:
         what = f"includes or imports {err.name!r}, which is neither beside it nor a built-in template"
     elif isinstance(err, jinja2.TemplateSyntaxError):
         what = f"not a valid Jinja template: {err.message}"
+    elif isinstance(err, RecursionError):
+        what = "calls macros or includes too deeply (one that calls itself without end?): Python's recursion limit"
     elif isinstance(err, UnicodeDecodeError):
         what = f"not UTF-8 text (byte {err.object[err.start]:#04x} at offset {err.start})"
     elif isinstance(err, jinja2.TemplateError):

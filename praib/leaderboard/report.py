@@ -12,7 +12,6 @@ CSS, plots as PNG data URIs) and every name that comes from a submission is esca
 from __future__ import annotations
 
 import base64
-import json
 import logging
 import math
 import re
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from praib.metrics.registry import BY_NAME, TABLE_1
-from praib.records import HUMAN_SOURCE, RecordError, iter_jsonl, read_parquet_rows, read_text
+from praib.records import HUMAN_SOURCE, RecordError, iter_jsonl, read_json, read_parquet_rows
 from praib.records.atomic import write_text_atomically
 from praib.records.duplicates import find_repeats
 from praib.templates import TemplateSet
@@ -77,9 +76,7 @@ class LeaderboardResults:
 
 def _read_json(path: Path) -> dict:
     try:
-        data = json.loads(read_text(path, what="data"))
-    except json.JSONDecodeError as err:
-        raise ReportError(f"{path}: not valid JSON: {err}") from None
+        data = read_json(path, what="data")
     except RecordError as err:
         raise ReportError(str(err)) from None
     if not isinstance(data, dict):

@@ -21,7 +21,7 @@ Hub dataset repository) unless given explicitly. Its fields (:data:`MANIFEST_FIE
     the prompt names used; every record's ``prompt`` must be one of them.
 ``sampling`` (object, required)
     sampling parameters, e.g. ``{"temperature": 0.0, "top_p": 1.0, "max_new_tokens": 4096,
-    "seed": 0}``: names to numbers, strings, booleans or null.
+    "seed": 0}``: names to numbers (that a float can hold), strings, booleans or null.
 ``date`` (str, required)
     the generation date, ISO ``YYYY-MM-DD``.
 ``knowledge_cutoff`` (str or null)
@@ -35,7 +35,7 @@ Hub dataset repository) unless given explicitly. Its fields (:data:`MANIFEST_FIE
 from __future__ import annotations
 
 import datetime
-import json
+import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -43,7 +43,7 @@ from pathlib import Path
 
 from datasets import Dataset
 
-from praib.records import HUMAN_SOURCE, PARSE_FAILED, RecordError, load_records, perturbation_kind, read_text
+from praib.records import HUMAN_SOURCE, PARSE_FAILED, RecordError, load_records, perturbation_kind, read_json
 from praib.records.duplicates import record_repeats
 from praib.records.io import paths_outside
 
@@ -55,7 +55,7 @@ MANIFEST_FIELDS: dict[str, tuple[bool, str]] = {
     "revision": (False, "a string or null"),
     "backend": (True, "a non-empty string"),
     "prompts": (True, "a non-empty list of strings"),
-    "sampling": (True, "an object of parameter names to numbers, strings, booleans or null"),
+    "sampling": (True, "an object of parameter names to numbers (that a float can hold), strings, booleans or null"),
     "date": (True, "an ISO date YYYY-MM-DD"),
     "knowledge_cutoff": (False, "YYYY-MM, YYYY-MM-DD or null"),
     "scale": (False, "'venue' or 'generic'"),
@@ -120,9 +120,7 @@ def read_manifest(source: str, manifest: str | Path | None = None) -> dict:
     if not path.is_file():
         raise SubmissionError(f"{path}: no manifest (write {MANIFEST_NAME} next to the reviews or pass --manifest)")
     try:
-        data = json.loads(read_text(path, what="manifest"))
-    except json.JSONDecodeError as err:
-        raise SubmissionError(f"{path}: line {err.lineno}: not valid JSON ({err.msg})") from None
+        data = read_json(path, what="manifest")
     except RecordError as err:
         raise SubmissionError(str(err)) from None
     if not isinstance(data, dict):
@@ -140,6 +138,16 @@ def _is_date(text: str, formats: tuple[str, ...]) -> bool:
     return False
 
 
+def _float_holds(value) -> bool:
+    """A number that a float holds as a finite number (a 401-digit integer is none)."""
+    if not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
 def _field_ok(name: str, value) -> bool:
     if name in ("model", "backend"):
         return isinstance(value, str) and bool(value.strip())
@@ -148,8 +156,8 @@ def _field_ok(name: str, value) -> bool:
     if name == "prompts":
         return isinstance(value, list) and bool(value) and all(isinstance(p, str) and p for p in value)
     if name == "sampling":
-        return isinstance(value, dict) and all(
-            isinstance(k, str) and (v is None or isinstance(v, (int, float, str, bool))) for k, v in value.items())
+        return isinstance(value, dict) and all(isinstance(k, str) and (v is None or isinstance(v, (str, bool))
+                                                                       or _float_holds(v)) for k, v in value.items())
     if name == "date":
         return isinstance(value, str) and _is_date(value, ("%Y-%m-%d",))
     if name == "knowledge_cutoff":
@@ -159,17 +167,19 @@ def _field_ok(name: str, value) -> bool:
     raise KeyError(name)
 
 
-def manifest_problems(manifest: dict) -> list[str]:
-    """One line per missing, unknown or ill-typed manifest field."""
+def manifest_problems(manifest: dict, path: str | Path | None = None) -> list[str]:
+    """One line per missing, unknown or ill-typed manifest field (naming the manifest's ``path`` when
+    given: a manifest from elsewhere than the submission)."""
+    place = f"manifest: {path}: " if path is not None else "manifest: "
     problems = []
     for name, (required, expected) in MANIFEST_FIELDS.items():
         if name not in manifest:
             if required:
-                problems.append(f"manifest: field '{name}' is missing (expected {expected})")
+                problems.append(f"{place}field '{name}' is missing (expected {expected})")
         elif not _field_ok(name, manifest[name]):
-            problems.append(f"manifest: field '{name}' must be {expected}, got {manifest[name]!r:.60}")
+            problems.append(f"{place}field '{name}' must be {expected}, got {manifest[name]!r:.60}")
     for name in sorted(set(manifest) - set(MANIFEST_FIELDS)):
-        problems.append(f"manifest: unknown field '{name}' (known: {', '.join(MANIFEST_FIELDS)})")
+        problems.append(f"{place}unknown field '{name}' (known: {', '.join(MANIFEST_FIELDS)})")
     return problems
 
 
@@ -205,6 +215,7 @@ class ValidationReport:
     n_reviews: int = 0
     problems: list[str] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def valid(self) -> bool:
@@ -212,7 +223,8 @@ class ValidationReport:
 
     def format(self) -> str:
         head = f"{self.source}: {'valid' if self.valid else 'INVALID'} ({self.n_reviews} reviews)"
-        lines = [head, *(f"  ok: {line}" for line in self.checked), *(f"  problem: {p}" for p in self.problems)]
+        lines = [head, *(f"  ok: {line}" for line in self.checked), *(f"  warning: {w}" for w in self.warnings),
+                 *(f"  problem: {p}" for p in self.problems)]
         return "\n".join(lines)
 
 
@@ -239,14 +251,14 @@ def _schema_rows(source: str, split: str, report: ValidationReport) -> list[dict
 
 
 def _without_repeated_ids(rows: list[dict], report: ValidationReport) -> list[dict]:
-    """The rows as :func:`load_submission` reads them (exact repeats dropped); a review_id used by
-    different reviews, and exact repeats, are one problem line each."""
+    """The rows as :func:`load_submission` reads them: a review_id used by different reviews is a
+    problem line; exact repeats are dropped, as ``leaderboard run`` drops them, with a warning line."""
     repeats = record_repeats(rows, "review")
     if repeats.conflicting:
         report.problems.append(f"ids: {repeats.conflict('review_id')}")
     if repeats.exact:
-        report.problems.append(f"ids: {len(repeats.exact)} records repeat an earlier one exactly (same review_id "
-                               f"and content): {_listed(rows[i]['review_id'] for i in repeats.exact)}")
+        report.warnings.append(f"ids: {repeats.dropped('review_id')}, as `leaderboard run` drops them: "
+                               f"{_listed(rows[i]['review_id'] for i in repeats.exact)}")
     if not repeats.conflicting and not repeats.exact:
         report.checked.append("ids: every review_id is used once")
     return repeats.without_exact(rows)
@@ -298,7 +310,7 @@ def validate_submission(source: str, benchmark_papers: str | Path | None = None,
         report.problems.append(f"manifest: {err}")
         data = {}
     else:
-        manifest_issues = manifest_problems(data)
+        manifest_issues = manifest_problems(data, manifest)
         report.problems.extend(manifest_issues)
         if not manifest_issues:
             report.checked.append("manifest: all fields present and well typed")
@@ -315,6 +327,7 @@ def validate_submission(source: str, benchmark_papers: str | Path | None = None,
             report.problems.append("schema: the submission holds no review")
         return report
     rows = _without_repeated_ids(rows, report)
+    report.n_reviews = len(rows)
 
     humans = [r["review_id"] for r in rows if r["source"] == HUMAN_SOURCE]
     if humans:

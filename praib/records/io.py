@@ -13,6 +13,7 @@ import json
 import logging
 import math
 import re
+import sys
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Iterable, Iterator
 
@@ -219,6 +220,61 @@ def read_text(path: str | Path, what: str | None = "records") -> str:
     return text
 
 
+class _NotJSONConstant(ValueError):
+    """NaN, Infinity or -Infinity: Python's json reads them, but JSON has no such values."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotJSONConstant(name)
+
+
+# A string is matched whole so that a bracket or a "NaN" inside one is not taken for JSON syntax.
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|(?P<constant>-?Infinity|NaN)|(?P<open>[\[{])|(?P<close>[\]}])')
+
+
+def _refusal_position(text: str, refusal: Exception) -> int:
+    """Where in ``text`` (valid JSON up to the refusal) the parser refused: the first bare constant, or
+    the first point nested as deeply as the text goes, up to the recursion limit the parser ran into."""
+    depth = deepest = position = 0
+    for token in _JSON_TOKEN.finditer(text):
+        if isinstance(refusal, _NotJSONConstant):
+            if token["constant"]:
+                return token.start()
+        elif token["open"]:
+            depth += 1
+            if depth > deepest:
+                deepest, position = depth, token.start()
+                if deepest >= sys.getrecursionlimit():
+                    break
+        elif token["close"]:
+            depth -= 1
+    return position
+
+
+def _refused(text: str, refusal: Exception, path: Path, first_line: int = 1) -> RecordError:
+    line = first_line + text.count("\n", 0, _refusal_position(text, refusal))
+    problem = ("nested too deeply" if isinstance(refusal, RecursionError)
+               else f"{refusal} is not valid JSON (use null)")
+    return RecordError(f"{path}: line {line}", None, problem)
+
+
+def parse_json(text: str, path: Path, first_line: int = 1) -> Any:
+    """The JSON value of ``text``, the content of ``path`` from line ``first_line`` on. Text that is not
+    JSON, the constants NaN and Infinity, and nesting too deep to parse are a :class:`RecordError` naming
+    the file and line."""
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as err:
+        raise RecordError(f"{path}: line {first_line + err.lineno - 1}", None, f"not valid JSON ({err.msg})") from None
+    except (_NotJSONConstant, RecursionError) as err:
+        raise _refused(text, err, path, first_line) from None
+
+
+def read_json(path: str | Path, what: str = "data") -> Any:
+    """The JSON value of the file ``path``: :func:`read_text`, then :func:`parse_json`."""
+    return parse_json(read_text(path, what=what), Path(path))
+
+
 def iter_jsonl(path: Path, empty_ok: bool = False) -> Iterator[tuple[str, Any]]:
     """(where, value) for every non-blank line of a JSONL file. A line that is not JSON or not UTF-8, a
     last line cut off mid-record and (unless ``empty_ok``) a file without any record raise
@@ -238,7 +294,9 @@ def iter_jsonl(path: Path, empty_ok: bool = False) -> Iterator[tuple[str, Any]]:
                 continue
             empty = False
             try:
-                value = json.loads(line)
+                value = json.loads(line, parse_constant=_refuse_constant)
+            except (_NotJSONConstant, RecursionError) as err:
+                raise _refused(line, err, path, number) from None
             except json.JSONDecodeError as err:
                 # A writer killed mid-record leaves a last line without its end (and without a newline).
                 if not raw.endswith(b"\n") and (err.pos >= len(line.rstrip()) or err.msg.startswith("Unterminated")):
@@ -253,10 +311,7 @@ def iter_jsonl(path: Path, empty_ok: bool = False) -> Iterator[tuple[str, Any]]:
 def read_json_list(path: Path, keys: tuple[str, ...], what: str) -> list:
     """The list a .json file holds, as it is or under the first of ``keys`` in an object; a file that
     is not JSON, or holds no such list, is a :class:`RecordError` naming the file (and the line)."""
-    try:
-        data = json.loads(read_text(path))
-    except json.JSONDecodeError as err:
-        raise RecordError(f"{path}: line {err.lineno}", None, f"not valid JSON ({err.msg})") from None
+    data = read_json(path, what="records")
     if isinstance(data, dict):
         data = next((data[key] for key in keys if key in data), None)
     if not isinstance(data, list):

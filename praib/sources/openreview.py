@@ -31,7 +31,7 @@ from datasets import Dataset
 
 from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
 from praib.records import (HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl,
-                           read_json_list, read_text, records_to_dataset, save_records)
+                           read_json, read_json_list, read_text, records_to_dataset, save_records)
 from praib.records.atomic import write_text_atomically
 from praib.records.duplicates import drop_duplicates, find_repeats
 from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
@@ -229,14 +229,12 @@ def _cached_notes(path: Path) -> list[dict]:
     """The notes of a cached page; a damaged page is a :class:`CollectionError` that names it."""
     remedy = "delete the file to fetch the page again"
     try:
-        page = json.loads(read_text(path, what="notes"))
+        page = read_json(path, what="notes")
         if not isinstance(page, dict) or not isinstance(page.get("notes"), list):
             raise RecordError(str(path), None, "expected an object with a list of 'notes'")
         return _check_notes(page["notes"], str(path))
     except RecordError as err:
         raise CollectionError(f"{err}; {remedy}") from None
-    except json.JSONDecodeError as err:
-        raise CollectionError(f"{path}: line {err.lineno}: not valid JSON ({err.msg}); {remedy}") from None
 
 
 def _check_notes(notes: list, label: str) -> list[dict]:
@@ -472,11 +470,21 @@ def _csv_rows(path: Path) -> tuple[list[str], list[tuple[int, dict]]]:
     """The header and the (first line, row) of every record of a comma-separated UTF-8 file. CSV that
     does not parse (an unclosed quote, a field over the csv module's limit, a row with more or fewer
     fields than the header) is a :class:`RecordError` naming the line where the record starts."""
-    reader = csv.DictReader(io.StringIO(read_text(path), newline=""), strict=True)
+    text = read_text(path)
+    nul = text.find("\0")
+    if nul >= 0:
+        raise RecordError(f"{path}: line {text.count(chr(10), 0, nul) + 1}", None,
+                          "a NUL byte (0x00), which CSV text does not hold (a binary or damaged file?)")
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     rows, last = [], 0
     try:
         header = reader.fieldnames or []
         last = reader.line_num
+        repeated = [column for column, count in Counter(header).items() if count > 1]
+        if repeated:
+            names = ", ".join(map(repr, repeated))
+            raise RecordError(f"{path}: line {last}", None,
+                              f"the header names column(s) {names} more than once (which one holds the data?)")
         for row in reader:
             if None in row or None in row.values():
                 found = len(header) + len(row.get(None) or []) - list(row.values()).count(None)
@@ -552,6 +560,11 @@ def import_dump(path: str | Path, fmt: str, venue: str, year: int) -> dict[str, 
         if listed and not any(i.startswith(edition.venue_id + "/") for i in listed):
             raise RecordError(str(path), None, f"its notes are not of {edition.venue} {edition.year} (none is under "
                                                f"{edition.venue_id}; e.g. {sorted(listed)[0]}); check --venue/--year")
+        without = sum(not _replies(note) for note in notes)
+        if without:
+            logger.warning("%s: %d of %d submission notes have no replies (no 'details.replies' or "
+                           "'details.directReplies'; was the dump fetched with details='replies'?): their papers "
+                           "are imported without reviews", path, without, len(notes))
         forums = [(note, None) for note in notes]
     elif fmt == "csv":
         forums = _csv_forums(path, edition)

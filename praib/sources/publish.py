@@ -99,6 +99,7 @@ def render_card(template: str | Path, configs: Mapping[str, Dataset], default: s
     from datasets.splits import SplitDict, SplitInfo
     from datasets.utils.metadata import MetadataConfigs
     from huggingface_hub import DatasetCard
+    from huggingface_hub.repocard import REGEX_YAML_BLOCK
 
     template = Path(template)
     context = {"configs": [{
@@ -109,7 +110,12 @@ def render_card(template: str | Path, configs: Mapping[str, Dataset], default: s
         text = CARD_TEMPLATES.render(template, **context)
     except ValueError as err:  # one line that names the file, and the line where Jinja knows it
         raise PublishError(f"cannot render the card template: {err}") from None
-    card = DatasetCard(text)
+    header = REGEX_YAML_BLOCK.search(text)
+    if not text[header.end() if header else 0:].strip():
+        raise PublishError(f"{template}: the card template renders no text{' but its YAML header' if header else ''};"
+                           " a dataset card needs a description of the data")
+    # praib writes the header, so a template may have none; an empty one spares huggingface_hub's warning.
+    card = DatasetCard(text if header else "---\n{}\n---\n" + text)
     metadata = {name: {"data_files": [{"split": SPLIT, "path": data_file(name)}], **({"default": True}
                                                                                       if name == default else {})}
                 for name in configs}

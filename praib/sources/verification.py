@@ -61,6 +61,7 @@ from praib import __version__
 from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
 from praib.metrics.text.citations import Citation, find_citations
 from praib.metrics.summary import summarise
+from praib.records import RecordError, parse_json
 
 logger = logging.getLogger(__name__)
 
@@ -534,8 +535,10 @@ def _openalex_jsonl_records(path: Path) -> Iterator[BibRecord]:
         if not line.strip():
             continue
         try:
-            work = json.loads(line)
+            work = parse_json(line, path, number)
             yield _openalex_record(work)
+        except RecordError as err:
+            raise BibliographyError(str(err)) from None
         except (ValueError, KeyError, TypeError, AttributeError) as err:
             raise BibliographyError(f"{path}: line {number}: not an OpenAlex work ({err})") from None
 

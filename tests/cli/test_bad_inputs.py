@@ -59,6 +59,11 @@ def _good(tmp_path: Path, kind: str, **changes) -> Path:
 # --------------------------------------------------------------------------- bad files
 
 
+# Python's json parser recurses per bracket: this value is deeper than its recursion limit.
+DEEP = b'{"paper_id": "p1", "venue": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+NAN = b'{"nan": NaN, '
+
+
 # A case is the content of the bad file: bytes, None for no file, "dir" for a directory, or
 # (suffix, bytes) for a file of another type than the slot's.
 
@@ -72,6 +77,8 @@ def record_cases(kind: str) -> dict:
         "non-UTF-8 bytes": good + good.replace(b'"p1"', b'"p\xff1"'),
         "truncated last line": good + good[: len(good) // 2],
         "int32 overflow": _jsonl([{**GOOD[kind], "year": 99999999999}]),
+        "NaN (not JSON)": good.replace(b'"year": 2024', b'"year": NaN'),
+        "nested too deeply": good + DEEP + b"\n",
         "int64 overflow": _jsonl([{**GOOD[kind], "perturbation": {"kind": "spelling", "seed": 2**70}}]),
         "list for an object": good + b'["p2", "human"]\n',
         "wrong JSON type": _jsonl([{**GOOD[kind], **WRONG_TYPE[kind]}]),
@@ -95,7 +102,8 @@ def json_object_cases(good: dict) -> dict:
     """A JSON file that must hold one object (a manifest, a results side file, a cached page)."""
     text = json.dumps(good).encode()
     return {"empty file": b"", "whitespace-only file": b"\n \n", "non-UTF-8 bytes": text.replace(b"{", b"{\xff", 1),
-            "truncated": text[: len(text) // 2], "list for an object": json.dumps([good]).encode()}
+            "truncated": text[: len(text) // 2], "list for an object": json.dumps([good]).encode(),
+            "NaN (not JSON)": text.replace(b"{", NAN, 1), "nested too deeply": DEEP}
 
 
 CLAIMS = {"paper_id": "p1", "claims": ["The method is exact."]}
@@ -133,10 +141,12 @@ NOTE_CASES = {
     "reply that is a list": json.dumps([{**NOTE, "details": {"replies": [["r1"]]}}]).encode(),
     "int32 overflow": json.dumps([NOTE]).encode().replace(b"6: marginally above", b"99999999999"),
     "JSON that holds no notes": b'{"id": "p1"}',
+    "NaN (not JSON)": json.dumps([NOTE]).encode().replace(b"{", NAN, 1), "nested too deeply": b"[" + DEEP + b"]",
 }
 NOTE_LINE_CASES = {
     "empty file": b"", "non-UTF-8 bytes": _line(NOTE).replace(b"A paper", b"A \xffpaper"),
     "truncated last line": _line(NOTE) + _line(NOTE)[:50], "list for an object": _line(NOTE) + b'["p1"]\n',
+    "NaN (not JSON)": _line(NOTE).replace(b"{", NAN, 1), "nested too deeply": _line(NOTE) + DEEP,
 }
 CSV_CASES = {
     "empty file": b"", "whitespace-only file": b"\n\n", "header only, no paper_id": b"title,rating\nA,6\n",
@@ -147,24 +157,32 @@ CSV_CASES = {
     "more fields than the header": CSV_HEADER + b"p1,A paper,r1,Fine, really.,6\n",
     "fewer fields than the header": CSV_HEADER + b"p1,A paper,r1\n",
     "int32 overflow": CSV_HEADER + CSV_ROW.replace(b",6", b",99999999999"),
+    "a column named twice": CSV_HEADER.replace(b"title", b"paper_id") + CSV_ROW.replace(b"A paper", b"p2"),
+    "NUL byte in a field": CSV_HEADER + CSV_ROW.replace(b"Fine", b"Fi\x00ne"),
 }
 PEERSUM_CASES = {
     "empty file": b"", "non-UTF-8 bytes": _line(PEERSUM).replace(b"A paper", b"A \xffpaper"),
     "truncated last line": _line(PEERSUM) + _line(PEERSUM)[:60], "list for an object": b'["iclr_2023_p1"]\n',
     "string for a list": _with(PEERSUM, reviews="Fine."),
     "int32 overflow": _line(PEERSUM).replace(b'"rating": 6', b'"rating": 99999999999'),
+    "NaN (not JSON)": _line(PEERSUM).replace(b'"rating": 6', b'"rating": NaN'), "nested too deeply": DEEP,
 }
 CLAIM_CASES = {
     "missing file": None, "directory for a file": "dir", "empty file": b"", "whitespace-only file": b"\n\n",
     "non-UTF-8 bytes": _line(CLAIMS).replace(b"exact", b"ex\xffact"), "truncated last line": _line(CLAIMS)[:-12],
     "list for an object": b'["p1"]\n', "string for a list": _with(CLAIMS, claims="The method is exact."),
     "JSON list for an object": ("json", json.dumps([CLAIMS]).encode()),
+    "NaN (not JSON)": _line(CLAIMS).replace(b"{", NAN, 1), "nested too deeply": DEEP,
+    "JSON object nested too deeply": ("json", DEEP),
 }
 LOGIC_CASES = {
     "directory for a file": "dir", "empty file": b"", "whitespace-only file": b"\n",
     "non-UTF-8 bytes": _line(LOGIC).replace(b'"g"', b'"\xff"'), "truncated last line": _line(LOGIC)[:-6],
     "list for an object": b'["p1"]\n', "missing fields": _line(LOGIC), "not Parquet": ("parquet", b"not parquet"),
     "unknown file type": ("txt", _line(LOGIC)),
+    "NaN (not JSON)": _with(LOGIC, goal={"summary": "g", "paragraphs": []}, findings=[], conclusions=[], results=[],
+                            model="m", attempts=-1).replace(b"-1", b"NaN"),
+    "nested too deeply": DEEP,
 }
 BIB_ENTRY = b"@article{a, title={Attention Is All You Need}, author={Vaswani, Ashish}, year={2017}}\n"
 OPENALEX = {"id": "W1", "title": "Attention Is All You Need", "publication_year": 2017, "authorships": []}
@@ -174,12 +192,15 @@ BIBLIOGRAPHY_CASES = {
     "truncated OpenAlex": ("jsonl", _line(OPENALEX) + _line(OPENALEX)[:30]),
     "list for an object": ("jsonl", b'["W1"]\n'), "not XML": ("xml", b"<dblp><article>"),
     "not gzip": ("bib.gz", BIB_ENTRY), "unknown file type": ("txt", BIB_ENTRY),
+    "NaN in OpenAlex": ("jsonl", _line(OPENALEX).replace(b"2017", b"NaN")),
+    "OpenAlex nested too deeply": ("jsonl", _line(OPENALEX) + DEEP),
 }
 RESULT_CASES = {
     "directory for a file": "dir", "empty file": b"", "whitespace-only file": b"\n",
     "non-UTF-8 bytes": _line(RESULT_ROW).replace(b"tkc", b"t\xffkc"), "truncated last line": _line(RESULT_ROW)[:-9],
     "list for an object": _line(RESULT_ROW) + b'["m", "tkc"]\n', "wrong JSON type": _with(RESULT_ROW, value="high"),
     "integer beyond float": _with(RESULT_ROW, value=10**400), "missing column": _line({"submission": "m"}),
+    "NaN (not JSON)": _line(RESULT_ROW).replace(b"1.0", b"NaN"), "nested too deeply": DEEP,
 }
 ARG_FILE_CASES = {"missing file": None, "directory for a file": "dir", "empty file": b"",
                   "non-UTF-8 bytes": b"Be \xffkind.\n"}

@@ -31,6 +31,8 @@ BAD_PROMPTS = {
     "nopaper.jinja": (HEADER + "Write a review of a paper on graphs.", "prompt 'mine' renders no paper text"),
     "escape.jinja": (HEADER + "{{ cycler.__init__.__globals__.os.popen('id').read() }}\n{{ paper_text }}",
                      "line 7: unsafe template, refused by Jinja's sandbox"),
+    "recursive.jinja": (HEADER + "{% macro f() %}{{ f() }}{% endmacro %}\n{{ f() }}\n{{ paper_text }}",
+                        "line 7: calls macros or includes too deeply"),
 }
 
 

@@ -128,6 +128,37 @@ def test_manifest_schema():
     ]
 
 
+@pytest.mark.parametrize("value, fits", [(10**400, False), (2**63, True), (1.5e308, True), ("greedy", True),
+                                         (True, True), (None, True), ([0.7], False)],
+                         ids=["401 digits", "2**63", "1.5e308", "string", "boolean", "null", "list"])
+def test_sampling_values_are_numbers_a_float_holds_strings_booleans_or_null(value, fits):
+    problems = manifest_problems({**MANIFEST, "sampling": {"temperature": value}})
+    if fits:
+        assert problems == []
+    else:
+        assert len(problems) == 1 and problems[0].startswith(
+            "manifest: field 'sampling' must be an object of parameter names to numbers (that a float can hold), "
+            "strings, booleans or null, got {'temperature': ")
+
+
+def test_a_401_digit_sampling_number_fails_validate_and_run(clean, tmp_path):
+    huge = tmp_path / "huge.json"
+    huge.write_text(json.dumps(MANIFEST).replace('"temperature": 0.0', '"temperature": 1' + "0" * 400))
+    result = CliRunner().invoke(main, ["leaderboard", "validate", str(clean), "--manifest", str(huge)])
+    assert result.exit_code == 1
+    assert f"  problem: manifest: {huge}: field 'sampling' must be an object" in result.output
+    (clean / "manifest.json").write_text(huge.read_text())
+    result = CliRunner().invoke(main, ["leaderboard", "run", str(clean), "--demo", "-o", str(tmp_path / "out")])
+    assert result.exit_code == 1 and "field 'sampling' must be" in result.output
+
+
+def test_problems_of_a_manifest_given_apart_name_its_file(clean, tmp_path):
+    other = tmp_path / "other-manifest.json"
+    other.write_text(json.dumps({k: v for k, v in MANIFEST.items() if k != "model"}))
+    report = validate_submission(str(clean), manifest=other)
+    assert report.problems == [f"manifest: {other}: field 'model' is missing (expected a non-empty string)"]
+
+
 def test_missing_manifest_is_a_problem_not_a_crash(tmp_path):
     submission = write_submission(tmp_path / "s", demo_rows(), MANIFEST)
     (submission / "manifest.json").unlink()
@@ -270,19 +301,19 @@ def test_a_hub_submission_names_only_files_of_its_repository(tmp_path, monkeypat
     ]
 
 
-def test_a_review_id_used_twice_is_a_problem_and_an_exact_repeat_another(tmp_path, caplog):
+def test_a_review_id_used_twice_is_a_problem_and_an_exact_repeat_a_warning(tmp_path, caplog):
     rows = demo_rows()
     rows.append({**rows[2], "rating": 3, "text": rows[2]["text"] + " On reflection, reject."})  # its id, another review
     rows += [dict(rows[4]), dict(rows[4]), dict(rows[5])]                      # three exact repeats
     submission = write_submission(tmp_path / "s", rows, MANIFEST)
     report = validate_submission(str(submission))
-    assert report.problems == [
-        f"ids: 1 review_id repeats with different content: {rows[2]['review_id']}",
-        "ids: 3 records repeat an earlier one exactly (same review_id and content): "
-        + ", ".join(sorted([rows[4]["review_id"]] * 2 + [rows[5]["review_id"]])),
-    ]
+    assert report.problems == [f"ids: 1 review_id repeats with different content: {rows[2]['review_id']}"]
+    dropped = ("ids: dropped 3 exact duplicate records (same review_id and content), as `leaderboard run` drops "
+               "them: " + ", ".join(sorted([rows[4]["review_id"]] * 2 + [rows[5]["review_id"]])))
+    assert report.warnings == [dropped]
     result = CliRunner().invoke(main, ["leaderboard", "validate", str(submission)])
-    assert result.exit_code == 1 and result.output.count("  problem: ids: ") == 2
+    assert result.exit_code == 1 and result.output.count("  problem: ids: ") == 1
+    assert f"  warning: {dropped}\n" in result.output
     with pytest.raises(SubmissionError, match=rf"^{submission}: field 'review_id': 1 id repeats with different "
                                               rf"content: {rows[2]['review_id']}$"):
         load_submission(str(submission))
@@ -290,6 +321,10 @@ def test_a_review_id_used_twice_is_a_problem_and_an_exact_repeat_another(tmp_pat
     exact = write_submission(tmp_path / "exact", rows[:8] + rows[9:], MANIFEST)
     assert len(load_submission(str(exact)).reviews) == 8
     assert f"{exact}: dropped 3 exact duplicate records (same review_id and content)" in caplog.text
+    # validate says what run does: the exact repeats alone leave the submission valid.
+    result = CliRunner().invoke(main, ["leaderboard", "validate", str(exact)])
+    assert result.exit_code == 0, result.output
+    assert f"{exact}: valid (8 reviews)" in result.output and f"  warning: {dropped}\n" in result.output
 
 
 def test_an_empty_submission_is_a_problem_and_refused_by_the_leaderboard(tmp_path):

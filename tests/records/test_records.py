@@ -206,3 +206,45 @@ def test_a_file_that_is_not_parquet_is_named(tmp_path):
     path.write_text("paper_id,source\np1,human\n")
     with pytest.raises(RecordError, match=r"reviews.parquet: not a readable Parquet file \(Parquet magic bytes"):
         load_records(path)
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_refused_with_their_line(tmp_path, constant):
+    # Python's json reads these constants; JSON has none, and a NaN year used to become a silent null.
+    lines = tmp_path / "reviews.jsonl"
+    lines.write_text(json.dumps(RATED) + "\n" + json.dumps({**RATED, "year": 0}).replace("0}", constant + "}") + "\n")
+    with pytest.raises(RecordError) as err:
+        load_records(lines)
+    assert str(err.value) == f"{lines}: line 2: {constant} is not valid JSON (use null)"
+    # In a .json file the line is found past a string that holds the same word and a bracket.
+    whole = tmp_path / "reviews.json"
+    whole.write_text('[\n{"paper_id": "p1", "source": "human", "summary": "NaN [ Infinity"},\n'
+                     f'{{"paper_id": "p2", "source": "human", "year": {constant}}}\n]')
+    with pytest.raises(RecordError) as err:
+        load_records(whole)
+    assert str(err.value) == f"{whole}: line 3: {constant} is not valid JSON (use null)"
+
+
+def test_a_nan_in_a_parquet_float_column_is_a_missing_value(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    # pandas stores an integer column with a gap as float64 with NaN: that NaN means "missing".
+    path = tmp_path / "reviews.parquet"
+    pq.write_table(pa.table({"paper_id": ["p1", "p2"], "source": ["human", "human"],
+                             "rating": [6.0, float("nan")]}), path)
+    assert load_records(path)["rating"] == [6, None]
+
+
+def test_json_nested_too_deeply_is_named_by_line(tmp_path):
+    lines = tmp_path / "reviews.jsonl"
+    lines.write_text(json.dumps(RATED) + '\n{"paper_id": "p2", "venue": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(RecordError) as err:
+        load_records(lines)
+    assert str(err.value) == f"{lines}: line 2: nested too deeply"
+    whole = tmp_path / "reviews.json"
+    whole.write_text('[\n{"paper_id": "p1", "source": "human", "venue": [["a"]]},\n{"paper_id": "p2", "venue":\n'
+                     + "[" * 100_000 + "]" * 100_000 + "}\n]")
+    with pytest.raises(RecordError) as err:
+        load_records(whole)
+    assert str(err.value) == f"{whole}: line 4: nested too deeply"

@@ -131,6 +131,42 @@ def test_dump_errors_name_the_place(tmp_path, name, content, dump_format, year, 
         import_dump(path, dump_format, "ICLR", year)
 
 
+def test_csv_header_naming_a_column_twice_is_an_error(tmp_path):
+    # csv.DictReader keeps the last of two same-named columns: the first paper_id would vanish unseen.
+    lines = (FIXTURES / "iclr2023_reviews.csv").read_text().split("\n", 1)
+    path = tmp_path / "reviews.csv"
+    path.write_text(lines[0].replace(",title,", ",paper_id,").replace(",reviewer,", ",title,") + "\n" + lines[1])
+    with pytest.raises(RecordError) as err:
+        import_dump(path, "csv", "ICLR", 2023)
+    assert str(err.value) == (f"{path}: line 1: the header names column(s) 'paper_id' more than once "
+                              "(which one holds the data?)")
+
+
+def test_csv_with_a_nul_byte_is_an_error_naming_its_line(tmp_path):
+    text = (FIXTURES / "iclr2023_reviews.csv").read_text()
+    lines = text.split("\n")
+    path = tmp_path / "reviews.csv"
+    assert "\0" not in text and "Weak baselines" in lines[3]  # line 4 (the record of lines 2-3 spans two)
+    path.write_text("\n".join([*lines[:3], lines[3].replace("Weak baselines", "Weak\0 baselines"), *lines[4:]]))
+    with pytest.raises(RecordError) as err:
+        import_dump(path, "csv", "ICLR", 2023)
+    assert str(err.value) == (f"{path}: line 4: a NUL byte (0x00), which CSV text does not hold "
+                              "(a binary or damaged file?)")
+
+
+def test_json_notes_without_replies_are_counted_in_a_warning(tmp_path, caplog):
+    notes = dump_of("iclr2019_v1.json")  # the last of its 4 notes has an empty list of replies
+    for note in notes[1:3]:
+        assert note["details"]["replies"]
+        note["details"] = None
+    path = tmp_path / "dump.json"
+    path.write_text(json.dumps(notes))
+    with caplog.at_level("WARNING"):
+        import_dump(path, "json", "ICLR", 2019)
+    assert (f"{path}: 3 of 4 submission notes have no replies (no 'details.replies' or 'details.directReplies'; "
+            "was the dump fetched with details='replies'?): their papers are imported without reviews") in caplog.text
+
+
 def test_cli_import_dump(tmp_path):
     path = tmp_path / "dump.json"
     path.write_text(json.dumps(dump_of("iclr2025_v2.json")))

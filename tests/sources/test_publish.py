@@ -193,6 +193,41 @@ def test_build_reports_the_bad_line(tmp_path):
     assert "reviews.jsonl: line 2: field 'rating': expected an integer, got 'x'" in result.output
 
 
+def _build_with_card(tmp_path, template_text):
+    template = tmp_path / "card.jinja"
+    template.write_text(template_text, encoding="utf-8")
+    reviews = save_records(records("reviews"), tmp_path / "reviews.jsonl")
+    result = CliRunner().invoke(data, ["build", "--reviews", str(reviews), "--card-template", str(template),
+                                       "--output", str(tmp_path / "repo")])
+    return result, template
+
+
+@pytest.mark.parametrize("text, found", [("", "no text"), ("\n  \n", "no text"),
+                                         ("---\nlicense: mit\n---\n\n", "no text but its YAML header")])
+def test_a_card_template_that_renders_nothing_is_refused(tmp_path, text, found):
+    result, template = _build_with_card(tmp_path, text)
+    assert result.exit_code == 1 and not (tmp_path / "repo").exists()
+    assert result.output == (f"Error: {template}: the card template renders {found}; "
+                             "a dataset card needs a description of the data\n")
+
+
+def test_a_card_template_without_a_header_gets_praibs_header_without_a_warning(tmp_path, caplog):
+    result, _ = _build_with_card(tmp_path, "# Our reviews ({{ configs | length }} config)\n")
+    assert result.exit_code == 0, result.output
+    card = (tmp_path / "repo" / "README.md").read_text(encoding="utf-8")
+    assert card.endswith("---\n# Our reviews (1 config)\n")
+    assert [c["config_name"] for c in front_matter(tmp_path / "repo" / "README.md")["configs"]] == ["reviews"]
+    assert "metadata block" not in caplog.text + result.output
+
+
+def test_a_recursive_macro_in_a_card_template_is_one_line_naming_it(tmp_path):
+    result, template = _build_with_card(tmp_path, "# Card\n{% macro f() %}{{ f() }}{% endmacro %}\n{{ f() }}\n")
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: cannot render the card template: {template}: line 2: calls macros "
+                                    "or includes too deeply")
+    assert len(result.output.splitlines()) == 1
+
+
 # --------------------------------------------------------------------------- push
 
 
