@@ -67,7 +67,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterable
 
 from datasets import Dataset
 
@@ -479,42 +479,53 @@ def parse_reviews(records: Dataset, scale: str = "venue") -> Dataset:
     venue) when no scale file covers it. Records with neither get
     ``PARSE_FAILED`` "no text". Rows, their order and ``text`` are unchanged.
     """
-    if scale not in ("venue", "generic"):
-        raise ValueError(f"unknown scale {scale!r}; use 'venue' or 'generic'")
-    generic = generic_scales()
-    cache: dict[tuple[Any, Any], VenueScales] = {}
-    warned: set[str] = set()
+    return records_to_dataset(ReviewParser(scale).parse(records.to_list()), "review")
 
-    def scales_for(venue: str | None, year: int | None) -> VenueScales:
-        if scale == "generic" or not venue:
-            return generic
-        if (venue, year) not in cache:
+
+class ReviewParser:
+    """:func:`parse_reviews` for rows given as dicts, batch after batch: the scales it looks up and
+    the venues it warned about are kept between batches."""
+
+    def __init__(self, scale: str = "venue") -> None:
+        if scale not in ("venue", "generic"):
+            raise ValueError(f"unknown scale {scale!r}; use 'venue' or 'generic'")
+        self.scale = scale
+        self._generic = generic_scales()
+        self._cache: dict[tuple[Any, Any], VenueScales] = {}
+        self._warned: set[str] = set()
+
+    def _scales_for(self, venue: str | None, year: int | None) -> VenueScales:
+        if self.scale == "generic" or not venue:
+            return self._generic
+        if (venue, year) not in self._cache:
             try:
-                cache[(venue, year)] = venue_scales(venue, year)
+                self._cache[(venue, year)] = venue_scales(venue, year)
             except UnknownScaleError as err:
-                if venue not in warned:
-                    warned.add(venue)
+                if venue not in self._warned:
+                    self._warned.add(venue)
                     logger.warning("%s; parsing its reviews with the generic scale", err)
-                cache[(venue, year)] = generic
-        return cache[(venue, year)]
+                self._cache[(venue, year)] = self._generic
+        return self._cache[(venue, year)]
 
-    rows = []
-    for raw in records.to_list():
-        row = {name: raw.get(name) for name in REVIEW_FEATURES}
-        row["subscores"] = row["subscores"] or []
-        if _has_fields(row):
-            row["parse_status"] = row["parse_status"] or PARSE_GIVEN
-        elif row["text"] and row["text"].strip():
-            parsed = parse_review(row["text"], scales_for(row["venue"], row["year"]))
-            row.update(parsed.sections)
-            row["rating"] = parsed.rating
-            if parsed.confidence is not None:
-                row["confidence"] = parsed.confidence
-            if parsed.subscores:
-                row["subscores"] = [{"name": k, "value": v} for k, v in parsed.subscores.items()]
-            row["recommendation"] = parsed.recommendation or row["recommendation"]
-            row["parse_status"], row["parse_reason"] = parsed.status, parsed.reason
-        else:
-            row["parse_status"], row["parse_reason"] = PARSE_FAILED, "no text"
-        rows.append(row)
-    return records_to_dataset(rows, "review")
+    def parse(self, records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The review records (``REVIEW_FEATURES`` fields) with sections and scores filled from their text."""
+        rows = []
+        for raw in records:
+            row = {name: raw.get(name) for name in REVIEW_FEATURES}
+            row["subscores"] = row["subscores"] or []
+            if _has_fields(row):
+                row["parse_status"] = row["parse_status"] or PARSE_GIVEN
+            elif row["text"] and row["text"].strip():
+                parsed = parse_review(row["text"], self._scales_for(row["venue"], row["year"]))
+                row.update(parsed.sections)
+                row["rating"] = parsed.rating
+                if parsed.confidence is not None:
+                    row["confidence"] = parsed.confidence
+                if parsed.subscores:
+                    row["subscores"] = [{"name": k, "value": v} for k, v in parsed.subscores.items()]
+                row["recommendation"] = parsed.recommendation or row["recommendation"]
+                row["parse_status"], row["parse_reason"] = parsed.status, parsed.reason
+            else:
+                row["parse_status"], row["parse_reason"] = PARSE_FAILED, "no text"
+            rows.append(row)
+        return rows

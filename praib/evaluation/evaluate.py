@@ -23,6 +23,7 @@ from praib.metrics.scores.agreement import alpha_by_venue, panel_agreement
 from praib.metrics.scores.distributions import confidence_gap, decision_class, distribution_difference, normalised_distribution
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
+from praib.evaluation.partial import INPUT, REFERENCE, Partial
 from praib.evaluation.scored import SCORED_FIELDS, ScoredReviews
 from praib.evaluation.results import (EvaluationResult, GroupResult, InvalidJudgeAnswers, JudgedRun, Skipped, Summary,
                                       XrefSummary, json_ready)
@@ -207,33 +208,26 @@ def evaluate_reviews(
 
     table = scored(reviews, group_by)
     n_input = len(table)
+    partial = Partial(tuple(group_by), scale, separate_reference=reference is not None)
+    partial.add(INPUT, 0, table.rows(), table.text_scores)
     if reference is not None:
-        table = table.concat(scored(reference, group_by))
+        human = scored(reference, group_by)
+        partial.add(REFERENCE, 0, human.rows(), human.text_scores)
+        table = table.concat(human)
+    entries = group_entries(partial)
     columns, scores = table.columns, table.text_scores
-
     positions = np.arange(len(table))
     if reference is not None:
-        reference_rows = positions[n_input:]
-        input_rows = positions[:n_input]
+        reference_rows, input_rows = positions[n_input:], positions[:n_input]
     else:
         reference_rows = np.array([i for i in positions if columns["source"][i] == HUMAN_SOURCE], dtype=int)
         input_rows = positions
-
-    groups: dict[tuple, list[int]] = defaultdict(list)
+    # Where each entry's reviews are in the table, for the metrics that read their texts (in entry order).
+    members: dict[tuple, list[int]] = defaultdict(list)
     for i in input_rows:
-        groups[_group_key({c: columns[c][i] for c in group_by}, group_by)].append(int(i))
-    reference_set = set(reference_rows.tolist())
-    entries, positions_of = [], []
-    if reference is not None and len(reference_rows):
-        entries.append(_group_entry({c: (HUMAN_SOURCE if c == "source" else None) for c in group_by},
-                                    reference_rows, columns, scores, reference_rows, True, scale))
-        positions_of.append(reference_rows)
-    for key, rows in sorted(groups.items(), key=lambda kv: tuple("" if v is None else str(v) for v in kv[0])):
-        rows_array = np.asarray(rows, dtype=int)
-        is_reference = reference is None and set(rows) <= reference_set
-        entries.append(_group_entry(dict(zip(group_by, key)), rows_array, columns, scores, reference_rows,
-                                    is_reference, scale))
-        positions_of.append(rows_array)
+        members[_group_key({c: columns[c][i] for c in group_by}, group_by)].append(int(i))
+    positions_of = [reference_rows if entry["key"] is None else np.asarray(members[entry["key"]], dtype=int)
+                    for entry in entries]
     if citation_verifier is not None:
         from praib.sources.verification import check_texts, verification_summary
 
@@ -279,16 +273,40 @@ def evaluate_reviews(
                 {**prefilter.stats(), "audit": prefilter.audit(sample_size=50, seed=0)}),
             second_judge=second,
         )
-    entries.sort(key=lambda e: (not e["is_reference"], e["label"]))
     return EvaluationResult(
         praib_version=__version__,
         group_by=list(group_by),
         scale=scale,
         n_reviews=n_input,
         n_reference_reviews=int(len(reference_rows)),
-        groups=[GroupResult(**entry) for entry in entries],
+        groups=[GroupResult(**{k: v for k, v in entry.items() if k != "key"}) for entry in entries],
         judged=None if judge is None else judged,
     )
+
+
+def group_entries(partial: Partial) -> list[dict]:
+    """Every group's entry (as :class:`GroupResult` fields, plus ``key``: the group's values, None for
+    a reference of its own), from the columns ``partial`` kept: the reference first, then the groups
+    by label."""
+    reference_columns, reference_scores = partial.columns(partial.reference)
+    n_reference = len(reference_columns["paper_id"])
+    group_by = partial.group_by
+    entries = []
+    if partial.separate_reference and n_reference:
+        entry = _group_entry({c: (HUMAN_SOURCE if c == "source" else None) for c in group_by},
+                             np.arange(n_reference), reference_columns, reference_scores, np.arange(n_reference),
+                             True, partial.scale)
+        entries.append({**entry, "key": None})
+    for key in sorted(partial.groups, key=lambda k: tuple("" if v is None else str(v) for v in k)):
+        columns, scores = partial.columns(partial.groups[key])
+        n = len(columns["paper_id"])
+        both = {name: values + reference_columns[name] for name, values in columns.items()}
+        both_scores = {name: np.concatenate([values, reference_scores[name]]) for name, values in scores.items()}
+        entry = _group_entry(dict(zip(group_by, key)), np.arange(n), both, both_scores,
+                             np.arange(n, n + n_reference), partial.is_reference_group(key), partial.scale)
+        entries.append({**entry, "key": key})
+    entries.sort(key=lambda e: (not e["is_reference"], e["label"]))
+    return entries
 
 
 def _group_entry(key: dict, rows: np.ndarray, columns: dict, scores: dict, reference_rows: np.ndarray,

@@ -47,6 +47,11 @@ class ScoredReviews:
     def __len__(self) -> int:
         return len(self.columns["paper_id"])
 
+    def rows(self) -> list[dict]:
+        """The reviews as one dict each (the fields kept)."""
+        names = list(self.columns)
+        return [dict(zip(names, values)) for values in zip(*self.columns.values())]
+
     def concat(self, other: "ScoredReviews") -> "ScoredReviews":
         """These reviews followed by ``other``'s (the fields both have)."""
         if other.scale != self.scale:

@@ -1,0 +1,259 @@
+"""Evaluation in pieces that merge exactly: the data path of ``praib evaluate`` for any number of reviews.
+
+Reviews are read batch by batch (:func:`praib.records.stream.iter_record_batches`), parsed and scored
+(:func:`praib.metrics.text.textstats.score_texts`), and what the metrics need of each review is kept in
+compact columns, per group: codes of its paper and venue-year, its decision class, rating, confidence
+and parse status, and its text metrics (the counts as integers, the scores as floats): under 100
+bytes a review, and never its text. A :class:`Partial` holds the columns of the batches it has seen.
+Partials of disjoint batches merge (:meth:`Partial.merge`) into what one pass over all of them keeps,
+so one process, a shard of an input (``praib evaluate --shard I/N``), a worker process or a Ray task
+may each fold some batches. :meth:`Partial.result` lays every group's columns out in batch order and
+summarises them with the same functions as ever, so the numbers are those of one pass over the
+whole input, to the last bit.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from praib.metrics.scores.distributions import decision_class
+from praib.metrics.text.textstats import TEXT_METRICS
+from praib.metrics.text.xref import XREF_TYPES
+from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL
+
+__all__ = ["Partial", "INPUT", "REFERENCE"]
+
+#: The two sides of an evaluation: the reviews evaluated, and the human reviews they are compared with.
+INPUT, REFERENCE = "input", "reference"
+#: Text metrics that count something: kept as integers (-1 where the review has no text).
+COUNTS = ("tkc", "xref", *(f"xref_{t}" for t in XREF_TYPES), "citations")
+#: Text metrics that are ratios or scores: kept as floats (NaN where undefined).
+SCORES = tuple(m for m in TEXT_METRICS if m not in COUNTS)
+STATUSES = (None, PARSE_OK, PARSE_PARTIAL, PARSE_FAILED, PARSE_GIVEN)
+DECISIONS = (None, "accept", "reject")
+_NO_COUNT = -1
+_NO_SCORE = np.iinfo(np.int32).min  # a missing rating or confidence
+_FORMAT = 1  # of a saved partial
+
+
+class Codes:
+    """Values (paper ids, venue-year pairs) and their small integer codes, in order of first sight."""
+
+    def __init__(self, values: Iterable = ()) -> None:
+        self.values: list = []
+        self._code: dict = {}
+        for value in values:
+            self.code(value)
+
+    def code(self, value) -> int:
+        found = self._code.get(value)
+        if found is None:
+            found = self._code[value] = len(self.values)
+            self.values.append(value)
+        return found
+
+    def recode(self, other: "Codes") -> np.ndarray:
+        """Where each of ``other``'s codes goes among these (other's values added as needed)."""
+        return np.array([self.code(value) for value in other.values], dtype=np.int32)
+
+
+@dataclass
+class Chunk:
+    """The compact columns of the reviews of one group (or of the reference) in one batch."""
+
+    batch: int
+    paper: np.ndarray        # int32 codes into Partial.papers
+    venue_year: np.ndarray   # int32 codes into Partial.venue_years
+    decision: np.ndarray     # int8 index into DECISIONS
+    status: np.ndarray       # int8 index into STATUSES
+    rating: np.ndarray       # int32, _NO_SCORE where missing
+    confidence: np.ndarray   # int32, _NO_SCORE where missing
+    counts: np.ndarray       # int32 (rows x COUNTS), _NO_COUNT where the review has no text
+    scores: np.ndarray       # float64 (rows x SCORES)
+    human: int               # how many of the rows are human reviews
+
+    def __len__(self) -> int:
+        return len(self.paper)
+
+
+def _concat(chunks: list[Chunk], name: str, empty: np.ndarray) -> np.ndarray:
+    return np.concatenate([getattr(c, name) for c in chunks]) if chunks else empty
+
+
+@dataclass
+class Partial:
+    """The compact columns of the batches folded so far, per group of ``group_by`` on the input side
+    and for the human reference; ``separate_reference`` when the reference is an input of its own
+    (else it is the human reviews of the input, which are also members of their groups)."""
+
+    group_by: tuple[str, ...]
+    scale: str
+    separate_reference: bool
+    papers: Codes = field(default_factory=Codes)
+    venue_years: Codes = field(default_factory=Codes)
+    groups: dict[tuple, list[Chunk]] = field(default_factory=dict)
+    reference: list[Chunk] = field(default_factory=list)
+    batches: dict[str, set[int]] = field(default_factory=lambda: {INPUT: set(), REFERENCE: set()})
+
+    # -- folding ----------------------------------------------------------------------------
+
+    def add(self, side: str, batch: int, rows: Sequence[dict], scores: dict[str, np.ndarray]) -> None:
+        """Fold batch ``batch`` of ``side`` (INPUT or REFERENCE): parsed review ``rows`` and the columns
+        :func:`score_texts` gave for their texts."""
+        if batch in self.batches[side]:
+            raise ValueError(f"batch {batch} of the {side} was folded twice")
+        self.batches[side].add(batch)
+        if not rows:
+            return
+        if side == REFERENCE:
+            self.reference.append(self._chunk(batch, range(len(rows)), rows, scores))
+            return
+        members: dict[tuple, list[int]] = {}
+        for i, row in enumerate(rows):
+            members.setdefault(tuple(row[c] for c in self.group_by), []).append(i)
+        for key, positions in members.items():
+            self.groups.setdefault(key, []).append(self._chunk(batch, positions, rows, scores))
+        if not self.separate_reference:
+            human = [i for i, row in enumerate(rows) if row["source"] == HUMAN_SOURCE]
+            if human:
+                self.reference.append(self._chunk(batch, human, rows, scores))
+
+    def _chunk(self, batch: int, positions: Sequence[int], rows: Sequence[dict],
+               scores: dict[str, np.ndarray]) -> Chunk:
+        picked = [rows[i] for i in positions]
+        at = np.asarray(positions, dtype=np.intp)
+        counts = np.stack([scores[m][at] for m in COUNTS], axis=1)
+        return Chunk(
+            batch=batch,
+            paper=np.array([self.papers.code(r["paper_id"]) for r in picked], dtype=np.int32),
+            venue_year=np.array([self.venue_years.code((r["venue"], r["year"])) for r in picked], dtype=np.int32),
+            decision=np.array([DECISIONS.index(decision_class(r["decision"])) for r in picked], dtype=np.int8),
+            status=np.array([STATUSES.index(r["parse_status"]) for r in picked], dtype=np.int8),
+            rating=np.array([_NO_SCORE if r["rating"] is None else r["rating"] for r in picked], dtype=np.int32),
+            confidence=np.array([_NO_SCORE if r["confidence"] is None else r["confidence"] for r in picked],
+                                dtype=np.int32),
+            counts=np.where(np.isfinite(counts), counts, _NO_COUNT).astype(np.int32),
+            scores=np.stack([scores[m][at] for m in SCORES], axis=1).astype(np.float64),
+            human=sum(r["source"] == HUMAN_SOURCE for r in picked),
+        )
+
+    def merge(self, other: "Partial") -> "Partial":
+        """Fold ``other`` (a partial of other batches of the same evaluation) into this one."""
+        if (other.group_by, other.scale, other.separate_reference) != (self.group_by, self.scale,
+                                                                       self.separate_reference):
+            raise ValueError("cannot merge partials of different evaluations: they differ in grouping, scale or "
+                             "reference")
+        for side in (INPUT, REFERENCE):
+            twice = sorted(self.batches[side] & other.batches[side])
+            if twice:
+                raise ValueError(f"both partials hold batch {twice[0]} of the {side}: shards must not overlap")
+            self.batches[side] |= other.batches[side]
+        papers, venue_years = self.papers.recode(other.papers), self.venue_years.recode(other.venue_years)
+
+        def moved(chunk: Chunk) -> Chunk:
+            return Chunk(chunk.batch, papers[chunk.paper], venue_years[chunk.venue_year], chunk.decision,
+                         chunk.status, chunk.rating, chunk.confidence, chunk.counts, chunk.scores, chunk.human)
+
+        for key, chunks in other.groups.items():
+            self.groups.setdefault(key, []).extend(moved(c) for c in chunks)
+        self.reference.extend(moved(c) for c in other.reference)
+        return self
+
+    # -- the numbers ------------------------------------------------------------------------
+
+    def columns(self, chunks: list[Chunk]) -> tuple[dict[str, list], dict[str, np.ndarray]]:
+        """The fields and text metrics of ``chunks``' reviews, in batch order, as the metrics read them."""
+        chunks = sorted(chunks, key=lambda c: c.batch)
+        venue_years = [self.venue_years.values[code] for code in _concat(chunks, "venue_year", _EMPTY_CODES)]
+        scores = {}
+        counts = _concat(chunks, "counts", np.empty((0, len(COUNTS)), dtype=np.int32))
+        for j, name in enumerate(COUNTS):
+            scores[name] = np.where(counts[:, j] == _NO_COUNT, np.nan, counts[:, j].astype(np.float64))
+        floats = _concat(chunks, "scores", np.empty((0, len(SCORES))))
+        for j, name in enumerate(SCORES):
+            scores[name] = floats[:, j]
+        columns = {
+            "paper_id": [self.papers.values[code] for code in _concat(chunks, "paper", _EMPTY_CODES)],
+            "venue": [venue for venue, _ in venue_years],
+            "year": [year for _, year in venue_years],
+            "decision": [DECISIONS[code] for code in _concat(chunks, "decision", _EMPTY_CODES)],
+            "parse_status": [STATUSES[code] for code in _concat(chunks, "status", _EMPTY_CODES)],
+            "rating": _scores(_concat(chunks, "rating", _EMPTY_CODES)),
+            "confidence": _scores(_concat(chunks, "confidence", _EMPTY_CODES)),
+        }
+        return columns, scores
+
+    def sizes(self) -> tuple[int, int]:
+        """Reviews folded: (input, reference)."""
+        return (sum(len(c) for chunks in self.groups.values() for c in chunks),
+                sum(len(c) for c in self.reference))
+
+    def is_reference_group(self, key: tuple) -> bool:
+        """A group of the input that is all human reviews, when the reference is the input's own."""
+        chunks = self.groups[key]
+        return not self.separate_reference and sum(c.human for c in chunks) == sum(len(c) for c in chunks)
+
+    # -- on disk ------------------------------------------------------------------------------
+
+    def save(self, path: str | Path) -> None:
+        """Write this partial to ``path`` (``.npz``: numpy arrays and a JSON header, no pickle)."""
+        from praib.records.atomic import replace_atomically
+
+        arrays: dict[str, np.ndarray] = {}
+        chunk_keys = []
+        for n, (owner, chunk) in enumerate(self._all_chunks()):
+            chunk_keys.append([owner, chunk.batch, chunk.human])
+            for name in _ARRAYS:
+                arrays[f"{n}.{name}"] = getattr(chunk, name)
+        header = {"format": _FORMAT, "group_by": list(self.group_by), "scale": self.scale,
+                  "separate_reference": self.separate_reference, "papers": self.papers.values,
+                  "venue_years": [list(v) for v in self.venue_years.values],
+                  "groups": [list(key) for key in self.groups], "chunks": chunk_keys,
+                  "batches": {side: sorted(b) for side, b in self.batches.items()}}
+        arrays["header"] = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
+        with replace_atomically(path) as temporary:
+            with open(temporary, "wb") as handle:
+                np.savez(handle, **arrays)
+
+    def _all_chunks(self):
+        keys = list(self.groups)
+        for index, key in enumerate(keys):
+            for chunk in self.groups[key]:
+                yield index, chunk
+        for chunk in self.reference:
+            yield -1, chunk
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Partial":
+        """A partial written by :meth:`save`; a file that is not one is a ValueError naming it."""
+        try:
+            with np.load(path, allow_pickle=False) as stored:
+                arrays = {name: stored[name] for name in stored.files}
+            header = json.loads(arrays.pop("header").tobytes().decode("utf-8"))
+        except (OSError, ValueError, KeyError) as err:
+            raise ValueError(f"{path}: not a partial result of `praib evaluate --shard` ({err})") from None
+        if header.get("format") != _FORMAT:
+            raise ValueError(f"{path}: a partial result of another praib version (format {header.get('format')})")
+        partial = cls(tuple(header["group_by"]), header["scale"], header["separate_reference"],
+                      Codes(header["papers"]), Codes(tuple(v) for v in header["venue_years"]))
+        keys = [tuple(key) for key in header["groups"]]
+        for key in keys:
+            partial.groups[key] = []
+        for n, (owner, batch, human) in enumerate(header["chunks"]):
+            chunk = Chunk(batch, *(arrays[f"{n}.{name}"] for name in _ARRAYS), human=human)
+            (partial.reference if owner == -1 else partial.groups[keys[owner]]).append(chunk)
+        partial.batches = {side: set(batches) for side, batches in header["batches"].items()}
+        return partial
+
+
+_ARRAYS = ("paper", "venue_year", "decision", "status", "rating", "confidence", "counts", "scores")
+_EMPTY_CODES = np.empty(0, dtype=np.int32)
+
+
+def _scores(values: np.ndarray) -> list[Any]:
+    return [None if v == _NO_SCORE else int(v) for v in values.tolist()]
