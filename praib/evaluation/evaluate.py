@@ -273,14 +273,21 @@ def evaluate_reviews(
                 {**prefilter.stats(), "audit": prefilter.audit(sample_size=50, seed=0)}),
             second_judge=second,
         )
+    return result_of(partial, entries, None if judge is None else judged)
+
+
+def result_of(partial: Partial, entries: list[dict] | None = None, judged: JudgedRun | None = None) -> EvaluationResult:
+    """The evaluation result of everything ``partial`` folded (its group ``entries`` when computed already)."""
+    n_input, n_reference = partial.sizes()
     return EvaluationResult(
         praib_version=__version__,
-        group_by=list(group_by),
-        scale=scale,
+        group_by=list(partial.group_by),
+        scale=partial.scale,
         n_reviews=n_input,
-        n_reference_reviews=int(len(reference_rows)),
-        groups=[GroupResult(**{k: v for k, v in entry.items() if k != "key"}) for entry in entries],
-        judged=None if judge is None else judged,
+        n_reference_reviews=n_reference,
+        groups=[GroupResult(**{k: v for k, v in entry.items() if k != "key"})
+                for entry in (group_entries(partial) if entries is None else entries)],
+        judged=judged,
     )
 
 
