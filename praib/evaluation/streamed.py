@@ -1,0 +1,168 @@
+"""``praib evaluate`` over inputs of any size: the inputs are read batch by batch, and each batch is
+parsed, scored and folded into a :class:`~praib.evaluation.partial.Partial`.
+
+The unit of work is a shard: every ``n``-th batch of the inputs, from the ``i``-th (:func:`fold`).
+One process folds shard ``(0, 1)``; ``workers`` processes fold shards ``(0, n) .. (n-1, n)`` side by
+side (:func:`fold_shards`); ``praib evaluate --shard I/N`` folds one on this machine and writes it to
+disk for ``praib evaluate merge``; with ``engine="ray"`` Ray tasks fold the shards on a local or
+remote Ray cluster. The partials merge into what one pass keeps, so every way gives the same numbers.
+Memory stays flat: a process holds one batch of records (and its texts) at a time, plus the compact
+columns of the reviews folded (under 100 bytes a review).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Callable
+
+from praib.evaluation.partial import INPUT, REFERENCE, Partial
+from praib.metrics.text.textstats import score_texts
+from praib.parsing import ReviewParser
+from praib.records import REVIEW_FEATURES, RecordError
+from praib.records.stream import BATCH_ROWS, iter_record_batches
+
+__all__ = ["Inputs", "fold", "fold_shards", "parse_shard"]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What an evaluation reads: the reviews (any record source), the human reference (None: the
+    human reviews of the input), the split of a dataset, how reviews are grouped and parsed, and the
+    records per batch (a batch's index, and so a shard, depends on it)."""
+
+    reviews: str
+    reference: str | None = None
+    split: str = "train"
+    group_by: tuple[str, ...] = ("source", "model", "prompt")
+    scale: str = "venue"
+    batch_rows: int = BATCH_ROWS
+
+    def __post_init__(self) -> None:
+        unknown = [c for c in self.group_by if c not in REVIEW_FEATURES]
+        if unknown:
+            raise ValueError(f"cannot group by {', '.join(unknown)}: not a review field "
+                             f"({', '.join(REVIEW_FEATURES)})")
+        if self.scale not in ("venue", "generic"):
+            raise ValueError(f"unknown scale {self.scale!r}; use 'venue' or 'generic'")
+
+    def empty(self) -> Partial:
+        return Partial(self.group_by, self.scale, separate_reference=self.reference is not None)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``I/N`` (the I-th of N shards, from 0) as ``(I, N)``; a ValueError says what is wrong."""
+    index, _, count = text.partition("/")
+    try:
+        shard = int(index), int(count)
+    except ValueError:
+        raise ValueError(f"a shard is I/N, e.g. 0/4 for the first of four; got {text!r}") from None
+    if not 0 <= shard[0] < shard[1]:
+        raise ValueError(f"shard {text}: I must be at least 0 and below N")
+    return shard
+
+
+def fold(inputs: Inputs, shard: tuple[int, int] = (0, 1),
+         progress: Callable[[int], None] | None = None) -> Partial:
+    """The partial of one shard of ``inputs``: its batches parsed, scored (in this process) and folded.
+    ``progress(n)`` is told of every batch of ``n`` reviews done."""
+    partial = inputs.empty()
+    parser = ReviewParser(inputs.scale)
+    for side, source in ((INPUT, inputs.reviews), (REFERENCE, inputs.reference)):
+        if source is None:
+            continue
+        # A shard may hold no batch of a small input: whether the input is empty is told after the merge.
+        for batch in iter_record_batches(source, "review", inputs.split, batch_rows=inputs.batch_rows, shard=shard,
+                                         allow_empty=True):
+            rows = parser.parse(batch.rows)
+            partial.add(side, batch.index, rows, score_texts([row["text"] for row in rows], workers=1))
+            if progress is not None:
+                progress(len(rows))
+    return partial
+
+
+def check_not_empty(inputs: Inputs, partial: Partial) -> Partial:
+    """``partial`` of all of ``inputs``; an input without any review is a RecordError naming it."""
+    n_input, n_reference = partial.sizes()
+    if not n_input:
+        raise RecordError(str(inputs.reviews), None, "holds no records")
+    if inputs.reference is not None and not n_reference:
+        raise RecordError(str(inputs.reference), None, "holds no records")
+    return partial
+
+
+_done = None  # reviews folded so far, shared with the worker processes (set by _start_worker)
+
+
+def _start_worker(counter) -> None:
+    global _done
+    _done = counter
+
+
+def _count(n: int) -> None:
+    with _done.get_lock():
+        _done.value += n
+
+
+def _fold_counting(inputs: Inputs, shard: tuple[int, int]) -> Partial:
+    return fold(inputs, shard, _count)
+
+
+def fold_shards(inputs: Inputs, workers: int | None = None, engine: str = "local", progress: bool = False) -> Partial:
+    """The partial of all of ``inputs``, folded by ``workers`` processes (default: every core), each
+    taking one shard, and merged; ``engine="ray"`` folds the shards as Ray tasks instead (on the
+    cluster ``ray.init()`` connects to: ``RAY_ADDRESS``, else a local one)."""
+    workers = workers or os.cpu_count() or 1
+    if engine == "ray":
+        return check_not_empty(inputs, _fold_with_ray(inputs, workers))
+    if engine != "local":
+        raise ValueError(f"unknown engine {engine!r}; use 'local' or 'ray'")
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(desc="reviews", unit="review")
+    try:
+        if workers == 1:
+            partial = fold(inputs, (0, 1), bar.update if bar is not None else None)
+        else:
+            partial = _fold_in_processes(inputs, workers, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    return check_not_empty(inputs, partial)
+
+
+def _fold_in_processes(inputs: Inputs, workers: int, bar) -> Partial:
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    counter = context.Value("q", 0)
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(counter,)) as pool:
+        pending = {pool.submit(_fold_counting, inputs, (i, workers)) for i in range(workers)}
+        partials = []
+        while pending:
+            done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            partials += [future.result() for future in done]
+            if bar is not None:
+                bar.update(counter.value - bar.n)
+    # Merged in shard order: the batches are laid out by their index at the end anyway.
+    merged = partials[0]
+    for partial in partials[1:]:
+        merged.merge(partial)
+    return merged
+
+
+def _fold_with_ray(inputs: Inputs, shards: int) -> Partial:
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("--engine ray needs Ray: pip install 'praib[ray]'") from None
+    if not ray.is_initialized():
+        ray.init(include_dashboard=False, log_to_driver=False)
+    task = ray.remote(fold)
+    partials = ray.get([task.remote(inputs, (i, shards)) for i in range(shards)])
+    merged = partials[0]
+    for partial in partials[1:]:
+        merged.merge(partial)
+    return merged
