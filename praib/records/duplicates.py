@@ -15,7 +15,6 @@ contents are compared only for the few records whose ids collide. A stream of re
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from collections import Counter
@@ -120,8 +119,9 @@ class StreamRepeats:
 
     Each record seen costs 24 bytes: a 64-bit hash of its identity, one of its content, and its position
     (to list identities in order of first use, as :func:`drop_duplicates` does), kept in sorted numpy
-    runs that merge as they grow. Two identities share a hash with a chance of about n**2 / 2**65 (3e-8
-    for a million records); such a pair would be reported as one id repeated with different content.
+    runs that merge as they grow. The hashes are Python's (fast, and the same within one process only).
+    Two identities share a hash with a chance of about n**2 / 2**65 (3e-8 for a million records); such
+    a pair would be reported as one id repeated with different content.
     """
 
     def __init__(self, kind: str):
@@ -134,8 +134,8 @@ class StreamRepeats:
     def fresh(self, rows: Sequence[dict]) -> list[dict]:
         """``rows``, the next records of the stream, less those that repeat an earlier record exactly."""
         identities = [(row[self._id_field], *_edit(row)) for row in rows]
-        keys = np.array([_hash(repr(identity)) for identity in identities], dtype=np.uint64)
-        contents = [_hash(json.dumps(row, sort_keys=True, default=str)) for row in rows]
+        keys = np.array([hash(identity) for identity in identities], dtype=np.int64)
+        contents = [hash(_content(row)) for row in rows]
         earlier = self._earlier(keys)
         new: dict[int, tuple[int, int]] = {}  # identity hash -> (content, position) of the batch's new ones
         kept = []
@@ -174,8 +174,8 @@ class StreamRepeats:
         return found
 
     def _add(self, new: dict[int, tuple[int, int]]) -> None:
-        keys = np.fromiter(new, dtype=np.uint64, count=len(new))
-        contents = np.fromiter((content for content, _ in new.values()), dtype=np.uint64, count=len(new))
+        keys = np.fromiter(new, dtype=np.int64, count=len(new))
+        contents = np.fromiter((content for content, _ in new.values()), dtype=np.int64, count=len(new))
         positions = np.fromiter((position for _, position in new.values()), dtype=np.int64, count=len(new))
         order = np.argsort(keys)
         self._runs.append((keys[order], contents[order], positions[order]))
@@ -186,6 +186,9 @@ class StreamRepeats:
             self._runs.append(tuple(np.insert(old, at, new) for old, new in zip(older, newer)))
 
 
-def _hash(text: str) -> int:
-    """A 64-bit hash of ``text`` (the same in every process, unlike :func:`hash`)."""
-    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
+def _content(row: dict) -> tuple:
+    """A hashable form of a record as :func:`~praib.records.io.coerce_record` returns it (every field and
+    sub-field in the schema's order, of the schema's type), equal for records of equal JSON: lists and
+    mappings are written as their repr, in which a NaN (the schemas' floats are all in mappings) equals
+    itself."""
+    return tuple(repr(value) if isinstance(value, (list, dict)) else value for value in row.values())

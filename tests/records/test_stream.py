@@ -193,6 +193,22 @@ def test_one_identity_with_two_contents_in_different_batches_fails_after_the_las
     assert error_of(lambda: load_records(path)) == str(caught.value)
 
 
+def test_repeats_are_told_apart_by_nested_and_float_fields_with_nan_equal_to_itself(tmp_path, caplog):
+    # pandas writes a missing float as NaN; two copies of one record are still one record.
+    sampled = {"review_id": "r1", "paper_id": "p1", "source": "lm", "generation": {"temperature": float("nan")},
+               "subscores": None}
+    scored = {"review_id": "r2", "paper_id": "p1", "source": "human", "generation": None,
+              "subscores": {"soundness": 3, "clarity": 2}}
+    path = tmp_path / "reviews.parquet"
+    pq.write_table(pa.Table.from_pylist([sampled, scored, sampled, scored]), path, row_group_size=1)
+    assert [row["review_id"] for row in rows_of(streamed(path, batch_rows=1))] == ["r1", "r2"]
+    assert warnings_of(caplog) == [f"{path}: dropped 2 exact duplicate records (same review_id and content)"]
+    rescored = {**scored, "subscores": {"soundness": 3, "clarity": 1}}
+    pq.write_table(pa.Table.from_pylist([sampled, scored, sampled, rescored]), path, row_group_size=1)
+    assert error_of(lambda: streamed(path, batch_rows=1)) == \
+        f"{path}: field 'review_id': 1 id repeats with different content: r2"
+
+
 def test_a_shard_looks_for_repeats_among_its_own_batches_only(tmp_path):
     path = tmp_path / "reviews.jsonl"
     path.write_text(jsonl(RAW + [{**RAW[0], "reviewer_id": "R9"}]))  # line 59: in batch 1 of 58 lines
