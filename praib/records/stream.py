@@ -66,7 +66,8 @@ def iter_record_batches(source: str | Path, kind: str = "review", split: str = "
       skipped). Fixed line counts, rather than byte ranges, make a batch the same size in records for
       every kind of source, and give every error its line number; another shard's lines are passed over
       by counting newlines in 1 MiB blocks, without decoding them, which costs little next to parsing.
-    - A **JSON** file holding a list is read whole (JSON cannot be read in parts), then batched.
+    - A **JSON** file holding a list (or ``{"records": [...]}``) is read whole, as JSON cannot be read
+      in parts, then batched.
     - **Parquet** is read with ``ParquetFile.iter_batches``, page by page; a batch never spans two row
       groups, so a shard skips the row groups that hold none of its batches unread, and a row group
       that is not a multiple of ``batch_rows`` ends with a shorter batch.
@@ -77,7 +78,8 @@ def iter_record_batches(source: str | Path, kind: str = "review", split: str = "
       ``datasets.load_dataset(..., streaming=True)``.
 
     ``shard=(i, n)`` yields only the batches whose ``index % n == i``, with the indexes they have in the
-    whole input; the records of other batches are not parsed. Shards ``0..n-1`` of one input (read
+    whole input; the records of other batches are neither decoded to Python nor checked (their JSONL
+    lines are only counted). Shards ``0..n-1`` of one input (read
     with the same ``batch_rows``) hold each record exactly once. A worker needs nothing but these
     arguments to read its shard: it opens the source itself.
 
@@ -153,7 +155,7 @@ def _raw_batches(source: str | Path, split: str, batch_rows: int, owned: Owned,
     path = Path(source)
     folder, _, config = str(source).partition(":")
     if config and Path(folder).is_dir():  # a local dataset repository and one of its configs
-        return _streamed_batches(folder, config, split, str(source), batch_rows, owned), str(source)
+        return _streamed_batches(folder, config, split, str(source), batch_rows, owned, empty_ok), str(source)
     if path.is_file():
         suffix = path.suffix.lower()
         if suffix == ".jsonl":
@@ -167,14 +169,14 @@ def _raw_batches(source: str | Path, split: str, batch_rows: int, owned: Owned,
         if (path / "dataset_info.json").exists() or (path / "state.json").exists():
             return _sliced_batches(load_saved_dataset(path, split), str(path), batch_rows, owned), str(path)
         if is_dataset_repo(path):  # e.g. written by `praib data build`: its default config
-            return _streamed_batches(str(path), None, split, str(path), batch_rows, owned), str(path)
+            return _streamed_batches(str(path), None, split, str(path), batch_rows, owned, empty_ok), str(path)
         files = record_files(path)
         if files:
             return _file_batches(files, batch_rows, owned), str(path)
         raise RecordError(str(path), None, "directory holds no saved dataset, .parquet or .jsonl files")
     if _HUB_ID.fullmatch(str(source)) and not str(source).startswith("."):
         repo, _, config = str(source).partition(":")
-        return _streamed_batches(repo, config or None, split, str(source), batch_rows, owned), str(source)
+        return _streamed_batches(repo, config or None, split, str(source), batch_rows, owned, empty_ok), str(source)
     raise RecordError(str(source), None, "no such file or directory (and not a Hub dataset id 'org/name')")
 
 
@@ -277,24 +279,27 @@ def _sliced_batches(dataset: Dataset, label: str, batch_rows: int, owned: Owned)
             yield _table_batch(index, label, start, table[start:start + batch_rows])
 
 
-def _streamed_batches(repo: str, config: str | None, split: str, label: str, batch_rows: int,
-                      owned: Owned) -> Iterator[_RawBatch]:
+def _streamed_batches(repo: str, config: str | None, split: str, label: str, batch_rows: int, owned: Owned,
+                      empty_ok: bool) -> Iterator[_RawBatch]:
     """The owned batches of a dataset repository's (or Hub dataset's) ``config``, streamed; one that
-    cannot be found or loaded is a :class:`RecordError` at once, or when its data fails to stream."""
+    cannot be found or loaded is a :class:`RecordError` at once, or when its data fails to stream, and
+    so is an empty ``split`` unless ``empty_ok``."""
     try:
         stream = datasets.load_dataset(repo, config, split=split, streaming=True)
     except Exception as err:  # the Hub client and the builders raise many unrelated types
         raise RecordError(label, None, f"could not load the dataset ({type(err).__name__}: {err})") from err
-    return _stream_batches(stream, label, f"{label} [{split}]", batch_rows, owned)
+    return _stream_batches(stream, label, split, batch_rows, owned, empty_ok)
 
 
-def _stream_batches(stream: datasets.IterableDataset, label: str, rows_label: str, batch_rows: int,
-                    owned: Owned) -> Iterator[_RawBatch]:
+def _stream_batches(stream: datasets.IterableDataset, label: str, split: str, batch_rows: int, owned: Owned,
+                    empty_ok: bool) -> Iterator[_RawBatch]:
     row = 0
     try:
         for index, table in enumerate(stream.with_format("arrow").iter(batch_size=batch_rows)):
             if owned(index):
-                yield _table_batch(index, rows_label, row, table)
+                yield _table_batch(index, f"{label} [{split}]", row, table)
             row += table.num_rows
     except Exception as err:  # as when loading: the data files are only read now
         raise RecordError(label, None, f"could not load the dataset ({type(err).__name__}: {err})") from err
+    if not row and not empty_ok:
+        raise RecordError(label, None, f'split "{split}" holds no records')

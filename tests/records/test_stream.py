@@ -236,6 +236,20 @@ def test_an_input_without_records_is_an_error_unless_allowed_and_no_shard_judges
     assert warnings_of(caplog) == []
 
 
+def test_an_empty_split_of_a_dataset_repository_is_named(tmp_path, caplog):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "train.jsonl").write_text(jsonl(RAW[:3]))
+    (tmp_path / "data" / "test.jsonl").write_text("\n")
+    (tmp_path / "README.md").write_text("---\nconfigs:\n- config_name: default\n  data_files:\n"
+                                        "  - split: train\n    path: data/train.jsonl\n"
+                                        "  - split: test\n    path: data/test.jsonl\n---\n")
+    assert len(rows_of(streamed(tmp_path))) == 3
+    assert error_of(lambda: streamed(tmp_path, split="test")) == f'{tmp_path}: split "test" holds no records'
+    assert streamed(tmp_path, split="test", shard=(0, 2)) == []
+    assert streamed(tmp_path, split="test", allow_empty=True) == []
+    assert warnings_of(caplog) == [f"{tmp_path}: holds no review records"]
+
+
 def test_fields_the_schema_does_not_know_are_named_in_one_warning_for_the_stream(tmp_path, caplog):
     path = tmp_path / "reviews.jsonl"
     path.write_text(jsonl([{**RAW[0], "colour": "red"}, *RAW[1:30], {**RAW[30], "size": 3}]))
