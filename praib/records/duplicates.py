@@ -9,7 +9,8 @@ its original (papers always; reviews and rebuttals edited by ``praib perturb`` t
 and its variants, or the variants of two seeds, are different records that share an id.
 
 Inputs reach a million records, so repeats are looked for in the id column alone (a set), and full
-contents are compared only for the few records whose ids collide.
+contents are compared only for the few records whose ids collide. A stream of records is checked by
+:class:`StreamRepeats`, which keeps hashes of each identity and of its content, never the records.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from praib.records.schema import SCHEMAS, RecordError
 
@@ -107,3 +110,85 @@ def drop_duplicates(rows: list[dict], kind: str, where: str) -> list[dict]:
         return rows
     logger.warning("%s: %s", where, repeats.dropped(id_field))
     return repeats.without_exact(rows)
+
+
+class StreamRepeats:
+    """The policy over a stream of records of ``kind``, batch by batch: :meth:`fresh` passes the records
+    that repeat no earlier one exactly, and :meth:`finish` raises the error that names every identity
+    used with different contents, or warns of the exact repeats dropped.
+
+    Each record seen costs 24 bytes: a 64-bit hash of its identity, one of its content, and its position
+    (to list identities in order of first use, as :func:`drop_duplicates` does), kept in sorted numpy
+    runs that merge as they grow. The hashes are Python's (fast, and the same within one process only).
+    Two identities share a hash with a chance of about n**2 / 2**65 (3e-8 for a million records); such
+    a pair would be reported as one id repeated with different content.
+    """
+
+    def __init__(self, kind: str):
+        self._id_field = SCHEMAS[kind][2]
+        self._runs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # sorted hashes, contents, positions
+        self._conflicting: dict[int, tuple[int, str]] = {}  # identity hash -> (first position, label)
+        self._exact: list[int] = []
+        self._position = 0
+
+    def fresh(self, rows: Sequence[dict]) -> list[dict]:
+        """``rows``, the next records of the stream, less those that repeat an earlier record exactly."""
+        identities = [(row[self._id_field], *_edit(row)) for row in rows]
+        keys = np.array([hash(identity) for identity in identities], dtype=np.int64)
+        contents = [hash(_content(row)) for row in rows]
+        earlier = self._earlier(keys)
+        new: dict[int, tuple[int, int]] = {}  # identity hash -> (content, position) of the batch's new ones
+        kept = []
+        for offset, (row, key, content) in enumerate(zip(rows, keys.tolist(), contents)):
+            position = self._position + offset
+            first_content, first = earlier.get(key) or new.setdefault(key, (content, position))
+            if first == position:
+                kept.append(row)
+            elif first_content == content:
+                self._exact.append(position)
+            else:
+                self._conflicting.setdefault(key, (first, _label(identities[offset])))
+                kept.append(row)
+        self._position += len(rows)
+        if new:
+            self._add(new)
+        return kept
+
+    def finish(self, where: str) -> None:
+        """At the end of the stream: a :class:`RecordError` naming ``where`` and the identities used with
+        different contents, else one warning counting the exact repeats dropped (if any)."""
+        if self._conflicting:
+            labels = [label for _, label in sorted(self._conflicting.values())]
+            raise RecordError(where, self._id_field, Repeats(labels, []).conflict("id"))
+        if self._exact:
+            logger.warning("%s: %s", where, Repeats([], self._exact).dropped(self._id_field))
+
+    def _earlier(self, keys: np.ndarray) -> dict[int, tuple[int, int]]:
+        """(content, position) of the earlier record of each of ``keys`` seen before this batch."""
+        found = {}
+        for run_keys, run_contents, run_positions in self._runs:
+            at = np.minimum(np.searchsorted(run_keys, keys), len(run_keys) - 1)
+            hits = np.flatnonzero(run_keys[at] == keys)
+            found.update(zip(keys[hits].tolist(), zip(run_contents[at[hits]].tolist(),
+                                                      run_positions[at[hits]].tolist())))
+        return found
+
+    def _add(self, new: dict[int, tuple[int, int]]) -> None:
+        keys = np.fromiter(new, dtype=np.int64, count=len(new))
+        contents = np.fromiter((content for content, _ in new.values()), dtype=np.int64, count=len(new))
+        positions = np.fromiter((position for _, position in new.values()), dtype=np.int64, count=len(new))
+        order = np.argsort(keys)
+        self._runs.append((keys[order], contents[order], positions[order]))
+        # Runs merge like the digits of a binary counter: at most log2(records) of them, each searched per batch.
+        while len(self._runs) > 1 and len(self._runs[-2][0]) <= len(self._runs[-1][0]):
+            older, newer = self._runs.pop(-2), self._runs.pop()
+            at = np.searchsorted(older[0], newer[0])
+            self._runs.append(tuple(np.insert(old, at, new) for old, new in zip(older, newer)))
+
+
+def _content(row: dict) -> tuple:
+    """A hashable form of a record as :func:`~praib.records.io.coerce_record` returns it (every field and
+    sub-field in the schema's order, of the schema's type), equal for records of equal JSON: lists and
+    mappings are written as their repr, in which a NaN (the schemas' floats are all in mappings) equals
+    itself."""
+    return tuple(repr(value) if isinstance(value, (list, dict)) else value for value in row.values())

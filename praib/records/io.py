@@ -1,33 +1,31 @@
-"""Reading and writing records.
+"""Checking and writing records, and reading the files they are stored in.
 
 Every record set is a :class:`datasets.Dataset` with one of the explicit
-``*_FEATURES`` schemas of :mod:`praib.records.schema`. :func:`load_records` reads JSONL, JSON, Parquet,
-a directory written by ``Dataset.save_to_disk``, a directory of Parquet files,
-or a Hub dataset id, validates every row, and fails on the first malformed one
-with a :class:`RecordError` that names the file, the line or row, and the field.
+``*_FEATURES`` schemas of :mod:`praib.records.schema`. :func:`coerce_record` validates one raw
+record and fails with a :class:`RecordError` that names the file, the line or row, and the field;
+:mod:`praib.records.stream` reads whole sources with it (:func:`~praib.records.stream.load_records`).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import math
 import re
 import sys
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import datasets
 import yaml
 from datasets import Dataset, List, Value
 
 from praib.records.atomic import replace_atomically
-from praib.records.duplicates import drop_duplicates
 from praib.records.ids import record_id
 from praib.records.schema import REVIEW_SECTIONS, SCHEMAS, RecordError, perturbation_kind
 from praib.scales import subscore_names
 
-logger = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
 
 _LEADING_INT = re.compile(r"^\s*([+-]?\d+(?:\.0+)?)\s*(?:$|[:\s(/-])")
 _INT_BITS = {"int32": 32, "int64": 64}
@@ -280,32 +278,40 @@ def iter_jsonl(path: Path, empty_ok: bool = False) -> Iterator[tuple[str, Any]]:
     last line cut off mid-record and (unless ``empty_ok``) a file without any record raise
     :class:`RecordError` naming the file and line."""
     _readable_file(path)
-    empty, offset = True, 0
+    empty = True
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            where = f"{path}: line {number}"
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise _not_utf8(path, raw, err, number, offset) from None
-            offset += len(raw)
-            line = line.removeprefix("\ufeff") if number == 1 else line
-            if not line.strip():
-                continue
+        for where, value in jsonl_values(path, handle):
             empty = False
-            try:
-                value = json.loads(line, parse_constant=_refuse_constant)
-            except (_NotJSONConstant, RecursionError) as err:
-                raise _refused(line, err, path, number) from None
-            except json.JSONDecodeError as err:
-                # A writer killed mid-record leaves a last line without its end (and without a newline).
-                if not raw.endswith(b"\n") and (err.pos >= len(line.rstrip()) or err.msg.startswith("Unterminated")):
-                    raise RecordError(where, None, "the last line is cut off mid-record (and has no newline): "
-                                                   "the file looks truncated") from None
-                raise RecordError(where, None, f"not valid JSON ({err.msg} at column {err.colno})") from None
             yield where, value
     if empty and not empty_ok:
         raise RecordError(str(path), None, "empty: no records")
+
+
+def jsonl_values(path: Path, lines: Iterable[bytes], number: int = 1, offset: int = 0) -> Iterator[tuple[str, Any]]:
+    """(where, value) for every non-blank line of ``lines``: the raw lines of the JSONL file ``path`` from
+    line ``number``, which starts at byte ``offset``, on. A line that is not JSON or not UTF-8, and a last
+    line cut off mid-record, raise :class:`RecordError` naming the file and line."""
+    for number, raw in enumerate(lines, start=number):
+        where = f"{path}: line {number}"
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise _not_utf8(path, raw, err, number, offset) from None
+        offset += len(raw)
+        line = line.removeprefix("\ufeff") if number == 1 else line
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line, parse_constant=_refuse_constant)
+        except (_NotJSONConstant, RecursionError) as err:
+            raise _refused(line, err, path, number) from None
+        except json.JSONDecodeError as err:
+            # A writer killed mid-record leaves a last line without its end (and without a newline).
+            if not raw.endswith(b"\n") and (err.pos >= len(line.rstrip()) or err.msg.startswith("Unterminated")):
+                raise RecordError(where, None, "the last line is cut off mid-record (and has no newline): "
+                                               "the file looks truncated") from None
+            raise RecordError(where, None, f"not valid JSON ({err.msg} at column {err.colno})") from None
+        yield where, value
 
 
 def read_json_list(path: Path, keys: tuple[str, ...], what: str) -> list:
@@ -319,25 +325,7 @@ def read_json_list(path: Path, keys: tuple[str, ...], what: str) -> list:
     return data
 
 
-def _iter_json(path: Path) -> Iterator[tuple[str, Any]]:
-    for index, item in enumerate(read_json_list(path, ("records", "data"), "a .json file must hold a list of records")):
-        yield f"{path}: record {index}", item
-
-
-def _iter_table(table_rows: Iterable[dict], label: str) -> Iterator[tuple[str, Any]]:
-    for index, item in enumerate(table_rows):
-        yield f"{label}: row {index}", item
-
-
-def _dataset_rows(repo: str, config: str | None, split: str, label: str) -> tuple[Iterator[tuple[str, Any]], str]:
-    try:
-        loaded = datasets.load_dataset(repo, config, split=split)
-    except Exception as err:  # the Hub client and the builders raise many unrelated types
-        raise RecordError(label, None, f"could not load the dataset ({type(err).__name__}: {err})") from err
-    return _iter_table(loaded.to_list(), f"{label} [{split}]"), label
-
-
-def _is_dataset_repo(path: Path) -> bool:
+def is_dataset_repo(path: Path) -> bool:
     """A folder laid out as a Hub dataset repository: a README whose YAML header names configs."""
     card = path / "README.md"
     if not card.is_file():
@@ -346,50 +334,7 @@ def _is_dataset_repo(path: Path) -> bool:
     return header.startswith("---") and re.search(r"^configs:", header, re.M) is not None
 
 
-def raw_rows(source: str | Path, split: str, empty_ok: bool = False) -> tuple[Iterator[tuple[str, Any]], str]:
-    """The rows of ``source`` as stored, before any schema check: an iterator of (where, row) pairs,
-    ``where`` naming the file and line or row for error messages, and a label of the source.
-    Raises :class:`RecordError` when the source itself cannot be read (a blank JSONL file too,
-    unless ``empty_ok``)."""
-    path = Path(source)
-    folder, _, config = str(source).partition(":")
-    if config and Path(folder).is_dir():  # a local dataset repository and one of its configs
-        return _dataset_rows(folder, config, split, str(source))
-    if path.is_file():
-        suffix = path.suffix.lower()
-        if suffix == ".jsonl":
-            return iter_jsonl(path, empty_ok=empty_ok), str(path)
-        if suffix == ".json":
-            return _iter_json(path), str(path)
-        if suffix == ".parquet":
-            return _iter_table(read_parquet_rows(path), str(path)), str(path)
-        raise RecordError(str(path), None, "unsupported file type; use .jsonl, .json or .parquet")
-    if path.is_dir():
-        if (path / "dataset_info.json").exists() or (path / "state.json").exists():
-            try:
-                loaded = datasets.load_from_disk(str(path))
-            except Exception as err:  # datasets raises OS, JSON, Arrow and its own errors for a damaged folder
-                raise RecordError(str(path), None, f"not a readable saved dataset ({type(err).__name__}: "
-                                                   f"{_first_line(err)})") from None
-            if isinstance(loaded, datasets.DatasetDict):
-                loaded = _pick_split(loaded, split, str(path))
-            return _iter_table(loaded.to_list(), str(path)), str(path)
-        if _is_dataset_repo(path):  # e.g. written by `praib data build`: its default config
-            return _dataset_rows(str(path), None, split, str(path))
-        files = _record_files(path)
-        if files:
-            # A shard of an empty split is an empty file: fine as a part of the whole.
-            shards = (iter_jsonl(f, empty_ok=True) if f.suffix == ".jsonl"
-                      else _iter_table(read_parquet_rows(f), str(f)) for f in files)
-            return (item for shard in shards for item in shard), str(path)
-        raise RecordError(str(path), None, "directory holds no saved dataset, .parquet or .jsonl files")
-    if re.fullmatch(r"[\w.-]+/[\w.-]+(:[\w.-]+)?", str(source)) and not str(source).startswith("."):
-        repo, _, config = str(source).partition(":")
-        return _dataset_rows(repo, config or None, split, str(source))
-    raise RecordError(str(source), None, "no such file or directory (and not a Hub dataset id 'org/name')")
-
-
-def _record_files(folder: Path) -> list[Path]:
+def record_files(folder: Path) -> list[Path]:
     """The files a folder of records is read from: its .parquet files, else its .jsonl files (recursively)."""
     return sorted(folder.rglob("*.parquet")) or sorted(folder.rglob("*.jsonl"))
 
@@ -487,10 +432,10 @@ def paths_outside(source: str | Path) -> list[str]:
         root = folder.resolve()
         if (folder / "dataset_info.json").exists() or (folder / "state.json").exists():
             files = _saved_dataset_files(folder)
-        elif _is_dataset_repo(folder):
+        elif is_dataset_repo(folder):
             return _config_paths_outside(folder / "README.md", str(folder), folder)
         else:
-            files = _record_files(folder)
+            files = record_files(folder)
         return [f"{folder}: {f.relative_to(folder) if f.is_relative_to(folder) else f} leads to {f.resolve()}, "
                 f"outside {root}" for f in files if not f.resolve().is_relative_to(root)]
     if folder.exists() or not re.fullmatch(r"[\w.-]+/[\w.-]+(:[\w.-]+)?", str(source)):
@@ -512,8 +457,9 @@ def _first_line(err: BaseException) -> str:
     return (str(err).strip().splitlines() or [""])[0]
 
 
-def read_parquet_rows(path: Path) -> list[dict]:
-    """The rows of a Parquet file; one that is empty or not Parquet is a :class:`RecordError` naming it."""
+def open_parquet(path: Path) -> pq.ParquetFile:
+    """The Parquet file ``path``, opened to be read in batches (its pages are read as they are needed, not
+    whole row groups at once); one that is missing, empty or not Parquet is a :class:`RecordError` naming it."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -521,10 +467,39 @@ def read_parquet_rows(path: Path) -> list[dict]:
     if path.stat().st_size == 0:
         raise RecordError(str(path), None, "empty: no records")
     try:
-        return pq.read_table(path).to_pylist()
+        return pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
     except (pa.ArrowException, OSError) as err:
-        problem = _first_line(err).split(f"'{path}': ", 1)[-1]  # Arrow repeats the path
-        raise RecordError(str(path), None, f"not a readable Parquet file ({problem})") from None
+        raise unreadable_parquet(path, err) from None
+
+
+def unreadable_parquet(path: Path, err: Exception) -> RecordError:
+    """The error for the Parquet file ``path`` that Arrow could not open or read (``err``)."""
+    problem = _first_line(err).split(f"'{path}': ", 1)[-1]  # Arrow repeats the path
+    return RecordError(str(path), None, f"not a readable Parquet file ({problem})")
+
+
+def read_parquet_rows(path: Path) -> list[dict]:
+    """The rows of a Parquet file; one that is empty or not Parquet is a :class:`RecordError` naming it."""
+    import pyarrow as pa
+
+    parquet = open_parquet(path)
+    try:
+        return parquet.read().to_pylist()
+    except (pa.ArrowException, OSError) as err:
+        raise unreadable_parquet(path, err) from None
+
+
+def load_saved_dataset(path: Path, split: str) -> Dataset:
+    """The dataset ``Dataset.save_to_disk`` wrote to the folder ``path`` (memory-mapped), or its ``split``
+    (its only split, whatever its name); a damaged folder or a missing split is a :class:`RecordError`."""
+    try:
+        loaded = datasets.load_from_disk(str(path))
+    except Exception as err:  # datasets raises OS, JSON, Arrow and its own errors for a damaged folder
+        raise RecordError(str(path), None, f"not a readable saved dataset ({type(err).__name__}: "
+                                           f"{_first_line(err)})") from None
+    if isinstance(loaded, datasets.DatasetDict):
+        loaded = _pick_split(loaded, split, str(path))
+    return loaded
 
 
 def _pick_split(loaded: datasets.DatasetDict, split: str, label: str) -> Dataset:
@@ -533,36 +508,6 @@ def _pick_split(loaded: datasets.DatasetDict, split: str, label: str) -> Dataset
     if len(loaded) == 1:
         return next(iter(loaded.values()))
     raise RecordError(label, None, f"no split {split!r}; splits are {', '.join(loaded)}")
-
-
-def load_records(source: str | Path, kind: str = "review", split: str = "train", *,
-                 allow_empty: bool = False) -> Dataset:
-    """Read and validate records of ``kind`` ('review', 'paper', 'meta_review' or
-    'rebuttal') from a file, a directory or a Hub id ('org/name' or
-    'org/name:config'), and return them as a Dataset with the kind's schema.
-
-    Records that repeat an earlier one exactly are dropped with a warning; two records of one
-    identity with different content, or (unless ``allow_empty``) no record at all, raise
-    :class:`RecordError` (see :mod:`praib.records.duplicates`)."""
-    if kind not in SCHEMAS:
-        raise ValueError(f"unknown record kind {kind!r}; choose from {', '.join(SCHEMAS)}")
-    rows_iter, label = raw_rows(source, split, empty_ok=allow_empty)
-    unknown: set[str] = set()
-    rows = [coerce_record(raw, kind, where, unknown) for where, raw in rows_iter]
-    if unknown:
-        logger.warning("%s: ignored fields not in the %s schema: %s", label, kind, ", ".join(sorted(unknown)))
-    return records_to_dataset(_checked_rows(rows, kind, label, allow_empty), kind)
-
-
-def _checked_rows(rows: list[dict], kind: str, label: str, allow_empty: bool) -> list[dict]:
-    """The rows without exact repeats; no row at all (unless ``allow_empty``), or one identity with two
-    contents, is a :class:`RecordError`; an allowed empty input is said in a warning.
-    (datasets itself refuses an empty split of a dataset.)"""
-    if not rows:
-        if not allow_empty:
-            raise RecordError(label, None, "holds no records")
-        logger.warning("%s: holds no %s records", label, kind.replace("_", "-"))
-    return drop_duplicates(rows, kind, label)
 
 
 def records_to_dataset(rows: list[dict], kind: str = "review") -> Dataset:
