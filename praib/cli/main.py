@@ -59,7 +59,23 @@ def main(debug: bool) -> None:
     logging.basicConfig(level=logging.WARNING, format="praib: %(message)s")
 
 
-@main.command()
+class _EvaluateGroup(click.Group):
+    """`praib evaluate INPUT ...` evaluates (its command ``run``); `praib evaluate merge PARTS...`
+    merges the partial results of `--shard`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or args[0] not in self.commands:
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+@main.group(cls=_EvaluateGroup)
+def evaluate():
+    """Behavioural profile of every group of reviews: `praib evaluate INPUT [OPTIONS]` (see
+    `praib evaluate --help`), and `praib evaluate merge PARTS...` to combine shards."""
+
+
+@evaluate.command("run")
 @click.argument("input_path", metavar="INPUT", required=False)
 @click.option("--reference", "reference_path", metavar="HUMAN_INPUT",
               help="Human reviews to compare against (default: the records of INPUT whose source is 'human').")
@@ -69,7 +85,16 @@ def main(debug: bool) -> None:
 @click.option("--scale", type=click.Choice(["venue", "generic"]), default="venue", show_default=True,
               help="Validate scores against each venue-year's scale, or the generic 1-10 / 1-5 scales.")
 @split_option
-@click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes that read, parse and score the reviews, each a shard of them (default: all cores).")
+@click.option("--shard", metavar="I/N", help="Evaluate only the I-th of N shards (every N-th batch of the inputs, "
+                                             "from 0) and write the partial result to --output (.npz) for "
+                                             "`praib evaluate merge`; give every machine the same inputs.")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Who folds the shards: processes of this machine, or Ray tasks on the cluster ray.init() "
+                   "connects to ($RAY_ADDRESS; pip install 'praib[ray]'), one shard per --workers.")
+@click.option("--batch-rows", type=click.IntRange(min=1), default=4096, show_default=True,
+              help="Reviews per batch; shards of one evaluation must use the same.")
 @click.option("--demo", is_flag=True, help="Run on the illustrative demo set that ships with praib.")
 @judge_options
 @click.option("--coverage-prefilter", type=click.FloatRange(-1, 1), metavar="THRESHOLD",
@@ -95,13 +120,17 @@ def main(debug: bool) -> None:
               help="Contact address sent to the citation services (mailto, User-Agent). [default: $PRAIB_CONTACT_EMAIL]")
 @max_failures_option
 @no_progress_option
-def evaluate(input_path, reference_path, output, group_by, scale, split, workers, demo, judge_spec, cache_dir,
-             coverage_prefilter, meta_reviews_path, second_judge_model, second_judge_backend, second_judge_base_url,
-             citation_services, bibliographies, contact_email, max_failures, no_progress):
+def evaluate_run(input_path, reference_path, output, group_by, scale, split, workers, shard, engine, batch_rows,
+                 demo, judge_spec, cache_dir, coverage_prefilter, meta_reviews_path, second_judge_model,
+                 second_judge_backend, second_judge_base_url, citation_services, bibliographies, contact_email,
+                 max_failures, no_progress):
     """Behavioural profile of every group of reviews in INPUT.
 
-    INPUT is a JSONL, JSON or Parquet file of review records, a saved dataset
-    directory, or a Hub dataset id ('org/name' or 'org/name:config').
+    INPUT is a JSONL, JSON or Parquet file of review records, a folder of such
+    files, a saved dataset directory, or a Hub dataset id ('org/name' or
+    'org/name:config'). It is read batch by batch, so its size is bounded by
+    the disk, not the memory. `praib evaluate merge PARTS...` combines the
+    partial results of --shard into the result of one run.
     """
     from praib.llm.backends import BackendError
 
@@ -114,6 +143,14 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
     if not judge_spec.model and (coverage_prefilter is not None or second_judge_model or meta_reviews_path):
         raise click.UsageError("--coverage-prefilter, --meta-reviews and --second-judge need --judge")
     source = str(resources.files("praib") / DEMO_REVIEWS) if demo else input_path
+    groups = tuple(c.strip() for c in group_by.split(",") if c.strip())
+    if not (judge_spec.model or citation_services or bibliographies):
+        # Only the judge and citation checks need every text at once: everything else is streamed.
+        _evaluate_streamed(source, reference_path, output, groups, scale, split, workers, shard, engine, batch_rows,
+                           demo, input_path, no_progress)
+        return
+    if shard or engine != "local":
+        raise click.UsageError("--shard and --engine are for evaluations without --judge and citation checks")
     with failure_log(max_failures, output) as failures:
         try:
             reviews = load_records(source, "review", split=split)
@@ -134,8 +171,7 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
                 from praib.sources.verification import make_verifier
 
                 citation_verifier = make_verifier(citation_services, bibliographies, contact_email, cache_dir)
-            results = evaluate_reviews(reviews, reference,
-                                       group_by=[c.strip() for c in group_by.split(",") if c.strip()], scale=scale,
+            results = evaluate_reviews(reviews, reference, group_by=groups, scale=scale,
                                        workers=workers, progress=not no_progress, judge=judge,
                                        prefilter=prefilter, second_judge=second_judge, meta_reviews=meta_reviews,
                                        citation_verifier=citation_verifier)
@@ -149,6 +185,66 @@ def evaluate(input_path, reference_path, output, group_by, scale, split, workers
         if output:
             write_json(results.to_dict(), output)
             click.echo(f"\nWrote {output}", err=True)
+
+
+def _evaluate_streamed(source, reference_path, output, group_by, scale, split, workers, shard, engine, batch_rows,
+                       demo, input_path, no_progress) -> None:
+    from praib.evaluation.evaluate import result_of
+    from praib.evaluation.streamed import Inputs, fold, fold_shards, parse_shard
+    from praib.records import RecordError
+
+    try:
+        inputs = Inputs(source, reference_path, split, group_by, scale, batch_rows)
+        if shard:
+            if output is None or output.suffix != ".npz":
+                raise click.UsageError("--shard writes a partial result: give --output PART.npz")
+            index, count = parse_shard(shard)
+            partial = fold(inputs, (index, count))
+            partial.save(output)
+            n_input, n_reference = partial.sizes()
+            click.echo(f"shard {index}/{count}: {n_input} reviews"
+                       + (f" and {n_reference} reference reviews" if reference_path else "")
+                       + f"; wrote {output} (combine the shards with `praib evaluate merge`)")
+            return
+        partial = fold_shards(inputs, workers, engine, progress=not no_progress)
+        results = result_of(partial)
+    except (RecordError, ValueError) as err:
+        raise click.ClickException(str(err)) from None
+    _show(results, "praib demo set (illustrative)" if demo else str(input_path), reference_path, output)
+
+
+def _show(results, input_label: str, reference_label: str | None, output) -> None:
+    from praib.evaluation.table import behaviour_table
+
+    results.input, results.reference_source = input_label, reference_label
+    click.echo(behaviour_table(results))
+    if output:
+        write_json(results.to_dict(), output)
+        click.echo(f"\nWrote {output}", err=True)
+
+
+@evaluate.command("merge")
+@click.argument("parts", metavar="PARTS...", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@output_option("Write the full results as JSON here.", dir_okay=False)
+def evaluate_merge(parts, output):
+    """Combine the partial results (.npz) that `praib evaluate --shard I/N` wrote for every shard of one
+    evaluation into its result: the same numbers as one run over all of it."""
+    from praib.evaluation.evaluate import result_of
+    from praib.evaluation.partial import Partial
+    from praib.records import RecordError
+
+    try:
+        partials = [Partial.load(part) for part in parts]
+        merged = partials[0]
+        for partial in partials[1:]:
+            merged.merge(partial)
+        if not merged.sizes()[0]:
+            raise RecordError(", ".join(map(str, parts)), None, "hold no review")
+        results = result_of(merged)
+    except (RecordError, ValueError) as err:
+        raise click.ClickException(str(err)) from None
+    _show(results, " + ".join(map(str, parts)), None, output)
 
 
 @main.command()

@@ -85,11 +85,12 @@ def fold(inputs: Inputs, shard: tuple[int, int] = (0, 1),
 
 def check_not_empty(inputs: Inputs, partial: Partial) -> Partial:
     """``partial`` of all of ``inputs``; an input without any review is a RecordError naming it."""
-    n_input, n_reference = partial.sizes()
-    if not n_input:
-        raise RecordError(str(inputs.reviews), None, "holds no records")
-    if inputs.reference is not None and not n_reference:
-        raise RecordError(str(inputs.reference), None, "holds no records")
+    for source, size in zip((inputs.reviews, inputs.reference), partial.sizes()):
+        if source is not None and not size:
+            # Read whole, an empty source says in its own words why it is empty (a blank file, an empty split).
+            for _ in iter_record_batches(source, "review", inputs.split, batch_rows=inputs.batch_rows):
+                pass
+            raise RecordError(str(source), None, "holds no records")
     return partial
 
 

@@ -127,6 +127,10 @@ class RecordError(ValueError):
         self.where, self.field, self.problem = where, field, problem
         super().__init__(f"{where}: field '{field}': {problem}" if field else f"{where}: {problem}")
 
+    def __reduce__(self):
+        # Rebuilt from its three parts, so an error raised in a worker process reaches the parent whole.
+        return type(self), (self.where, self.field, self.problem)
+
 
 def perturbation_kind(row: dict) -> str | None:
     """The kind of edit a record carries, None for an original."""

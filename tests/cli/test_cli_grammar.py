@@ -35,7 +35,7 @@ def _names(command):
 def test_the_tree_has_every_command_and_the_leaderboard_verbs_in_one_group():
     leaves = {path for path, command in COMMANDS.items() if not isinstance(command, click.Group)}
     assert leaves == {
-        "praib evaluate", "praib generate", "praib score", "praib prompts list", "praib prompts show",
+        "praib evaluate run", "praib evaluate merge", "praib generate", "praib score", "praib prompts list", "praib prompts show",
         "praib perturb", "praib robustness", "praib meta-review",
         "praib counterfactual extract", "praib counterfactual build", "praib counterfactual oracle",
         "praib counterfactual effects",
@@ -58,7 +58,7 @@ def test_every_command_and_option_is_explained_and_no_option_is_required(path):
 
 def test_every_command_that_takes_a_judge_has_the_same_judge_options():
     judged = {path: command for path, command in COMMANDS.items() if "--judge" in _names(command)}
-    assert set(judged) == {"praib evaluate", "praib score", "praib perturb", "praib meta-review",
+    assert set(judged) == {"praib evaluate run", "praib score", "praib perturb", "praib meta-review",
                            "praib counterfactual extract", "praib counterfactual build",
                            "praib counterfactual oracle", "praib counterfactual effects", "praib leaderboard run"}
     reference = {o.opts[0]: o.to_info_dict() for o in _options(COMMANDS["praib score"]) if o.opts[0] in JUDGE_OPTIONS}

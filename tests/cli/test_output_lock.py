@@ -113,7 +113,7 @@ COMMANDS = dict(commands_with_an_output())
 
 def test_every_command_that_writes_an_output_is_listed():
     names = {" ".join(path) for path in COMMANDS}
-    assert {"generate", "score", "evaluate", "meta-review", "perturb", "robustness", "counterfactual build",
+    assert {"generate", "score", "evaluate run", "evaluate merge", "meta-review", "perturb", "robustness", "counterfactual build",
             "leaderboard run", "leaderboard report", "data build", "data collect", "data import-dump"} <= names
 
 
