@@ -91,8 +91,9 @@ def evaluate():
                                              "from 0) and write the partial result to --output (.npz) for "
                                              "`praib evaluate merge`; give every machine the same inputs.")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
-              help="Who folds the shards: processes of this machine, or Ray tasks on the cluster ray.init() "
-                   "connects to ($RAY_ADDRESS; pip install 'praib[ray]'), one shard per --workers.")
+              help="Who folds the shards: processes of this machine, or Ray Data on the cluster ray.init() "
+                   "connects to ($RAY_ADDRESS; pip install 'praib[ray]'), --workers shards (default: one per "
+                   "CPU of the cluster); the input must be readable on its nodes.")
 @click.option("--batch-rows", type=click.IntRange(min=1), default=4096, show_default=True,
               help="Reviews per batch; shards of one evaluation must use the same.")
 @click.option("--demo", is_flag=True, help="Run on the illustrative demo set that ships with praib.")

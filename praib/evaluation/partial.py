@@ -3,7 +3,7 @@
 Reviews are read batch by batch (:func:`praib.records.stream.iter_record_batches`), parsed and scored
 (:func:`praib.metrics.text.textstats.score_texts`), and what the metrics need of each review is kept in
 compact columns, per group: codes of its paper and venue-year, its decision class, rating, confidence
-and parse status, and its text metrics (the counts as integers, the scores as floats): under 100
+and parse status, and its text metrics (the counts as integers, the scores as floats): about 100
 bytes a review, and never its text. A :class:`Partial` holds the columns of the batches it has seen.
 Partials of disjoint batches merge (:meth:`Partial.merge`) into what one pass over all of them keeps,
 so one process, a shard of an input (``praib evaluate --shard I/N``), a worker process or a Ray task
@@ -14,6 +14,7 @@ whole input, to the last bit.
 
 from __future__ import annotations
 
+import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,6 +205,17 @@ class Partial:
         """Write this partial to ``path`` (``.npz``: numpy arrays and a JSON header, no pickle)."""
         from praib.records.atomic import replace_atomically
 
+        with replace_atomically(path) as temporary:
+            with open(temporary, "wb") as handle:
+                self._write(handle)
+
+    def to_bytes(self) -> bytes:
+        """This partial as the bytes :meth:`save` writes (how Ray tasks hand theirs back)."""
+        buffer = io.BytesIO()
+        self._write(buffer)
+        return buffer.getvalue()
+
+    def _write(self, handle) -> None:
         arrays: dict[str, np.ndarray] = {}
         chunk_keys = []
         for n, (owner, chunk) in enumerate(self._all_chunks()):
@@ -216,9 +228,7 @@ class Partial:
                   "groups": [list(key) for key in self.groups], "chunks": chunk_keys,
                   "batches": {side: sorted(b) for side, b in self.batches.items()}}
         arrays["header"] = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
-        with replace_atomically(path) as temporary:
-            with open(temporary, "wb") as handle:
-                np.savez(handle, **arrays)
+        np.savez(handle, **arrays)
 
     def _all_chunks(self):
         keys = list(self.groups)
@@ -229,16 +239,23 @@ class Partial:
             yield -1, chunk
 
     @classmethod
-    def load(cls, path: str | Path) -> "Partial":
-        """A partial written by :meth:`save`; a file that is not one is a ValueError naming it."""
+    def from_bytes(cls, data: bytes) -> "Partial":
+        """The partial :meth:`to_bytes` gave."""
+        return cls.load(io.BytesIO(data), "a partial's bytes")
+
+    @classmethod
+    def load(cls, path, label: str | None = None) -> "Partial":
+        """A partial written by :meth:`save` (a path or a binary file); one that is not is a ValueError
+        naming it (``label``, default the path)."""
+        path_label = label or path
         try:
             with np.load(path, allow_pickle=False) as stored:
                 arrays = {name: stored[name] for name in stored.files}
             header = json.loads(arrays.pop("header").tobytes().decode("utf-8"))
         except (OSError, ValueError, KeyError) as err:
-            raise ValueError(f"{path}: not a partial result of `praib evaluate --shard` ({err})") from None
+            raise ValueError(f"{path_label}: not a partial result of `praib evaluate --shard` ({err})") from None
         if header.get("format") != _FORMAT:
-            raise ValueError(f"{path}: a partial result of another praib version (format {header.get('format')})")
+            raise ValueError(f"{path_label}: a partial result of another praib version (format {header.get('format')})")
         partial = cls(tuple(header["group_by"]), header["scale"], header["separate_reference"],
                       Codes(header["papers"]), Codes(tuple(v) for v in header["venue_years"]))
         keys = [tuple(key) for key in header["groups"]]

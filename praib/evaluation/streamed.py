@@ -4,8 +4,8 @@ parsed, scored and folded into a :class:`~praib.evaluation.partial.Partial`.
 The unit of work is a shard: every ``n``-th batch of the inputs, from the ``i``-th (:func:`fold`).
 One process folds shard ``(0, 1)``; ``workers`` processes fold shards ``(0, n) .. (n-1, n)`` side by
 side (:func:`fold_shards`); ``praib evaluate --shard I/N`` folds one on this machine and writes it to
-disk for ``praib evaluate merge``; with ``engine="ray"`` Ray tasks fold the shards on a local or
-remote Ray cluster. The partials merge into what one pass keeps, so every way gives the same numbers.
+disk for ``praib evaluate merge``; with ``engine="ray"`` the shards are mapped over a Ray Data
+dataset on a local or remote Ray cluster. The partials merge into what one pass keeps, so every way gives the same numbers.
 Memory stays flat: a process holds one batch of records (and its texts) at a time, plus the compact
 columns of the reviews folded (under 100 bytes a review).
 """
@@ -113,11 +113,12 @@ def _fold_counting(inputs: Inputs, shard: tuple[int, int]) -> Partial:
 
 def fold_shards(inputs: Inputs, workers: int | None = None, engine: str = "local", progress: bool = False) -> Partial:
     """The partial of all of ``inputs``, folded by ``workers`` processes (default: every core), each
-    taking one shard, and merged; ``engine="ray"`` folds the shards as Ray tasks instead (on the
-    cluster ``ray.init()`` connects to: ``RAY_ADDRESS``, else a local one)."""
-    workers = workers or os.cpu_count() or 1
+    taking one shard, and merged; ``engine="ray"`` maps the shards over a Ray Data dataset instead (on
+    the cluster ``ray.init()`` connects to: ``RAY_ADDRESS``, else a local one; default one shard per
+    CPU of the cluster)."""
     if engine == "ray":
         return check_not_empty(inputs, _fold_with_ray(inputs, workers))
+    workers = workers or os.cpu_count() or 1
     if engine != "local":
         raise ValueError(f"unknown engine {engine!r}; use 'local' or 'ray'")
     bar = None
@@ -154,16 +155,30 @@ def _fold_in_processes(inputs: Inputs, workers: int, bar) -> Partial:
     return merged
 
 
-def _fold_with_ray(inputs: Inputs, shards: int) -> Partial:
+def _fold_with_ray(inputs: Inputs, shards: int | None) -> Partial:
     try:
         import ray
     except ImportError:
-        raise ValueError("--engine ray needs Ray: pip install 'praib[ray]'") from None
+        raise ValueError("--engine ray needs Ray Data: pip install 'praib[ray]'") from None
     if not ray.is_initialized():
-        ray.init(include_dashboard=False, log_to_driver=False)
-    task = ray.remote(fold)
-    partials = ray.get([task.remote(inputs, (i, shards)) for i in range(shards)])
+        ray.init(include_dashboard=False, log_to_driver=False)  # RAY_ADDRESS names a remote cluster
+    shards = shards or max(1, int(ray.cluster_resources().get("CPU", 1)))
+    # The unit a task maps is a shard, read by praib's own reader on the worker, so a record is checked
+    # and numbered as in one process and the merge is exact; the input must be readable there (a path on
+    # a shared file system, or a Hub dataset).
+    table = ray.data.from_items([{"shard": i} for i in range(shards)], override_num_blocks=shards)
+    folded = table.map(_RayShard(inputs, shards), num_cpus=1)
+    partials = [Partial.from_bytes(row["partial"]) for row in folded.take_all()]
     merged = partials[0]
     for partial in partials[1:]:
         merged.merge(partial)
     return merged
+
+
+@dataclass(frozen=True)
+class _RayShard:
+    inputs: Inputs
+    count: int
+
+    def __call__(self, row: dict) -> dict:
+        return {"partial": fold(self.inputs, (int(row["shard"]), self.count)).to_bytes()}

@@ -1,0 +1,165 @@
+"""Streamed evaluation (issue 19): however the inputs are cut (batches, worker processes, shards on
+other machines, Ray Data), the result is the one of a single pass over all records in memory."""
+
+import json
+from importlib import resources
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from praib.cli.main import main
+from praib.evaluation.evaluate import evaluate_reviews
+from praib.evaluation.partial import Partial
+from praib.evaluation.streamed import Inputs, fold, fold_shards, parse_shard
+from praib.records import RecordError, load_records
+
+DEMO = str(resources.files("praib") / "data/demo/reviews.jsonl")
+
+
+def in_memory(reviews: str, reference: str | None = None, **options) -> dict:
+    loaded = load_records(reviews, "review")
+    return evaluate_reviews(loaded, load_records(reference, "review") if reference else None, progress=False,
+                            workers=1, **options).to_dict()
+
+
+def streamed(inputs: Inputs, **options) -> dict:
+    from praib.evaluation.evaluate import result_of
+
+    return result_of(fold_shards(inputs, **options)).to_dict()
+
+
+@pytest.fixture(scope="module")
+def demo_result():
+    return in_memory(DEMO)
+
+
+@pytest.mark.parametrize("workers,batch_rows", [(1, 4096), (1, 7), (2, 5), (3, 4)])
+def test_any_cut_of_the_demo_gives_the_in_memory_result(demo_result, workers, batch_rows):
+    assert streamed(Inputs(DEMO, batch_rows=batch_rows), workers=workers) == demo_result
+
+
+def test_a_separate_reference_and_another_grouping_stream_the_same(tmp_path):
+    rows = [json.loads(line) for line in open(DEMO)]
+    humans, models = tmp_path / "humans.jsonl", tmp_path / "models.jsonl"
+    humans.write_text("".join(json.dumps(r) + "\n" for r in rows if r["source"] == "human"))
+    models.write_text("".join(json.dumps(r) + "\n" for r in rows if r["source"] != "human"))
+    expected = in_memory(str(models), str(humans), group_by=["model", "venue"], scale="generic")
+    inputs = Inputs(str(models), str(humans), group_by=("model", "venue"), scale="generic", batch_rows=6)
+    assert streamed(inputs, workers=2) == expected
+    assert expected["n_reference_reviews"] == 26 and len(expected["groups"]) == 5  # the reference and 2 x 2
+
+
+def test_shards_saved_loaded_and_merged_in_any_order_give_the_one_pass_partial(tmp_path, demo_result):
+    from praib.evaluation.evaluate import result_of
+
+    inputs = Inputs(DEMO, batch_rows=6)
+    paths = []
+    for index in (2, 0, 1):
+        paths.append(tmp_path / f"part{index}.npz")
+        fold(inputs, (index, 3)).save(paths[-1])
+    merged = Partial.load(paths[0])
+    for path in paths[1:]:
+        merged.merge(Partial.from_bytes(Partial.load(path).to_bytes()))
+    assert merged.sizes() == (58, 26)  # the input's own humans are its reference
+    assert result_of(merged).to_dict() == demo_result
+
+
+def test_a_batch_merged_twice_or_partials_of_other_evaluations_are_refused():
+    inputs = Inputs(DEMO, batch_rows=10)
+    first = fold(inputs, (0, 2))
+    with pytest.raises(ValueError, match="batch 0 of the input: shards must not overlap"):
+        first.merge(fold(inputs, (0, 2)))
+    with pytest.raises(ValueError, match="different evaluations"):
+        first.merge(fold(Inputs(DEMO, batch_rows=10, scale="generic"), (1, 2)))
+
+
+def test_a_shard_is_i_of_n():
+    assert parse_shard("2/4") == (2, 4)
+    for text in ("4/4", "-1/4", "1", "a/b", "1/0"):
+        with pytest.raises(ValueError, match="shard"):
+            parse_shard(text)
+
+
+def test_a_bad_record_in_a_worker_process_is_the_one_line_error_of_one_process(tmp_path):
+    rows = [json.loads(line) for line in open(DEMO)]
+    rows[40]["confidence"] = "very"
+    path = tmp_path / "reviews.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(RecordError, match=r"reviews.jsonl: line 41: field 'confidence'"):
+        fold_shards(Inputs(str(path), batch_rows=8), workers=2)
+
+
+def test_an_empty_reference_is_named(tmp_path):
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("\n")
+    with pytest.raises(RecordError, match="blank.jsonl: empty: no records"):
+        fold_shards(Inputs(DEMO, str(blank)), workers=2)
+
+
+def run(args):
+    return CliRunner().invoke(main, args)
+
+
+def test_evaluate_shards_on_the_command_line_merge_into_the_single_run(tmp_path):
+    single = tmp_path / "single.json"
+    assert run(["evaluate", "--demo", "--no-progress", "-o", str(single)]).exit_code == 0
+    parts = []
+    for index in range(3):
+        parts.append(str(tmp_path / f"part{index}.npz"))
+        result = run(["evaluate", DEMO, "--shard", f"{index}/3", "--batch-rows", "8", "-o", parts[-1]])
+        assert result.exit_code == 0, result.output
+        assert result.output.startswith(f"shard {index}/3: ") and "praib evaluate merge" in result.output
+    merged = tmp_path / "merged.json"
+    result = run(["evaluate", "merge", *parts, "-o", str(merged)])
+    assert result.exit_code == 0, result.output
+    assert "human (reference)" in result.output
+    without_labels = [{k: v for k, v in json.loads(path.read_text()).items() if k != "input"}
+                      for path in (single, merged)]
+    assert without_labels[0] == without_labels[1]
+
+
+def test_merge_and_shard_errors_are_one_line(tmp_path):
+    part = tmp_path / "part.npz"
+    assert run(["evaluate", DEMO, "--shard", "0/2", "-o", str(part)]).exit_code == 0
+    result = run(["evaluate", "merge", str(part), str(part)])
+    assert result.exit_code == 1 and result.output.startswith("Error: ") and "shards must not overlap" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    result = run(["evaluate", "merge", DEMO])
+    assert result.exit_code == 1
+    assert result.output.strip().startswith(f"Error: {DEMO}: not a partial result of `praib evaluate --shard`")
+    result = run(["evaluate", DEMO, "--shard", "0/2"])
+    assert result.exit_code == 2 and "give --output PART.npz" in result.output
+    result = run(["evaluate", DEMO, "--shard", "2/2", "-o", str(part)])
+    assert result.exit_code == 1 and "I must be at least 0 and below N" in result.output
+    # A shard of a small input can hold no batch: merge says so when no shard holds a review.
+    empty = tmp_path / "empty.npz"
+    assert run(["evaluate", DEMO, "--shard", "5/6", "-o", str(empty)]).exit_code == 0
+    result = run(["evaluate", "merge", str(empty)])
+    assert result.exit_code == 1 and "hold no review" in result.output
+
+
+def test_a_partial_holds_compact_columns_not_texts(tmp_path):
+    rows = [json.loads(line) for line in open(DEMO)]
+    many = tmp_path / "many.jsonl"
+    with open(many, "w") as handle:
+        for copy in range(50):
+            for row in rows:
+                copied = {"paper_id": f"{row['paper_id']}-{copy}", "review_id": f"{row['review_id']}-{copy}"}
+                handle.write(json.dumps({**row, **copied}) + "\n")
+    stored = tmp_path / "part.npz"
+    fold(Inputs(str(many))).save(stored)
+    with np.load(stored, allow_pickle=False) as arrays:
+        assert all(arrays[name].dtype != object for name in arrays.files)
+    # a review's columns take about 100 bytes (its human reviews twice: as input and as reference);
+    # its texts alone take 1.2 KB
+    assert stored.stat().st_size / (50 * len(rows)) < 200
+
+
+def test_ray_data_folds_the_shards_to_the_single_result(demo_result):
+    ray = pytest.importorskip("ray", reason="needs Ray Data: pip install 'praib[ray]'")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        assert streamed(Inputs(DEMO, batch_rows=5), workers=3, engine="ray") == demo_result
+    finally:
+        ray.shutdown()
