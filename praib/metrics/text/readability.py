@@ -116,7 +116,7 @@ _CMU: Optional[dict[str, int]] = None
 _PYPHEN = None
 #: Memo: lower-cased word (apostrophes normalised) -> syllables. One per process.
 _SYLLABLES: dict[str, int] = {}
-#: The same memo keyed by the word as ASCII bytes (the batch path's tokens).
+#: The same memo keyed by the word as ASCII bytes (the tokens of :func:`_tokens`).
 _BYTE_SYLLABLES: dict[bytes, int] = {}
 
 
@@ -205,14 +205,20 @@ _TOKEN_TABLE = bytes(
 _LOOSE_APOSTROPHE = re.compile(rb"'(?:(?![a-z])|(?<![a-z].))")
 
 
-def _tokens(text: str) -> list[bytes]:
-    """The words of ``text`` (WORD_RE), lower-cased, "’" as "'", as ASCII bytes."""
+def _token_bytes(text: str) -> bytes:
+    """``text`` with its words (WORD_RE) lower-cased, "’" as "'", and everything else blanked,
+    as ASCII bytes of the same length as ``text`` (a word keeps its position)."""
     if "’" in text:
         text = text.replace("’", "'")
     data = text.encode("ascii", "replace").translate(_TOKEN_TABLE)
     if b"'" in data:
         data = _LOOSE_APOSTROPHE.sub(b" ", data)
-    return data.split()
+    return data
+
+
+def _tokens(text: str) -> list[bytes]:
+    """The words of ``text`` (WORD_RE), lower-cased, "’" as "'", as ASCII bytes."""
+    return _token_bytes(text).split()
 
 
 def count_sentences(text: str) -> int:

@@ -1,14 +1,18 @@
 """The batch engine gives exactly the per-text functions' values, in order, with any workers."""
 
 import math
+import multiprocessing
+import random
 
 import numpy as np
 import pytest
 
+from praib.metrics.text import readability as readability_module
+from praib.metrics.text import textstats
 from praib.metrics.text.citations import find_citations
 from praib.metrics.text.readability import readability
-from praib.metrics.text.textstats import CHUNK_SIZE, TEXT_METRICS, score_texts
-from praib.metrics.text.xref import XREF_TYPES, xref_counts
+from praib.metrics.text.textstats import CHUNK_SIZE, TEXT_METRICS, TextScorer, score_texts
+from praib.metrics.text.xref import KEYWORD_RUN, XREF_TYPES, xref_counts
 
 VARIED = [
     "The method is sound. The results are weak.",
@@ -100,3 +104,98 @@ def test_default_workers_and_empty_input():
     assert set(empty) == set(TEXT_METRICS) and all(v.shape == (0,) for v in empty.values())
     with pytest.raises(ValueError):
         score_texts(["text"], workers=0)
+
+
+# References where the engine's shortcut (trying the expression only before keyword tokens)
+# could go wrong: no gap before the identifier, after an apostrophe, digit or underscore, at
+# the start and the end, upper case, the non-ASCII letters that case-insensitive matching
+# takes for ASCII ones, "§", and prose words that begin like keywords.
+XREF_EDGES = [
+    "Figure 1 opens this text, which ends with Table 2",
+    "TableIV, FigureS3, AppendixB, SectionA.2, Eq.(3), Fig.2a, Thm.1, Lem.3, Coro.2, Defn.4, Tbls. 2-3",
+    "the paper's Figure 2, x'Fig. 3, don’t Table 2, it's Sec. 4, model’s Eq. (1), l'Appendix C, o'L120",
+    "2Figure 3, _Table 1, x2Sec. 3 and a3Lemma 2 are not references",
+    "Sub-section 2.1, sub-Section 3, Subsection 4, §3, §§ 3-4, § 5, and §",
+    "p. 5, pp. 3-4, 2017, pp. 5998-6008, vol. 30, pp. 1-9, L180-L182, L1 loss, l. 12, ll. 3-5",
+    "FIGURE 2, TABLES 1-3, APPENDIX D, LEMMAS 1 and 2, DEFINITIONS 1-2",
+    "fıgure 2, Figureſ 3, defİnition 4 and a Kelvin sign \u212a",
+    "Figures 2 and 3 and Table 1; Figure 2 and Figure 3; Eq. (3)Table 1",
+    "the section on the table of the approach, a corollary, page limits, in line with lemmata",
+    "see Figure",
+]
+
+
+def test_references_in_awkward_places():
+    scores = score_texts(XREF_EDGES, workers=1)
+    assert_identical(scores, XREF_EDGES)
+    # Not vacuous: "TableIV, FigureS3, ..." has 11 references, "2Figure 3, ..." none.
+    assert scores["xref"][1] == 11 and scores["xref"][3] == 0
+    assert scores["xref"][7] == 3  # fıgure 2, Figureſ 3, defİnition 4
+
+
+def test_random_mixtures_of_references_and_prose():
+    rng = random.Random(7)
+    pieces = [piece for text in XREF_EDGES + [t for t in VARIED if t] for piece in text.split()]
+    glue = [" ", " ", " ", "", "'", "’", "\n", "2", "_", "(", "~", ". ", "\n\n- "]
+    texts = ["".join(rng.choice(pieces) + rng.choice(glue) for _ in range(rng.randint(1, 60)))
+             for _ in range(400)]
+    scores = score_texts(texts, workers=1)
+    assert_identical(scores, texts)
+    assert np.sum(scores["xref"]) > 400
+
+
+def test_words_learnt_in_a_process_match_the_uncached_counts():
+    score_texts(VARIED + XREF_EDGES + many_texts(), workers=1)
+    learnt = textstats._WORDS
+    assert len(learnt) > 100
+    for token, value in learnt.items():
+        word = token.decode("ascii")
+        assert value & textstats._SYLLABLE_MASK == readability_module._syllables_uncached(word), word
+        # A token carries keyword offsets exactly when one of its apostrophe-separated parts
+        # is a keyword run.
+        offsets = textstats._XREF_OFFSETS[value >> textstats._ENTRY_SHIFT]
+        parts = word.split("'")
+        expected = [sum(len(p) + 1 for p in parts[:i]) for i, p in enumerate(parts) if KEYWORD_RUN.fullmatch(p)]
+        assert list(offsets) == expected, word
+    assert textstats._XREF_OFFSETS[learnt[b"x'fig"] >> textstats._ENTRY_SHIFT] == (2,)
+
+
+def own_children(before):
+    return {p.pid for p in multiprocessing.active_children()} - before
+
+
+def test_batches_through_one_scorer_equal_one_call_and_keep_the_workers():
+    texts = many_texts()
+    whole = score_texts(texts, workers=1)
+    before = {p.pid for p in multiprocessing.active_children()}
+    # Batches of many chunks, of one text and empty ones, through one scorer.
+    bounds = [0, 2 * CHUNK_SIZE + 1, 2 * CHUNK_SIZE + 2, 2 * CHUNK_SIZE + 2, len(texts)]
+    with TextScorer(workers=2) as scorer:
+        parts = [scorer.score(texts[a:b]) for a, b in zip(bounds, bounds[1:])]
+        workers = own_children(before)
+        assert len(workers) == 1  # this process and one worker process
+        again = scorer.score(texts)
+        assert own_children(before) == workers
+    assert not own_children(before) & workers
+    for name in TEXT_METRICS:
+        joined = np.concatenate([part[name] for part in parts])
+        assert np.array_equal(joined, whole[name], equal_nan=True), name
+        assert np.array_equal(again[name], whole[name], equal_nan=True), name
+    assert_identical(again, texts)
+
+
+def test_calls_share_worker_processes():
+    texts = many_texts()
+    score_texts(texts, workers=2)
+    children = {p.pid for p in multiprocessing.active_children()}
+    assert children
+    assert_identical(score_texts(texts, workers=2), texts)
+    assert {p.pid for p in multiprocessing.active_children()} == children
+
+
+def test_a_failed_batch_leaves_the_scorer_usable():
+    texts = many_texts()
+    with TextScorer(workers=2) as scorer:
+        with pytest.raises(AttributeError):
+            scorer.score(texts[:CHUNK_SIZE] + [123] * 3 * CHUNK_SIZE)
+        assert_identical(scorer.score(texts), texts)
