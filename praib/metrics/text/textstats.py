@@ -9,44 +9,45 @@
 ``xref_per_100_tokens``
     ``100 * xref / tkc``;
 ``citations``
-    number of formatted references, ``len(praib.metrics.text.citations.find_citations(text))``.
+    number of formatted references, ``len(praib.metrics.text.citations.find_citations(text))``
+    (:func:`praib.metrics.text.citations.count_citations`).
 
 Values are identical to calling those functions text by text; missing values are NaN:
 every column is NaN for a text that is ``None``, empty or only whitespace, and ``ttr``,
 ``fre``, ``fkg`` and ``xref_per_100_tokens`` are NaN for a text without any word (whose
 ``tkc`` is 0).
 
-Speed: each text is tokenised once, into lower-cased word tokens that serve all four
-readability scores and the search for cross-references. What depends on a word alone is
-worked out once per distinct word in each process and kept for the whole run, from one call
-to the next: its syllables (so the CMU dictionary and Pyphen are consulted once per distinct
-word) and whether a cross-reference keyword begins in it. The cross-reference expression is
-then tried only right before such words (and before "§", see
-:data:`praib.metrics.text.xref.KEYWORD_RUN`) instead of at every non-word character, and
-the citation expressions run only on texts that contain a year-like number. Chunks of
-:data:`CHUNK_SIZE` texts are shared between the calling process and worker processes, which
-a :class:`TextScorer` keeps from one call to the next.
+Speed: the texts of a chunk (:data:`CHUNK_SIZE` of them) are tokenised together, into
+lower-cased word tokens that serve all four readability scores and the search for
+cross-references; counts per text come from numpy over the whole chunk. What depends on a
+word alone is worked out once per distinct word in each process and kept for the life of the
+process, from one call to the next: its syllables (so the CMU dictionary and Pyphen are
+consulted once per distinct word) and whether a cross-reference keyword begins in it. The
+cross-reference expression is then tried only right before such words (and before "§", see
+:data:`praib.metrics.text.xref.KEYWORD_RUN`) instead of at every non-word character, and the
+citation expressions run only on texts that contain a year-like number. The calling process
+and worker processes forked for the call take chunks in turn from a shared counter; the
+workers read the texts, the CMU dictionary and what has been learnt about words from the
+memory they share with the calling process.
 """
 
 from __future__ import annotations
 
 import math
 import multiprocessing
+import multiprocessing.connection
 import os
-import re
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from itertools import chain
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
 from praib.metrics.registry import READABILITY
 from praib.metrics.summary import summarise
 from praib.metrics.text import readability as _readability
-from praib.metrics.text.citations import find_citations
+from praib.metrics.text.citations import count_citations
 from praib.metrics.text.xref import GROUP_TYPES, KEYWORD_RUN, XREF_PATTERN, XREF_TYPES
 
-__all__ = ["TEXT_METRICS", "CHUNK_SIZE", "TextScorer", "score_texts", "readability_summary", "xref_summary"]
+__all__ = ["TEXT_METRICS", "CHUNK_SIZE", "score_texts", "readability_summary", "xref_summary"]
 
 #: Column names of :func:`score_texts`, in order: the registered text metrics and the
 #: cross-reference details.
@@ -55,8 +56,8 @@ TEXT_METRICS: tuple[str, ...] = (
     *(f"xref_{t}" for t in XREF_TYPES),
     "citations",
 )
-#: Texts per unit of work sent to a worker process.
-CHUNK_SIZE = 250
+#: Texts per unit of work (a chunk) of a process.
+CHUNK_SIZE = 100
 
 _NAN = math.nan
 _N_COLUMNS = len(TEXT_METRICS)
@@ -66,31 +67,42 @@ for _name, _number in XREF_PATTERN.groupindex.items():
     _TYPE_POSITION[_number] = XREF_TYPES.index(GROUP_TYPES[_name])
 
 # What this process has learnt about the word tokens (of readability._tokens) it has seen,
-# kept for the life of the process: token -> its syllables, plus, for a token in which a
-# cross-reference keyword begins, ``n << _ENTRY_SHIFT`` where _XREF_OFFSETS[n] gives where in
-# the token (0, or after one of its apostrophes).
-_WORDS: dict[bytes, int] = {}
+# kept for the life of the process: each token's number, and by number its syllables and,
+# for a token in which a cross-reference keyword begins, the number of its entry in
+# _XREF_OFFSETS: where in the token the keywords begin (0, or after one of its apostrophes).
+class _Numbers(dict):
+    def __missing__(self, word: bytes) -> int:
+        return _learn(word)
+
+
+_WORD_NUMBERS = _Numbers()
+_SYLLABLES = np.zeros(1 << 12, dtype=np.int64)
+_XREF_ENTRIES = np.zeros(1 << 12, dtype=np.int64)
 _XREF_OFFSETS: list[tuple[int, ...]] = [()]
-_ENTRY_SHIFT = 32
-_SYLLABLE_MASK = (1 << _ENTRY_SHIFT) - 1
 # The non-ASCII characters that case-insensitive ASCII letters match in ``re`` ("ı" and "İ"
 # match "i", "ſ" "s", the Kelvin sign "k"): keywords written with them are not ASCII words,
 # so a text that contains one is searched everywhere.
 _FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
 
 
-def _learn(words: Iterable[bytes]) -> None:
-    for word in words:
-        value = _readability.count_syllables(word.decode("ascii"))
-        offsets, offset = [], 0
-        for part in word.decode("ascii").split("'"):
-            if KEYWORD_RUN.fullmatch(part):
-                offsets.append(offset)
-            offset += len(part) + 1
-        if offsets:
-            value += len(_XREF_OFFSETS) << _ENTRY_SHIFT
-            _XREF_OFFSETS.append(tuple(offsets))
-        _WORDS[word] = value
+def _learn(word: bytes) -> int:
+    global _SYLLABLES, _XREF_ENTRIES
+    number = len(_WORD_NUMBERS)
+    if number == len(_SYLLABLES):
+        _SYLLABLES = np.concatenate((_SYLLABLES, np.zeros_like(_SYLLABLES)))
+        _XREF_ENTRIES = np.concatenate((_XREF_ENTRIES, np.zeros_like(_XREF_ENTRIES)))
+    text = word.decode("ascii")
+    _SYLLABLES[number] = _readability.count_syllables(text)
+    offsets, offset = [], 0
+    for part in text.split("'"):
+        if KEYWORD_RUN.fullmatch(part):
+            offsets.append(offset)
+        offset += len(part) + 1
+    if offsets:
+        _XREF_ENTRIES[number] = len(_XREF_OFFSETS)
+        _XREF_OFFSETS.append(tuple(offsets))
+    _WORD_NUMBERS[word] = number
+    return number
 
 
 def _xref_counts(text: str, starts: list[int]) -> list[int]:
@@ -127,167 +139,185 @@ def _score_chunk(texts: Sequence[Optional[str]]) -> np.ndarray:
     if not rows:
         return table
     present = [texts[i] for i in rows]
-    datas = [_readability._token_bytes(text) for text in present]
-    words = [data.split() for data in datas]
-    types = [set(tokens) for tokens in words]
-    n_words = np.array([len(tokens) for tokens in words])
-    word_bounds = np.concatenate(([0], np.cumsum(n_words)))
-    try:
-        values = np.fromiter(map(_WORDS.__getitem__, chain.from_iterable(words)), np.int64, word_bounds[-1])
-    except KeyError:
-        _learn(set().union(*types).difference(_WORDS))
-        values = np.fromiter(map(_WORDS.__getitem__, chain.from_iterable(words)), np.int64, word_bounds[-1])
-    syllable_sums = np.concatenate(([0], np.cumsum(values & _SYLLABLE_MASK)))
-    syllables = (syllable_sums[word_bounds[1:]] - syllable_sums[word_bounds[:-1]]).tolist()
+    # The texts one after the other, a space between them, as ASCII (one byte a character)
+    # and with only their words (see readability._tokens).
+    ascii_joined = _readability._ascii(" ".join(present))
+    joined = _readability._word_bytes(ascii_joined)
+    words = joined.split()
+    numbers = np.fromiter(map(_WORD_NUMBERS.__getitem__, words), np.int64, len(words))
+
+    # Each word's start in ``joined`` and the first word of each text.
+    letters = np.frombuffer(joined, dtype=np.uint8) != 32
+    first = letters.copy()
+    first[1:] &= ~letters[:-1]
+    word_starts = np.flatnonzero(first)
+    text_starts = np.concatenate(([0], np.cumsum([len(text) + 1 for text in present])))
+    word_bounds = np.searchsorted(word_starts, text_starts)
+    n_words = np.diff(word_bounds)
+    text_of_word = np.repeat(np.arange(len(present)), n_words)
+
+    syllable_sums = np.concatenate(([0], np.cumsum(_SYLLABLES[numbers])))
+    syllables = syllable_sums[word_bounds[1:]] - syllable_sums[word_bounds[:-1]]
+    # Distinct words per text: distinct (text, word number) pairs.
+    pairs = np.sort((text_of_word << 32) | numbers)
+    distinct = np.ones(len(pairs), dtype=bool)
+    distinct[1:] = pairs[1:] != pairs[:-1]
+    n_types = np.bincount(pairs[distinct] >> 32, minlength=len(present))
 
     # Where a reference can start in each " " + text: right before a learnt keyword token
     # (a token at i in the text's data is at i + 1 there), or after one of its apostrophes.
     keyword_starts: list[list[int]] = [[] for _ in present]
-    keyword_tokens = np.flatnonzero(values >> _ENTRY_SHIFT)
-    if len(keyword_tokens):
-        letters = np.frombuffer(b" ".join(datas), dtype=np.uint8) != 32
-        first = letters.copy()
-        first[1:] &= ~letters[:-1]
-        text_of = np.searchsorted(word_bounds, keyword_tokens, side="right") - 1
-        data_bounds = np.concatenate(([0], np.cumsum([len(data) + 1 for data in datas])))
-        token_starts = np.flatnonzero(first)[keyword_tokens] - data_bounds[text_of]
-        entries = values[keyword_tokens] >> _ENTRY_SHIFT
-        for j, start, entry in zip(text_of.tolist(), token_starts.tolist(), entries.tolist()):
-            keyword_starts[j].extend([start + offset for offset in _XREF_OFFSETS[entry]])
+    entries = _XREF_ENTRIES[numbers]
+    keyword_words = np.flatnonzero(entries)
+    texts_of = text_of_word[keyword_words]
+    token_starts = word_starts[keyword_words] - text_starts[texts_of]
+    for j, start, entry in zip(texts_of.tolist(), token_starts.tolist(), entries[keyword_words].tolist()):
+        keyword_starts[j].extend([start + offset for offset in _XREF_OFFSETS[entry]])
 
-    scored = []
-    for text, count, n_types, n_syllables, starts in zip(present, n_words.tolist(), map(len, types),
-                                                          syllables, keyword_starts):
-        per_type = _xref_counts(text, starts)
-        n_xref = sum(per_type)
-        if count:
-            ttr, fre, fkg = _readability._scores(count, n_types, _readability.count_sentences(text), n_syllables)
-            per_100 = 100 * n_xref / count
-        else:
-            ttr = fre = fkg = per_100 = _NAN
-        scored.append((count, ttr, fre, fkg, n_xref, per_100, *per_type, len(find_citations(text))))
-    table[rows] = scored
+    # Every formatted citation has a year, 18xx, 19xx or 20xx (praib.metrics.text.citations;
+    # its last two digits may be non-ASCII ones, "?" here): texts without one have none.
+    codes = np.frombuffer(ascii_joined, dtype=np.uint8)
+    digit = ((codes >= ord("0")) & (codes <= ord("9"))) | (codes == ord("?"))
+    first_two = (((codes[:-3] == ord("1")) & ((codes[1:-2] == ord("8")) | (codes[1:-2] == ord("9"))))
+                 | ((codes[:-3] == ord("2")) & (codes[1:-2] == ord("0"))))
+    years = np.flatnonzero(first_two & digit[2:-1] & digit[3:])
+    may_cite = np.zeros(len(present), dtype=bool)
+    may_cite[np.searchsorted(text_starts, years, side="right") - 1] = True
+
+    per_type, n_sentences, n_citations = [], [], []
+    for text, count, starts, cites in zip(present, n_words.tolist(), keyword_starts, may_cite.tolist()):
+        per_type.append(_xref_counts(text, starts))
+        n_sentences.append(_readability.count_sentences(text) if count else 0)
+        n_citations.append(count_citations(text) if cites else 0)
+
+    scores = np.full((len(present), _N_COLUMNS), _NAN)
+    xref = np.array(per_type, dtype=np.float64)
+    scores[:, 0] = n_words
+    scores[:, 4] = xref.sum(axis=1)
+    scores[:, 6:6 + len(XREF_TYPES)] = xref
+    scores[:, -1] = n_citations
+    has_words = n_words > 0  # the other scores are undefined without a word
+    scores[has_words, 1:4] = np.column_stack(_readability._scores(
+        n_words[has_words], n_types[has_words], np.array(n_sentences)[has_words], syllables[has_words]))
+    scores[has_words, 5] = 100 * scores[has_words, 4] / n_words[has_words]
+    table[rows] = scores
     return table
 
 
-def _pool_context():
-    # fork shares the already loaded CMU dictionary with the workers.
-    if "fork" in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context()
+def _claim(next_chunk, n_chunks: int):
+    """Chunk numbers taken from the counter shared by the processes of a call, until none is left."""
+    while True:
+        with next_chunk.get_lock():
+            number = next_chunk.value
+            next_chunk.value = number + 1
+        if number >= n_chunks:
+            return
+        yield number
 
 
-class TextScorer:
-    """Scores batches of texts with :meth:`score`, keeping its worker processes, and what each
-    process has learnt about words, from one call to the next (for callers that stream
-    batches through the metrics).
+def _chunk(texts: list, number: int) -> list:
+    return texts[number * CHUNK_SIZE:(number + 1) * CHUNK_SIZE]
 
-    ``workers``: processes that score, this one included (default ``os.cpu_count()``): with
-    2, this process and one worker process share the chunks of a batch. Worker processes
-    start on the first batch of more than one chunk; :meth:`close` (or leaving a ``with``
-    block) stops them.
-    """
 
-    def __init__(self, workers: Optional[int] = None):
-        if workers is None:
-            workers = os.cpu_count() or 1
-        if workers < 1:
-            raise ValueError(f"workers must be at least 1, got {workers}")
-        self.workers = workers
-        self._pool: Optional[ProcessPoolExecutor] = None
+def _work(texts: list, next_chunk, n_chunks: int, connection) -> None:
+    """A forked worker process: scores chunks until none is left, sending (number, rows)."""
+    try:
+        for number in _claim(next_chunk, n_chunks):
+            connection.send((number, _score_chunk(_chunk(texts, number))))
+        connection.send(None)
+    except BaseException as error:  # sent to the calling process, which raises it
+        connection.send(error)
+    finally:
+        connection.close()
 
-    def __enter__(self) -> "TextScorer":
-        return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+def _score_forked(texts: list, n_chunks: int, workers: int, bar) -> list[np.ndarray]:
+    """Rows of every chunk, scored by this process and ``workers - 1`` forked ones, which
+    take chunks from a shared counter and read the texts from the memory they share."""
+    context = multiprocessing.get_context("fork")
+    _readability._load()  # before forking, so that the workers have it too
+    next_chunk = context.Value("q", 0)
+    results: list = [None] * n_chunks
+    processes, connections = [], []
 
-    def close(self) -> None:
-        """Stop the worker processes (a later :meth:`score` starts new ones)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-
-    def score(self, texts: Sequence[Optional[str]], progress: bool = False) -> dict[str, np.ndarray]:
-        """All :data:`TEXT_METRICS` for ``texts``: a float array per metric, in input order.
-        ``progress`` shows a tqdm bar counting texts."""
-        texts = list(texts)
-        chunks = [texts[i:i + CHUNK_SIZE] for i in range(0, len(texts), CHUNK_SIZE)]
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=len(texts), desc="text metrics", unit="text")
-        try:
-            if self.workers == 1 or len(chunks) < 2:
-                results = []
-                for chunk in chunks:
-                    results.append(_score_chunk(chunk))
-                    if bar is not None:
-                        bar.update(len(chunk))
+    def receive(timeout: Optional[float]) -> None:
+        for connection in multiprocessing.connection.wait(connections, timeout):
+            try:
+                message = connection.recv()
+            except EOFError:
+                raise RuntimeError("a worker process scoring text metrics stopped without a result") from None
+            if isinstance(message, BaseException):
+                raise message
+            if message is None:
+                connections.remove(connection)
             else:
-                results = self._score_shared(chunks, bar)
-        finally:
+                number, rows = message
+                results[number] = rows
+                if bar is not None:
+                    bar.update(len(rows))
+
+    try:
+        for _ in range(workers - 1):
+            receiver, sender = context.Pipe(duplex=False)
+            process = context.Process(target=_work, args=(texts, next_chunk, n_chunks, sender), daemon=True)
+            process.start()
+            sender.close()
+            processes.append(process)
+            connections.append(receiver)
+        for number in _claim(next_chunk, n_chunks):
+            results[number] = _score_chunk(_chunk(texts, number))
             if bar is not None:
-                bar.close()
-        table = np.concatenate(results) if results else np.empty((0, _N_COLUMNS), dtype=np.float64)
-        return {name: np.ascontiguousarray(table[:, j]) for j, name in enumerate(TEXT_METRICS)}
-
-    def _score_shared(self, chunks: list[list], bar) -> list[np.ndarray]:
-        if self._pool is None:
-            _readability._load()  # before the workers fork, so that they inherit it
-            self._pool = ProcessPoolExecutor(max_workers=self.workers - 1, mp_context=_pool_context())
-        results: list = [None] * len(chunks)
-        pending: dict = {}
-        # Two chunks queued per worker keep it busy while this process scores a chunk.
-        queued = 2 * (self.workers - 1)
-        following = 0
-        try:
-            while following < len(chunks) or pending:
-                while following < len(chunks) and len(pending) < queued:
-                    pending[self._pool.submit(_score_chunk, chunks[following])] = following
-                    following += 1
-                if following < len(chunks):
-                    results[following] = _score_chunk(chunks[following])
-                    if bar is not None:
-                        bar.update(len(chunks[following]))
-                    following += 1
-                    done = [future for future in pending if future.done()]
-                else:
-                    done = wait(pending, return_when=FIRST_COMPLETED).done
-                for future in done:
-                    i = pending.pop(future)
-                    results[i] = future.result()
-                    if bar is not None:
-                        bar.update(len(chunks[i]))
-        except BaseException:
-            # A failed chunk or an interrupt: drop the workers (with what is still queued).
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-            raise
-        return results
-
-
-# One scorer per number of workers, for the life of the process (see score_texts).
-_SCORERS: dict[int, TextScorer] = {}
+                bar.update(len(results[number]))
+            receive(timeout=0)
+        while connections:
+            receive(timeout=None)
+    finally:
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+            process.join()
+    return results
 
 
 def score_texts(texts: Sequence[Optional[str]], workers: Optional[int] = None,
                 progress: bool = False) -> dict[str, np.ndarray]:
     """All :data:`TEXT_METRICS` for ``texts``: a float array per metric, in input order.
 
-    ``workers``: processes to use, this one included (default ``os.cpu_count()``); 1
-    computes in this process. Calls with the same ``workers`` share one :class:`TextScorer`,
-    so worker processes start once per process, not once per call. ``progress`` shows a
-    tqdm bar counting texts.
+    ``workers``: processes to use, this one included (default ``os.cpu_count()``, never more
+    than the number of chunks of :data:`CHUNK_SIZE` texts); 1 computes in this process. The
+    others are forked for the call: they share the texts and what this process has learnt
+    about words with it, so that nothing is copied to them. (Where processes cannot be
+    forked, this process scores alone.) ``progress`` shows a tqdm bar counting texts.
+
+    A caller that streams batches calls this once per batch: what the process learns about
+    words in one call serves the next.
     """
+    texts = list(texts)
+    n_chunks = -(-len(texts) // CHUNK_SIZE)
     if workers is None:
         workers = os.cpu_count() or 1
-    scorer = _SCORERS.get(workers)
-    if scorer is None:
-        scorer = TextScorer(workers)  # raises for workers < 1
-        _SCORERS[workers] = scorer
-    return scorer.score(texts, progress)
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    workers = min(workers, n_chunks)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(texts), desc="text metrics", unit="text")
+    try:
+        if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+            results = _score_forked(texts, n_chunks, workers, bar)
+        else:
+            results = []
+            for number in range(n_chunks):
+                results.append(_score_chunk(_chunk(texts, number)))
+                if bar is not None:
+                    bar.update(len(results[-1]))
+    finally:
+        if bar is not None:
+            bar.close()
+    table = np.concatenate(results) if results else np.empty((0, _N_COLUMNS), dtype=np.float64)
+    return {name: np.ascontiguousarray(table[:, j]) for j, name in enumerate(TEXT_METRICS)}
 
 
 def readability_summary(texts: Sequence[Optional[str]], return_per_review: bool = False) -> dict:

@@ -2,7 +2,9 @@
 
 import math
 import multiprocessing
+import os
 import random
+import time
 
 import numpy as np
 import pytest
@@ -11,7 +13,7 @@ from praib.metrics.text import readability as readability_module
 from praib.metrics.text import textstats
 from praib.metrics.text.citations import find_citations
 from praib.metrics.text.readability import readability
-from praib.metrics.text.textstats import CHUNK_SIZE, TEXT_METRICS, TextScorer, score_texts
+from praib.metrics.text.textstats import CHUNK_SIZE, TEXT_METRICS, score_texts
 from praib.metrics.text.xref import KEYWORD_RUN, XREF_TYPES, xref_counts
 
 VARIED = [
@@ -146,56 +148,70 @@ def test_random_mixtures_of_references_and_prose():
 
 def test_words_learnt_in_a_process_match_the_uncached_counts():
     score_texts(VARIED + XREF_EDGES + many_texts(), workers=1)
-    learnt = textstats._WORDS
-    assert len(learnt) > 100
-    for token, value in learnt.items():
+    numbers = textstats._WORD_NUMBERS
+    assert len(numbers) > 100 and sorted(numbers.values()) == list(range(len(numbers)))
+    for token, number in numbers.items():
         word = token.decode("ascii")
-        assert value & textstats._SYLLABLE_MASK == readability_module._syllables_uncached(word), word
-        # A token carries keyword offsets exactly when one of its apostrophe-separated parts
-        # is a keyword run.
-        offsets = textstats._XREF_OFFSETS[value >> textstats._ENTRY_SHIFT]
+        assert textstats._SYLLABLES[number] == readability_module._syllables_uncached(word), word
+        # A token has keyword offsets exactly where one of its apostrophe-separated parts is
+        # a keyword run.
+        offsets = textstats._XREF_OFFSETS[textstats._XREF_ENTRIES[number]]
         parts = word.split("'")
         expected = [sum(len(p) + 1 for p in parts[:i]) for i, p in enumerate(parts) if KEYWORD_RUN.fullmatch(p)]
         assert list(offsets) == expected, word
-    assert textstats._XREF_OFFSETS[learnt[b"x'fig"] >> textstats._ENTRY_SHIFT] == (2,)
+    assert textstats._XREF_OFFSETS[textstats._XREF_ENTRIES[numbers[b"x'fig"]]] == (2,)
 
 
-def own_children(before):
-    return {p.pid for p in multiprocessing.active_children()} - before
+def children():
+    return {process.pid for process in multiprocessing.active_children()}
 
 
-def test_batches_through_one_scorer_equal_one_call_and_keep_the_workers():
+def test_batches_equal_one_call_and_leave_no_worker_behind():
     texts = many_texts()
     whole = score_texts(texts, workers=1)
-    before = {p.pid for p in multiprocessing.active_children()}
-    # Batches of many chunks, of one text and empty ones, through one scorer.
+    before = children()
+    # Batches of several chunks, of one text and empty ones, one call each.
     bounds = [0, 2 * CHUNK_SIZE + 1, 2 * CHUNK_SIZE + 2, 2 * CHUNK_SIZE + 2, len(texts)]
-    with TextScorer(workers=2) as scorer:
-        parts = [scorer.score(texts[a:b]) for a, b in zip(bounds, bounds[1:])]
-        workers = own_children(before)
-        assert len(workers) == 1  # this process and one worker process
-        again = scorer.score(texts)
-        assert own_children(before) == workers
-    assert not own_children(before) & workers
+    parts = [score_texts(texts[a:b], workers=2) for a, b in zip(bounds, bounds[1:])]
+    assert children() == before
     for name in TEXT_METRICS:
         joined = np.concatenate([part[name] for part in parts])
         assert np.array_equal(joined, whole[name], equal_nan=True), name
-        assert np.array_equal(again[name], whole[name], equal_nan=True), name
-    assert_identical(again, texts)
 
 
-def test_calls_share_worker_processes():
+def test_an_error_in_either_process_is_raised_in_the_caller(monkeypatch):
     texts = many_texts()
-    score_texts(texts, workers=2)
-    children = {p.pid for p in multiprocessing.active_children()}
-    assert children
+    before = children()
+    caller = os.getpid()
+    real = textstats._score_chunk
+    for failing_in in ("caller", "worker"):
+        def fails(chunk, failing_in=failing_in):
+            if (os.getpid() == caller) == (failing_in == "caller"):
+                raise ValueError(f"failed in the {failing_in}")
+            if os.getpid() == caller:
+                time.sleep(0.2)  # so that the worker takes a chunk too
+            return real(chunk)
+
+        monkeypatch.setattr(textstats, "_score_chunk", fails)
+        with pytest.raises(ValueError, match=f"failed in the {failing_in}"):
+            score_texts(texts, workers=2)
+    monkeypatch.setattr(textstats, "_score_chunk", real)
+    assert children() == before
     assert_identical(score_texts(texts, workers=2), texts)
-    assert {p.pid for p in multiprocessing.active_children()} == children
+    with pytest.raises(AttributeError):  # not a text
+        score_texts(texts + [123] * 3 * CHUNK_SIZE, workers=2)
 
 
-def test_a_failed_batch_leaves_the_scorer_usable():
-    texts = many_texts()
-    with TextScorer(workers=2) as scorer:
-        with pytest.raises(AttributeError):
-            scorer.score(texts[:CHUNK_SIZE] + [123] * 3 * CHUNK_SIZE)
-        assert_identical(scorer.score(texts), texts)
+def test_a_worker_that_dies_is_an_error(monkeypatch):
+    caller = os.getpid()
+    real = textstats._score_chunk
+
+    def dies_in_a_worker(texts):
+        if os.getpid() != caller:
+            os._exit(1)
+        time.sleep(0.2)  # so that the worker takes a chunk
+        return real(texts)
+
+    monkeypatch.setattr(textstats, "_score_chunk", dies_in_a_worker)
+    with pytest.raises(RuntimeError, match="worker process scoring text metrics stopped"):
+        score_texts(many_texts(), workers=2)
