@@ -61,21 +61,24 @@ CHUNK_SIZE = 100
 
 _NAN = math.nan
 _N_COLUMNS = len(TEXT_METRICS)
+_COLUMN = {name: j for j, name in enumerate(TEXT_METRICS)}
 # Capturing-group number of an xref match (``match.lastindex``) -> position in XREF_TYPES.
 _TYPE_POSITION = [0] * (XREF_PATTERN.groups + 1)
 for _name, _number in XREF_PATTERN.groupindex.items():
     _TYPE_POSITION[_number] = XREF_TYPES.index(GROUP_TYPES[_name])
 
 # What this process has learnt about the word tokens (of readability._tokens) it has seen,
-# kept for the life of the process: each token's number, and by number its syllables and,
-# for a token in which a cross-reference keyword begins, the number of its entry in
-# _XREF_OFFSETS: where in the token the keywords begin (0, or after one of its apostrophes).
+# kept for the life of the process (forked workers send back what they learn): each token's
+# number, and by number the token, its syllables and, for a token in which a cross-reference
+# keyword begins, the number of its entry in _XREF_OFFSETS: where in the token the keywords
+# begin (0, or after one of its apostrophes).
 class _Numbers(dict):
     def __missing__(self, word: bytes) -> int:
         return _learn(word)
 
 
 _WORD_NUMBERS = _Numbers()
+_WORDS: list[bytes] = []
 _SYLLABLES = np.zeros(1 << 12, dtype=np.int64)
 _XREF_ENTRIES = np.zeros(1 << 12, dtype=np.int64)
 _XREF_OFFSETS: list[tuple[int, ...]] = [()]
@@ -86,23 +89,34 @@ _FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
 
 
 def _learn(word: bytes) -> int:
-    global _SYLLABLES, _XREF_ENTRIES
-    number = len(_WORD_NUMBERS)
-    if number == len(_SYLLABLES):
-        _SYLLABLES = np.concatenate((_SYLLABLES, np.zeros_like(_SYLLABLES)))
-        _XREF_ENTRIES = np.concatenate((_XREF_ENTRIES, np.zeros_like(_XREF_ENTRIES)))
     text = word.decode("ascii")
-    _SYLLABLES[number] = _readability.count_syllables(text)
     offsets, offset = [], 0
     for part in text.split("'"):
         if KEYWORD_RUN.fullmatch(part):
             offsets.append(offset)
         offset += len(part) + 1
+    return _remember(word, _readability.count_syllables(text), tuple(offsets))
+
+
+def _remember(word: bytes, syllables: int, offsets: tuple[int, ...]) -> int:
+    global _SYLLABLES, _XREF_ENTRIES
+    number = len(_WORDS)
+    if number == len(_SYLLABLES):
+        _SYLLABLES = np.concatenate((_SYLLABLES, np.zeros_like(_SYLLABLES)))
+        _XREF_ENTRIES = np.concatenate((_XREF_ENTRIES, np.zeros_like(_XREF_ENTRIES)))
+    _SYLLABLES[number] = syllables
     if offsets:
         _XREF_ENTRIES[number] = len(_XREF_OFFSETS)
-        _XREF_OFFSETS.append(tuple(offsets))
+        _XREF_OFFSETS.append(offsets)
+    _WORDS.append(word)
     _WORD_NUMBERS[word] = number
     return number
+
+
+def _learnt_since(number: int) -> list[tuple[bytes, int, tuple[int, ...]]]:
+    """(token, syllables, keyword offsets) of the tokens learnt since token ``number``."""
+    return [(word, int(_SYLLABLES[n]), _XREF_OFFSETS[_XREF_ENTRIES[n]])
+            for n, word in enumerate(_WORDS[number:], number)]
 
 
 def _xref_counts(text: str, starts: list[int]) -> list[int]:
@@ -164,8 +178,8 @@ def _score_chunk(texts: Sequence[Optional[str]]) -> np.ndarray:
     distinct[1:] = pairs[1:] != pairs[:-1]
     n_types = np.bincount(pairs[distinct] >> 32, minlength=len(present))
 
-    # Where a reference can start in each " " + text: right before a learnt keyword token
-    # (a token at i in the text's data is at i + 1 there), or after one of its apostrophes.
+    # Where a reference can start in each " " + text: right before a keyword token (a token
+    # that starts at i in the text starts at i + 1 there), or after one of its apostrophes.
     keyword_starts: list[list[int]] = [[] for _ in present]
     entries = _XREF_ENTRIES[numbers]
     keyword_words = np.flatnonzero(entries)
@@ -192,14 +206,15 @@ def _score_chunk(texts: Sequence[Optional[str]]) -> np.ndarray:
 
     scores = np.full((len(present), _N_COLUMNS), _NAN)
     xref = np.array(per_type, dtype=np.float64)
-    scores[:, 0] = n_words
-    scores[:, 4] = xref.sum(axis=1)
-    scores[:, 6:6 + len(XREF_TYPES)] = xref
-    scores[:, -1] = n_citations
+    scores[:, _COLUMN["tkc"]] = n_words
+    scores[:, _COLUMN["xref"]] = xref.sum(axis=1)
+    scores[:, [_COLUMN[f"xref_{t}"] for t in XREF_TYPES]] = xref
+    scores[:, _COLUMN["citations"]] = n_citations
     has_words = n_words > 0  # the other scores are undefined without a word
-    scores[has_words, 1:4] = np.column_stack(_readability._scores(
-        n_words[has_words], n_types[has_words], np.array(n_sentences)[has_words], syllables[has_words]))
-    scores[has_words, 5] = 100 * scores[has_words, 4] / n_words[has_words]
+    for name, values in zip(("ttr", "fre", "fkg"), _readability._scores(
+            n_words[has_words], n_types[has_words], np.array(n_sentences)[has_words], syllables[has_words])):
+        scores[has_words, _COLUMN[name]] = values
+    scores[has_words, _COLUMN["xref_per_100_tokens"]] = 100 * scores[has_words, _COLUMN["xref"]] / n_words[has_words]
     table[rows] = scores
     return table
 
@@ -220,13 +235,15 @@ def _chunk(texts: list, number: int) -> list:
 
 
 def _work(texts: list, next_chunk, n_chunks: int, connection) -> None:
-    """A forked worker process: scores chunks until none is left, sending (number, rows)."""
+    """A forked worker process: scores chunks until none is left, sending ("rows", number,
+    rows) for each, then ("done", what it has learnt about words), or ("error", exception)."""
+    known = len(_WORDS)
     try:
         for number in _claim(next_chunk, n_chunks):
-            connection.send((number, _score_chunk(_chunk(texts, number))))
-        connection.send(None)
+            connection.send(("rows", number, _score_chunk(_chunk(texts, number))))
+        connection.send(("done", _learnt_since(known)))
     except BaseException as error:  # sent to the calling process, which raises it
-        connection.send(error)
+        connection.send(("error", error))
     finally:
         connection.close()
 
@@ -243,15 +260,18 @@ def _score_forked(texts: list, n_chunks: int, workers: int, bar) -> list[np.ndar
     def receive(timeout: Optional[float]) -> None:
         for connection in multiprocessing.connection.wait(connections, timeout):
             try:
-                message = connection.recv()
+                kind, *content = connection.recv()
             except EOFError:
                 raise RuntimeError("a worker process scoring text metrics stopped without a result") from None
-            if isinstance(message, BaseException):
-                raise message
-            if message is None:
+            if kind == "error":
+                raise content[0]
+            if kind == "done":
                 connections.remove(connection)
+                for word, syllables, offsets in content[0]:
+                    if word not in _WORD_NUMBERS:
+                        _remember(word, syllables, offsets)
             else:
-                number, rows = message
+                number, rows = content
                 results[number] = rows
                 if bar is not None:
                     bar.update(len(rows))

@@ -215,3 +215,24 @@ def test_a_worker_that_dies_is_an_error(monkeypatch):
     monkeypatch.setattr(textstats, "_score_chunk", dies_in_a_worker)
     with pytest.raises(RuntimeError, match="worker process scoring text metrics stopped"):
         score_texts(many_texts(), workers=2)
+
+
+def test_words_learnt_in_a_worker_are_kept_by_the_caller(monkeypatch):
+    caller = os.getpid()
+    real = textstats._score_chunk
+
+    def slow_in_the_caller(chunk):
+        if os.getpid() == caller:
+            time.sleep(0.2)  # so that the worker takes the later chunks
+        return real(chunk)
+
+    monkeypatch.setattr(textstats, "_score_chunk", slow_in_the_caller)
+    rng = random.Random(3)
+    made_up = ["qz" + "".join(rng.choices("aeioulmnrst", k=9)) for _ in range(3 * CHUNK_SIZE)]
+    texts = [f"The {word} is new." for word in made_up]
+    assert not any(word.encode() in textstats._WORD_NUMBERS for word in made_up)
+    assert_identical(score_texts(texts, workers=2), texts)
+    for word in made_up[CHUNK_SIZE:]:  # the worker's chunks
+        number = textstats._WORD_NUMBERS.get(word.encode())
+        assert number is not None, word
+        assert textstats._SYLLABLES[number] == readability_module._syllables_uncached(word)
