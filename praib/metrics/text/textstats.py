@@ -310,7 +310,8 @@ def score_texts(texts: Sequence[Optional[str]], workers: Optional[int] = None,
     forked, this process scores alone.) ``progress`` shows a tqdm bar counting texts.
 
     A caller that streams batches calls this once per batch: what the process learns about
-    words in one call serves the next.
+    words in one call serves the next. (Calls are not meant to run at once in several threads
+    of a process: each call already uses the cores it is given.)
     """
     texts = list(texts)
     n_chunks = -(-len(texts) // CHUNK_SIZE)
