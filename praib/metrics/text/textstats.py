@@ -37,6 +37,7 @@ import math
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 from typing import Optional, Sequence
 
 import numpy as np
@@ -95,7 +96,8 @@ def _learn(word: bytes) -> int:
         if KEYWORD_RUN.fullmatch(part):
             offsets.append(offset)
         offset += len(part) + 1
-    return _remember(word, _readability.count_syllables(text), tuple(offsets))
+    # (the token is its own word type: the memo of readability.count_syllables is not needed)
+    return _remember(word, _readability._syllables_uncached(text), tuple(offsets))
 
 
 def _remember(word: bytes, syllables: int, offsets: tuple[int, ...]) -> int:
@@ -237,12 +239,13 @@ def _chunk(texts: list, number: int) -> list:
 def _work(texts: list, next_chunk, n_chunks: int, connection) -> None:
     """A forked worker process: scores chunks until none is left, sending ("rows", number,
     rows) for each, then ("done", what it has learnt about words), or ("error", exception)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the calling process handles Ctrl-C and stops it
     known = len(_WORDS)
     try:
         for number in _claim(next_chunk, n_chunks):
             connection.send(("rows", number, _score_chunk(_chunk(texts, number))))
         connection.send(("done", _learnt_since(known)))
-    except BaseException as error:  # sent to the calling process, which raises it
+    except Exception as error:  # sent to the calling process, which raises it
         connection.send(("error", error))
     finally:
         connection.close()
