@@ -53,9 +53,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
+from functools import partial
+from typing import Callable, Optional
 
-__all__ = ["Citation", "find_citations", "STYLES"]
+__all__ = ["Citation", "find_citations", "count_citations", "STYLES"]
 
 STYLES: tuple[str, ...] = ("APA", "MLA", "IEEE")
 
@@ -159,51 +160,61 @@ def _window(text: str, end: int) -> tuple[str, int]:
     return text[start:end], start
 
 
-def _apa(text: str) -> list[tuple[int, int, Citation]]:
+def _apa(text: str) -> list[tuple[int, int, Callable[[], Citation]]]:
     found = []
     for anchor in _APA_ANCHOR_RE.finditer(text):
         window, offset = _window(text, anchor.start())
         authors_match = _APA_AUTHORS_RE.search(window)
-        if authors_match:
-            authors = tuple(_clean(a.group()) for a in _APA_AUTHOR_RE.finditer(authors_match.group()))
-        else:
+        short = authors_match is None
+        if short:
             authors_match = _APA_SHORT_AUTHORS_RE.search(window)
             if not authors_match:
                 continue
             start = offset + authors_match.start()
             if not _LIST_ITEM_PREFIX_RE.fullmatch(text, text.rfind("\n", 0, start) + 1, start):
                 continue
-            authors = tuple(a.group() for a in _SURNAME_RE.finditer(authors_match.group()))
         start = offset + authors_match.start()
-        citation = Citation("APA", authors, _title(anchor["title"], anchor["stop"]),
-                            int(anchor["year"]), _clean(text[start:anchor.end()]))
-        found.append((start, anchor.end(), citation))
+        found.append((start, anchor.end(), partial(_apa_citation, text, start, anchor, authors_match.group(), short)))
     return found
 
 
-def _quoted(text: str) -> list[tuple[int, int, Citation]]:
+def _apa_citation(text: str, start: int, anchor: re.Match, authors_text: str, short: bool) -> Citation:
+    if short:
+        authors = tuple(a.group() for a in _SURNAME_RE.finditer(authors_text))
+    else:
+        authors = tuple(_clean(a.group()) for a in _APA_AUTHOR_RE.finditer(authors_text))
+    return Citation("APA", authors, _title(anchor["title"], anchor["stop"]), int(anchor["year"]),
+                    _clean(text[start:anchor.end()]))
+
+
+def _quoted(text: str) -> list[tuple[int, int, Callable[[], Citation]]]:
     found = []
     for anchor in _QUOTED_RE.finditer(text):
         window, offset = _window(text, anchor.start())
-        title = _title(anchor["title"], anchor["stop"])
-        ieee = _IEEE_AUTHORS_RE.search(window)
-        if ieee:
-            authors = tuple(_clean(a.group()) for a in _IEEE_AUTHOR_RE.finditer(ieee.group()))
-            style, start = "IEEE", offset + ieee.start()
-        else:
-            mla = _MLA_AUTHORS_RE.search(window)
-            if not mla:
+        authors_match = _IEEE_AUTHORS_RE.search(window)
+        style = "IEEE"
+        if not authors_match:
+            authors_match = _MLA_AUTHORS_RE.search(window)
+            style = "MLA"
+            if not authors_match:
                 continue
-            others = [a for a in _MLA_SPLIT_RE.split(mla["others"] or "") if a and not a.startswith("et al")]
-            authors = tuple(_clean(a) for a in [mla["first"], *others])
-            style, start = "MLA", offset + mla.start()
-        found.append((start, anchor.end(),
-                      Citation(style, authors, title, int(anchor["year"]), _clean(text[start:anchor.end()]))))
+        start = offset + authors_match.start()
+        found.append((start, anchor.end(), partial(_quoted_citation, text, start, anchor, authors_match, style)))
     return found
 
 
-def find_citations(text: Optional[str]) -> list[Citation]:
-    """Formatted references in ``text`` in order of appearance (overlaps: the first wins)."""
+def _quoted_citation(text: str, start: int, anchor: re.Match, authors_match: re.Match, style: str) -> Citation:
+    if style == "IEEE":
+        authors = tuple(_clean(a.group()) for a in _IEEE_AUTHOR_RE.finditer(authors_match.group()))
+    else:
+        others = [a for a in _MLA_SPLIT_RE.split(authors_match["others"] or "") if a and not a.startswith("et al")]
+        authors = tuple(_clean(a) for a in [authors_match["first"], *others])
+    return Citation(style, authors, _title(anchor["title"], anchor["stop"]), int(anchor["year"]),
+                    _clean(text[start:anchor.end()]))
+
+
+def _first_of_overlaps(text: Optional[str]) -> list[tuple[int, int, Callable[[], Citation]]]:
+    """The references found in ``text``, in order of appearance (overlaps: the first wins)."""
     if not text:
         return []
     # Cheap substring tests first: APA needs "(YYYY)." and the other styles a quote.
@@ -218,6 +229,16 @@ def find_citations(text: Optional[str]) -> list[Citation]:
     result, last_end = [], -1
     for start, end, citation in candidates:
         if start >= last_end:
-            result.append(citation)
+            result.append((start, end, citation))
             last_end = end
     return result
+
+
+def find_citations(text: Optional[str]) -> list[Citation]:
+    """Formatted references in ``text`` in order of appearance (overlaps: the first wins)."""
+    return [citation() for _, _, citation in _first_of_overlaps(text)]
+
+
+def count_citations(text: Optional[str]) -> int:
+    """``len(find_citations(text))``, without building the citations."""
+    return len(_first_of_overlaps(text))

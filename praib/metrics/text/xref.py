@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 __all__ = ["XREF_TYPES", "XREF_PATTERN", "GROUP_TYPES", "iter_xref_matches", "XrefMatch", "find_xrefs",
-           "xref_counts"]
+           "xref_counts", "KEYWORD_RUN"]
 
 #: Element types, in the order used for count columns.
 XREF_TYPES: tuple[str, ...] = (
@@ -102,6 +102,17 @@ _KEYWORDS: tuple[tuple[str, str, str, str], ...] = (
     ("definition", "[Dd]", r"(?i:efinitions?|efn?s?)", _GAP + _ids(_ID)),
     ("page", "[Pp]", r"(?i:ages?|gs?)", _GAP + _ids(_PLAIN)),
     ("line", "[Ll]", r"(?i:ines?)", _GAP + _ids(_PLAIN)),
+)
+#: A lower-cased run of ASCII letters in which a reference begins: a keyword of
+#: _KEYWORDS or _SPECIAL (or "sub" of "Sub-section"), possibly followed by the letters that
+#: open its identifier when nothing comes between ("TableIV", "FigureS3", "AppendixB").
+#: A reference starts right before such a run or before "§";
+#: :mod:`praib.metrics.text.textstats` tries the expression only there (a test checks that
+#: every keyword is covered).
+KEYWORD_RUN = re.compile(
+    r"(?:fig(?:ure)?s?|tab(?:le)?s?|tbls?|(?:sub)?sec(?:tion|t)?s?|sub|appendix|appendices|appx|app"
+    r"|eq(?:uation|n)?s?|theorems?|thms?|lemm(?:a|as|ata)|lem|corollar(?:y|ies)|coro?|definitions?"
+    r"|defn?s?|pages?|pgs?|lines?|pp?|ll?)(?:[a-z]|[ivx]+)?"
 )
 # "p."/"pp." right after a year or a volume/issue number and a comma is the page range of a
 # formatted citation ("2017, pp. 5998-6008", "vol. 30, pp. 1-9"), not a page of the paper.

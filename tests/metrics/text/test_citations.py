@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from praib.metrics.text.citations import Citation, find_citations
+from praib.metrics.text.citations import Citation, count_citations, find_citations
 
 
 def only(text):
@@ -89,6 +89,7 @@ def test_ieee_without_number_with_particles_and_arxiv():
 ])
 def test_not_a_formatted_citation(text):
     assert find_citations(text) == []
+    assert count_citations(text) == 0
 
 
 def test_order_and_mixed_styles():
@@ -96,6 +97,7 @@ def test_order_and_mixed_styles():
             'Kingma, D. P., & Ba, J. (2015). Adam: A method for stochastic optimization. In ICLR.\n'
             'Smith, John, and Jane Doe. "A Study of Things." Journal of Stuff, 2019.')
     assert [(c.style, c.year) for c in find_citations(text)] == [("IEEE", 2017), ("APA", 2015), ("MLA", 2019)]
+    assert count_citations(text) == 3
 
 
 def test_citation_is_frozen():

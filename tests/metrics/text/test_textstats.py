@@ -1,14 +1,20 @@
 """The batch engine gives exactly the per-text functions' values, in order, with any workers."""
 
 import math
+import multiprocessing
+import os
+import random
+import time
 
 import numpy as np
 import pytest
 
+from praib.metrics.text import readability as readability_module
+from praib.metrics.text import textstats
 from praib.metrics.text.citations import find_citations
 from praib.metrics.text.readability import readability
 from praib.metrics.text.textstats import CHUNK_SIZE, TEXT_METRICS, score_texts
-from praib.metrics.text.xref import XREF_TYPES, xref_counts
+from praib.metrics.text.xref import KEYWORD_RUN, XREF_TYPES, xref_counts
 
 VARIED = [
     "The method is sound. The results are weak.",
@@ -100,3 +106,133 @@ def test_default_workers_and_empty_input():
     assert set(empty) == set(TEXT_METRICS) and all(v.shape == (0,) for v in empty.values())
     with pytest.raises(ValueError):
         score_texts(["text"], workers=0)
+
+
+# References where the engine's shortcut (trying the expression only before keyword tokens)
+# could go wrong: no gap before the identifier, after an apostrophe, digit or underscore, at
+# the start and the end, upper case, the non-ASCII letters that case-insensitive matching
+# takes for ASCII ones, "§", and prose words that begin like keywords.
+XREF_EDGES = [
+    "Figure 1 opens this text, which ends with Table 2",
+    "TableIV, FigureS3, AppendixB, SectionA.2, Eq.(3), Fig.2a, Thm.1, Lem.3, Coro.2, Defn.4, Tbls. 2-3",
+    "the paper's Figure 2, x'Fig. 3, don’t Table 2, it's Sec. 4, model’s Eq. (1), l'Appendix C, o'L120",
+    "2Figure 3, _Table 1, x2Sec. 3 and a3Lemma 2 are not references",
+    "Sub-section 2.1, sub-Section 3, Subsection 4, §3, §§ 3-4, § 5, and §",
+    "p. 5, pp. 3-4, 2017, pp. 5998-6008, vol. 30, pp. 1-9, L180-L182, L1 loss, l. 12, ll. 3-5",
+    "FIGURE 2, TABLES 1-3, APPENDIX D, LEMMAS 1 and 2, DEFINITIONS 1-2",
+    "fıgure 2, Figureſ 3, defİnition 4 and a Kelvin sign \u212a",
+    "Figures 2 and 3 and Table 1; Figure 2 and Figure 3; Eq. (3)Table 1",
+    "the section on the table of the approach, a corollary, page limits, in line with lemmata",
+    "see Figure",
+]
+
+
+def test_references_in_awkward_places():
+    scores = score_texts(XREF_EDGES, workers=1)
+    assert_identical(scores, XREF_EDGES)
+    # Not vacuous: "TableIV, FigureS3, ..." has 11 references, "2Figure 3, ..." none.
+    assert scores["xref"][1] == 11 and scores["xref"][3] == 0
+    assert scores["xref"][7] == 3  # fıgure 2, Figureſ 3, defİnition 4
+
+
+def test_random_mixtures_of_references_and_prose():
+    rng = random.Random(7)
+    pieces = [piece for text in XREF_EDGES + [t for t in VARIED if t] for piece in text.split()]
+    glue = [" ", " ", " ", "", "'", "’", "\n", "2", "_", "(", "~", ". ", "\n\n- "]
+    texts = ["".join(rng.choice(pieces) + rng.choice(glue) for _ in range(rng.randint(1, 60)))
+             for _ in range(400)]
+    scores = score_texts(texts, workers=1)
+    assert_identical(scores, texts)
+    assert np.sum(scores["xref"]) > 400
+
+
+def test_words_learnt_in_a_process_match_the_uncached_counts():
+    score_texts(VARIED + XREF_EDGES + many_texts(), workers=1)
+    numbers = textstats._WORD_NUMBERS
+    assert len(numbers) > 100 and sorted(numbers.values()) == list(range(len(numbers)))
+    for token, number in numbers.items():
+        word = token.decode("ascii")
+        assert textstats._SYLLABLES[number] == readability_module._syllables_uncached(word), word
+        # A token has keyword offsets exactly where one of its apostrophe-separated parts is
+        # a keyword run.
+        offsets = textstats._XREF_OFFSETS[textstats._XREF_ENTRIES[number]]
+        parts = word.split("'")
+        expected = [sum(len(p) + 1 for p in parts[:i]) for i, p in enumerate(parts) if KEYWORD_RUN.fullmatch(p)]
+        assert list(offsets) == expected, word
+    assert textstats._XREF_OFFSETS[textstats._XREF_ENTRIES[numbers[b"x'fig"]]] == (2,)
+
+
+def children():
+    return {process.pid for process in multiprocessing.active_children()}
+
+
+def test_batches_equal_one_call_and_leave_no_worker_behind():
+    texts = many_texts()
+    whole = score_texts(texts, workers=1)
+    before = children()
+    # Batches of several chunks, of one text and empty ones, one call each.
+    bounds = [0, 2 * CHUNK_SIZE + 1, 2 * CHUNK_SIZE + 2, 2 * CHUNK_SIZE + 2, len(texts)]
+    parts = [score_texts(texts[a:b], workers=2) for a, b in zip(bounds, bounds[1:])]
+    assert children() == before
+    for name in TEXT_METRICS:
+        joined = np.concatenate([part[name] for part in parts])
+        assert np.array_equal(joined, whole[name], equal_nan=True), name
+
+
+def test_an_error_in_either_process_is_raised_in_the_caller(monkeypatch):
+    texts = many_texts()
+    before = children()
+    caller = os.getpid()
+    real = textstats._score_chunk
+    for failing_in in ("caller", "worker"):
+        def fails(chunk, failing_in=failing_in):
+            if (os.getpid() == caller) == (failing_in == "caller"):
+                raise ValueError(f"failed in the {failing_in}")
+            if os.getpid() == caller:
+                time.sleep(0.2)  # so that the worker takes a chunk too
+            return real(chunk)
+
+        monkeypatch.setattr(textstats, "_score_chunk", fails)
+        with pytest.raises(ValueError, match=f"failed in the {failing_in}"):
+            score_texts(texts, workers=2)
+    monkeypatch.setattr(textstats, "_score_chunk", real)
+    assert children() == before
+    assert_identical(score_texts(texts, workers=2), texts)
+    with pytest.raises(AttributeError):  # not a text
+        score_texts(texts + [123] * 3 * CHUNK_SIZE, workers=2)
+
+
+def test_a_worker_that_dies_is_an_error(monkeypatch):
+    caller = os.getpid()
+    real = textstats._score_chunk
+
+    def dies_in_a_worker(texts):
+        if os.getpid() != caller:
+            os._exit(1)
+        time.sleep(0.2)  # so that the worker takes a chunk
+        return real(texts)
+
+    monkeypatch.setattr(textstats, "_score_chunk", dies_in_a_worker)
+    with pytest.raises(RuntimeError, match="worker process scoring text metrics stopped"):
+        score_texts(many_texts(), workers=2)
+
+
+def test_words_learnt_in_a_worker_are_kept_by_the_caller(monkeypatch):
+    caller = os.getpid()
+    real = textstats._score_chunk
+
+    def slow_in_the_caller(chunk):
+        if os.getpid() == caller:
+            time.sleep(0.2)  # so that the worker takes the later chunks
+        return real(chunk)
+
+    monkeypatch.setattr(textstats, "_score_chunk", slow_in_the_caller)
+    rng = random.Random(3)
+    made_up = ["qz" + "".join(rng.choices("aeioulmnrst", k=9)) for _ in range(3 * CHUNK_SIZE)]
+    texts = [f"The {word} is new." for word in made_up]
+    assert not any(word.encode() in textstats._WORD_NUMBERS for word in made_up)
+    assert_identical(score_texts(texts, workers=2), texts)
+    for word in made_up[CHUNK_SIZE:]:  # the worker's chunks
+        number = textstats._WORD_NUMBERS.get(word.encode())
+        assert number is not None, word
+        assert textstats._SYLLABLES[number] == readability_module._syllables_uncached(word)
