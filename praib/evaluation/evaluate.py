@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
@@ -20,7 +21,7 @@ from datasets import Dataset
 
 from praib import __version__
 from praib.metrics.scores.agreement import alpha_by_venue, panel_agreement
-from praib.metrics.scores.distributions import confidence_gap, decision_class, distribution_difference, normalised_distribution
+from praib.metrics.scores.distributions import confidence_gap, distribution_difference, normalised_distribution
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 from praib.evaluation.partial import INPUT, REFERENCE, Partial
@@ -39,16 +40,16 @@ if TYPE_CHECKING:
 DEFAULT_GROUP_BY = ("source", "model", "prompt")
 
 
-def text_metric_summary(scores: dict[str, np.ndarray], rows: np.ndarray) -> dict:
+def text_metric_summary(scores: dict[str, np.ndarray]) -> dict:
     """Summaries of the text metrics (as returned by :func:`praib.metrics.text.textstats.score_texts`)
-    over the reviews at positions ``rows``, by metric name."""
-    summary = {key: Summary.from_dict(summarise(scores[key][rows])) for key in READABILITY}
+    of a group's reviews, by metric name."""
+    summary = {key: Summary.from_dict(summarise(scores[key])) for key in READABILITY}
     summary["xref"] = XrefSummary(
-        **summarise(scores["xref"][rows]),
-        per_100_tokens=Summary.from_dict(summarise(scores["xref_per_100_tokens"][rows])),
-        per_type={t: summarise(scores[f"xref_{t}"][rows])["mean"] for t in XREF_TYPES},
+        **summarise(scores["xref"]),
+        per_100_tokens=Summary.from_dict(summarise(scores["xref_per_100_tokens"])),
+        per_type={t: summarise(scores[f"xref_{t}"])["mean"] for t in XREF_TYPES},
     )
-    summary["citations"] = Summary.from_dict(summarise(scores["citations"][rows]))
+    summary["citations"] = Summary.from_dict(summarise(scores["citations"]))
     return summary
 
 
@@ -85,30 +86,30 @@ def year_group_of(venue: str | None, year: int | None) -> str:
         return str(year)
 
 
-def _distributions(columns: dict, rows: np.ndarray, reference_rows: np.ndarray, kind: str, scale: str,
+def _by_venue_year(columns: dict, kind: str) -> dict[tuple, list]:
+    """The ``(score, decision class)`` pairs of the reviews with a ``kind`` score, per (venue, year)."""
+    pairs: dict[tuple, list] = defaultdict(list)
+    for value, venue, year, decision in zip(columns[kind], columns["venue"], columns["year"], columns["decision"]):
+        if value is not None:
+            pairs[(venue, year)].append((value, decision))
+    return pairs
+
+
+def _distributions(group: dict[tuple, list], human: dict[tuple, list], kind: str, scale: str,
                    is_reference: bool) -> dict:
-    """Rating or confidence distributions per venue-year, with the difference from the
-    reference distribution of the same venue-year, overall and by paper decision."""
-    by_venue_year: dict[tuple, dict[str, list]] = defaultdict(lambda: {"group": [], "human": []})
-    for side, positions in (("group", rows), ("human", reference_rows)):
-        for i in positions:
-            value = columns[kind][i]
-            if value is None:
-                continue
-            venue, year = columns["venue"][i], columns["year"][i]
-            by_venue_year[(venue, year)][side].append((value, decision_class(columns["decision"][i])))
+    """Rating or confidence distributions per venue-year (pairs from :func:`_by_venue_year`), with the
+    difference from the reference distribution of the same venue-year, overall and by paper decision."""
     result = {}
-    for (venue, year), sides in sorted(by_venue_year.items(), key=lambda kv: (str(kv[0][0]), kv[0][1] or 0)):
-        if not sides["group"]:
-            continue
+    for venue, year in sorted(group, key=lambda vy: (str(vy[0]), vy[1] or 0)):
+        pairs, human_pairs = group[(venue, year)], human.get((venue, year), [])
         values = scale_values(venue, year, kind, scale)
         if values is None:
-            values = tuple(sorted({v for side in sides.values() for v, _ in side}))
+            values = tuple(sorted({v for v, _ in pairs} | {v for v, _ in human_pairs}))
         name = f"{venue or 'unknown venue'} {year_group_of(venue, year) if venue else year}"
-        entry = _compare(sides["group"], sides["human"], values, is_reference)
+        entry = _compare(pairs, human_pairs, values, is_reference)
         entry["by_decision"] = {
-            decision: _compare([p for p in sides["group"] if p[1] == decision],
-                               [p for p in sides["human"] if p[1] == decision], values, is_reference)
+            decision: _compare([p for p in pairs if p[1] == decision],
+                               [p for p in human_pairs if p[1] == decision], values, is_reference)
             for decision in ("accept", "reject")
         }
         result[name] = entry
@@ -127,32 +128,44 @@ def _compare(group: list, human: list, values: Sequence[int], is_reference: bool
     return entry
 
 
-def _gap(columns: dict, rows: np.ndarray, reference_rows: np.ndarray, kind: str) -> dict:
-    def pick(positions, decision=None):
-        chosen = [i for i in positions if decision is None or decision_class(columns["decision"][i]) == decision]
-        return [columns["paper_id"][i] for i in chosen], [columns[kind][i] for i in chosen]
+def _gap(group: dict, reference: dict, kind: str) -> dict:
+    def pick(columns, decision=None):
+        if decision is None:
+            return columns["paper_id"], columns[kind]
+        chosen = [(paper, value) for paper, value, d in zip(columns["paper_id"], columns[kind], columns["decision"])
+                  if d == decision]
+        return [paper for paper, _ in chosen], [value for _, value in chosen]
 
-    overall = confidence_gap(*pick(rows), *pick(reference_rows))
-    overall["by_decision"] = {d: confidence_gap(*pick(rows, d), *pick(reference_rows, d))
-                              for d in ("accept", "reject")}
+    overall = confidence_gap(*pick(group), *pick(reference))
+    overall["by_decision"] = {d: confidence_gap(*pick(group, d), *pick(reference, d)) for d in ("accept", "reject")}
     return overall
 
 
-def _agreement(columns: dict, rows: np.ndarray, reference_rows: np.ndarray, is_reference: bool) -> dict:
-    def rated(positions):
-        return [i for i in positions if columns["rating"][i] is not None and columns["venue"][i] is not None]
+def _rated(columns: dict) -> list[tuple]:
+    """(paper, rating, venue, year) of the reviews with a rating and a venue."""
+    return [(paper, rating, venue, year) for paper, rating, venue, year
+            in zip(columns["paper_id"], columns["rating"], columns["venue"], columns["year"])
+            if rating is not None and venue is not None]
 
-    human = rated(reference_rows)
-    human_args = ([columns["paper_id"][i] for i in human], [columns["rating"][i] for i in human],
-                  [columns["venue"][i] for i in human],
-                  [year_group_of(columns["venue"][i], columns["year"][i]) for i in human])
+
+def _panels(reference: dict) -> tuple[list, ...]:
+    """The human side of :func:`panel_agreement`: paper ids, ratings, venues and year groups."""
+    year_groups: dict[tuple, str] = {}
+    rated = _rated(reference)
+    for _, _, venue, year in rated:
+        if (venue, year) not in year_groups:
+            year_groups[(venue, year)] = year_group_of(venue, year)
+    return ([paper for paper, *_ in rated], [rating for _, rating, _, _ in rated],
+            [venue for _, _, venue, _ in rated], [year_groups[(venue, year)] for _, _, venue, year in rated])
+
+
+def _agreement(group: dict, panels: tuple[list, ...], is_reference: bool) -> dict:
     if is_reference:
-        return alpha_by_venue(*human_args)
-    model = rated(rows)
+        return alpha_by_venue(*panels)
+    model = _rated(group)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        agreement = panel_agreement(*human_args, [columns["paper_id"][i] for i in model],
-                                    [columns["rating"][i] for i in model])
+        agreement = panel_agreement(*panels, [paper for paper, *_ in model], [rating for _, rating, _, _ in model])
     # Ratings of papers without a human panel cannot join one; say so in the results, not on stderr.
     notes = [str(w.message) for w in caught]
     for detail in agreement.values():
@@ -295,53 +308,59 @@ def group_entries(partial: Partial) -> list[dict]:
     """Every group's entry (as :class:`GroupResult` fields, plus ``key``: the group's values, None for
     a reference of its own), from the columns ``partial`` kept: the reference first, then the groups
     by label."""
-    reference_columns, reference_scores = partial.columns(partial.reference)
-    n_reference = len(reference_columns["paper_id"])
-    group_by = partial.group_by
+    reference, reference_scores = partial.columns(partial.reference)
+    # What every group is compared with, gathered once.
+    human = _Reference(reference, {kind: _by_venue_year(reference, kind) for kind in ("rating", "confidence")},
+                       _panels(reference) if reference["paper_id"] else None)
     entries = []
-    if partial.separate_reference and n_reference:
-        entry = _group_entry({c: (HUMAN_SOURCE if c == "source" else None) for c in group_by},
-                             np.arange(n_reference), reference_columns, reference_scores, np.arange(n_reference),
-                             True, partial.scale)
-        entries.append({**entry, "key": None})
+    if partial.separate_reference and reference["paper_id"]:
+        key = {c: (HUMAN_SOURCE if c == "source" else None) for c in partial.group_by}
+        entries.append({**_group_entry(key, reference, reference_scores, human, True, partial.scale), "key": None})
     for key in sorted(partial.groups, key=lambda k: tuple("" if v is None else str(v) for v in k)):
         columns, scores = partial.columns(partial.groups[key])
-        n = len(columns["paper_id"])
-        both = {name: values + reference_columns[name] for name, values in columns.items()}
-        both_scores = {name: np.concatenate([values, reference_scores[name]]) for name, values in scores.items()}
-        entry = _group_entry(dict(zip(group_by, key)), np.arange(n), both, both_scores,
-                             np.arange(n, n + n_reference), partial.is_reference_group(key), partial.scale)
+        entry = _group_entry(dict(zip(partial.group_by, key)), columns, scores, human,
+                             partial.is_reference_group(key), partial.scale)
         entries.append({**entry, "key": key})
     entries.sort(key=lambda e: (not e["is_reference"], e["label"]))
     return entries
 
 
-def _group_entry(key: dict, rows: np.ndarray, columns: dict, scores: dict, reference_rows: np.ndarray,
-                 is_reference: bool, scale: str) -> dict:
-    statuses = [columns["parse_status"][i] for i in rows]
-    with_text = int(np.isfinite(scores["tkc"][rows]).sum())
-    agreement = _agreement(columns, rows, reference_rows, is_reference) if len(reference_rows) else {}
+@dataclass(frozen=True)
+class _Reference:
+    """The human reference's columns, its scores per venue-year by kind, and its panels (None: no reference)."""
+
+    columns: dict
+    by_venue_year: dict[str, dict[tuple, list]]
+    panels: tuple[list, ...] | None
+
+
+def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_reference: bool, scale: str) -> dict:
+    statuses = columns["parse_status"]
+    n = len(columns["paper_id"])
+    with_text = int(np.isfinite(scores["tkc"]).sum())
+    agreement = _agreement(columns, human.panels, is_reference) if human.panels is not None else {}
     alpha_key = "alpha" if is_reference else "alpha_with_model"
+    distributions = {kind: json_ready(_distributions(_by_venue_year(columns, kind), human.by_venue_year[kind], kind,
+                                                     scale, is_reference))
+                     for kind in ("rating", "confidence")}
     entry = {
         "group": key,
         "label": _label(key),
         "is_reference": is_reference,
-        "n_reviews": int(len(rows)),
+        "n_reviews": n,
         "n_unparsed": statuses.count(PARSE_FAILED),
         "n_partially_parsed": statuses.count(PARSE_PARTIAL),
-        **text_metric_summary(scores, rows),
+        **text_metric_summary(scores),
         "krippendorff_alpha": json_ready({venue: detail.get(alpha_key) for venue, detail in agreement.items()}),
         "krippendorff": json_ready(agreement),
-        "rating_distribution": json_ready(_distributions(columns, rows, reference_rows, "rating", scale,
-                                                         is_reference)),
-        "confidence_distribution": json_ready(_distributions(columns, rows, reference_rows, "confidence", scale,
-                                                             is_reference)),
-        "confidence_gap": None if is_reference or not len(reference_rows)
-        else json_ready(_gap(columns, rows, reference_rows, "confidence")),
+        "rating_distribution": distributions["rating"],
+        "confidence_distribution": distributions["confidence"],
+        "confidence_gap": None if is_reference or human.panels is None
+        else json_ready(_gap(columns, human.columns, "confidence")),
         "skipped": Skipped(
-            text_metrics=int(len(rows)) - with_text,
-            rating=sum(columns["rating"][i] is None for i in rows),
-            confidence=sum(columns["confidence"][i] is None for i in rows),
+            text_metrics=n - with_text,
+            rating=columns["rating"].count(None),
+            confidence=columns["confidence"].count(None),
         ),
     }
     return entry

@@ -7,7 +7,7 @@ side (:func:`fold_shards`); ``praib evaluate --shard I/N`` folds one on this mac
 disk for ``praib evaluate merge``; with ``engine="ray"`` the shards are mapped over a Ray Data
 dataset on a local or remote Ray cluster. The partials merge into what one pass keeps, so every way gives the same numbers.
 Memory stays flat: a process holds one batch of records (and its texts) at a time, plus the compact
-columns of the reviews folded (under 100 bytes a review).
+columns of the reviews folded (about 100 bytes a review).
 """
 
 from __future__ import annotations
