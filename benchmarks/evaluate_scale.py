@@ -5,7 +5,7 @@ text-metric kernel and the plain loop measured in the same run; with ``--leaderb
                                         [--kernel-reviews 20000] [--plain-reviews 3000] [--workers N]
     python benchmarks/evaluate_scale.py --leaderboard [--submissions 1,3,6,10] [--draws 1000] [--seed 0]
 
-Needs psutil (``pip install psutil``).
+Needs psutil (``pip install -e ".[bench]"``).
 
 Writes, for every size, a JSONL file of review records: papers of ICLR and NeurIPS 2023-2025 (each
 venue-year's own rating scale and sub-scores), each with two to four human reviews (sections, rating,

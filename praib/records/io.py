@@ -170,6 +170,8 @@ def coerce_record(raw: Any, kind: str, where: str, warn_unknown: set[str] | None
                 raise RecordError(where, name, f"expected a list, got {value!r:.60}")
         elif isinstance(feature, dict):
             row[name] = _as_struct(value, feature, where, name)
+        elif value is None or (type(value) is str and feature.dtype == "string"):
+            row[name] = value  # what _as_value gives them, without its dispatch: most values of a record
         else:
             row[name] = _as_value(value, feature, where, name)
     for name in required:
