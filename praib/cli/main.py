@@ -96,6 +96,9 @@ def evaluate():
                    "CPU of the cluster); the input must be readable on its nodes.")
 @click.option("--batch-rows", type=click.IntRange(min=1), default=4096, show_default=True,
               help="Reviews per batch; shards of one evaluation must use the same.")
+@click.option("--per-review", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="Also write every input review's parsed fields and text metrics to Parquet parts in DIR "
+                   "(part-I-of-N.parquet, one per shard, written batch by batch).")
 @click.option("--demo", is_flag=True, help="Run on the illustrative demo set that ships with praib.")
 @judge_options
 @click.option("--coverage-prefilter", type=click.FloatRange(-1, 1), metavar="THRESHOLD",
@@ -122,7 +125,7 @@ def evaluate():
 @max_failures_option
 @no_progress_option
 def evaluate_run(input_path, reference_path, output, group_by, scale, split, workers, shard, engine, batch_rows,
-                 demo, judge_spec, cache_dir, coverage_prefilter, meta_reviews_path, second_judge_model,
+                 per_review, demo, judge_spec, cache_dir, coverage_prefilter, meta_reviews_path, second_judge_model,
                  second_judge_backend, second_judge_base_url, citation_services, bibliographies, contact_email,
                  max_failures, no_progress):
     """Behavioural profile of every group of reviews in INPUT.
@@ -148,10 +151,11 @@ def evaluate_run(input_path, reference_path, output, group_by, scale, split, wor
     if not (judge_spec.model or citation_services or bibliographies):
         # Only the judge and citation checks need every text at once: everything else is streamed.
         _evaluate_streamed(source, reference_path, output, groups, scale, split, workers, shard, engine, batch_rows,
-                           demo, input_path, no_progress)
+                           per_review, demo, input_path, no_progress)
         return
-    if shard or engine != "local":
-        raise click.UsageError("--shard and --engine are for evaluations without --judge and citation checks")
+    if shard or engine != "local" or per_review:
+        raise click.UsageError("--shard, --engine and --per-review are for evaluations without --judge and "
+                               "citation checks")
     with failure_log(max_failures, output) as failures:
         try:
             reviews = load_records(source, "review", split=split)
@@ -189,8 +193,9 @@ def evaluate_run(input_path, reference_path, output, group_by, scale, split, wor
 
 
 def _evaluate_streamed(source, reference_path, output, group_by, scale, split, workers, shard, engine, batch_rows,
-                       demo, input_path, no_progress) -> None:
+                       per_review, demo, input_path, no_progress) -> None:
     from praib.evaluation.evaluate import result_of
+    from praib.evaluation.per_review import check_folder
     from praib.evaluation.streamed import Inputs, fold, fold_shards, parse_shard
     from praib.records import RecordError
 
@@ -200,18 +205,23 @@ def _evaluate_streamed(source, reference_path, output, group_by, scale, split, w
             if output is None or output.suffix != ".npz":
                 raise click.UsageError("--shard writes a partial result: give --output PART.npz")
             index, count = parse_shard(shard)
-            partial = fold(inputs, (index, count))
+            if per_review is not None:
+                check_folder(per_review, count)
+            partial = fold(inputs, (index, count), per_review=per_review)
             partial.save(output)
             n_input, n_reference = partial.sizes()
             click.echo(f"shard {index}/{count}: {n_input} reviews"
                        + (f" and {n_reference} reference reviews" if reference_path else "")
                        + f"; wrote {output} (combine the shards with `praib evaluate merge`)")
             return
-        partial = fold_shards(inputs, workers, engine, progress=not no_progress)
+        partial = fold_shards(inputs, workers, engine, progress=not no_progress, per_review=per_review)
         results = result_of(partial)
     except (RecordError, ValueError) as err:
         raise click.ClickException(str(err)) from None
     _show(results, "praib demo set (illustrative)" if demo else str(input_path), reference_path, output)
+    if per_review is not None:
+        click.echo(f"Wrote the per-review rows of {results.n_reviews} reviews to {per_review}/part-*.parquet",
+                   err=True)
 
 
 def _show(results, input_label: str, reference_label: str | None, output) -> None:

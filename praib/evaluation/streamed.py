@@ -16,9 +16,11 @@ import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from praib.evaluation.partial import INPUT, REFERENCE, Partial
+from praib.evaluation.per_review import PerReviewWriter, check_folder
 from praib.metrics.text.textstats import score_texts
 from praib.parsing import ReviewParser
 from praib.records import REVIEW_FEATURES, RecordError
@@ -65,21 +67,33 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 
 def fold(inputs: Inputs, shard: tuple[int, int] = (0, 1),
-         progress: Callable[[int], None] | None = None) -> Partial:
+         progress: Callable[[int], None] | None = None, per_review: Path | None = None) -> Partial:
     """The partial of one shard of ``inputs``: its batches parsed, scored (in this process) and folded.
-    ``progress(n)`` is told of every batch of ``n`` reviews done."""
+    ``progress(n)`` is told of every batch of ``n`` reviews done. With ``per_review`` (a folder), the
+    shard's input reviews are written there batch by batch (:mod:`praib.evaluation.per_review`)."""
     partial = inputs.empty()
     parser = ReviewParser(inputs.scale)
-    for side, source in ((INPUT, inputs.reviews), (REFERENCE, inputs.reference)):
-        if source is None:
-            continue
-        # A shard may hold no batch of a small input: whether the input is empty is told after the merge.
-        for batch in iter_record_batches(source, "review", inputs.split, batch_rows=inputs.batch_rows, shard=shard,
-                                         allow_empty=True):
-            rows = parser.parse(batch.rows)
-            partial.add(side, batch.index, rows, score_texts([row["text"] for row in rows], workers=1))
-            if progress is not None:
-                progress(len(rows))
+    writer = PerReviewWriter(per_review, shard) if per_review is not None else None
+    try:
+        for side, source in ((INPUT, inputs.reviews), (REFERENCE, inputs.reference)):
+            if source is None:
+                continue
+            # A shard may hold no batch of a small input: whether the input is empty is told after the merge.
+            for batch in iter_record_batches(source, "review", inputs.split, batch_rows=inputs.batch_rows,
+                                             shard=shard, allow_empty=True):
+                rows = parser.parse(batch.rows)
+                scores = score_texts([row["text"] for row in rows], workers=1)
+                partial.add(side, batch.index, rows, scores)
+                if writer is not None and side == INPUT:
+                    writer.write(rows, scores)
+                if progress is not None:
+                    progress(len(rows))
+    except BaseException:
+        if writer is not None:
+            writer.discard()
+        raise
+    if writer is not None:
+        writer.close()
     return partial
 
 
@@ -107,20 +121,23 @@ def _count(n: int) -> None:
         _done.value += n
 
 
-def _fold_counting(inputs: Inputs, shard: tuple[int, int]) -> Partial:
-    return fold(inputs, shard, _count)
+def _fold_counting(inputs: Inputs, shard: tuple[int, int], per_review: Path | None) -> Partial:
+    return fold(inputs, shard, _count, per_review)
 
 
-def fold_shards(inputs: Inputs, workers: int | None = None, engine: str = "local", progress: bool = False) -> Partial:
+def fold_shards(inputs: Inputs, workers: int | None = None, engine: str = "local", progress: bool = False,
+                per_review: Path | None = None) -> Partial:
     """The partial of all of ``inputs``, folded by ``workers`` processes (default: every core), each
     taking one shard, and merged; ``engine="ray"`` maps the shards over a Ray Data dataset instead (on
     the cluster ``ray.init()`` connects to: ``RAY_ADDRESS``, else a local one; default one shard per
-    CPU of the cluster)."""
+    CPU of the cluster). With ``per_review`` (a folder) every shard writes its reviews' rows there."""
     if engine == "ray":
-        return check_not_empty(inputs, _fold_with_ray(inputs, workers))
+        return check_not_empty(inputs, _fold_with_ray(inputs, workers, per_review))
     workers = workers or os.cpu_count() or 1
     if engine != "local":
         raise ValueError(f"unknown engine {engine!r}; use 'local' or 'ray'")
+    if per_review is not None:
+        check_folder(per_review, workers)
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -128,20 +145,20 @@ def fold_shards(inputs: Inputs, workers: int | None = None, engine: str = "local
         bar = tqdm(desc="reviews", unit="review")
     try:
         if workers == 1:
-            partial = fold(inputs, (0, 1), bar.update if bar is not None else None)
+            partial = fold(inputs, (0, 1), bar.update if bar is not None else None, per_review)
         else:
-            partial = _fold_in_processes(inputs, workers, bar)
+            partial = _fold_in_processes(inputs, workers, bar, per_review)
     finally:
         if bar is not None:
             bar.close()
     return check_not_empty(inputs, partial)
 
 
-def _fold_in_processes(inputs: Inputs, workers: int, bar) -> Partial:
+def _fold_in_processes(inputs: Inputs, workers: int, bar, per_review: Path | None) -> Partial:
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     counter = context.Value("q", 0)
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(counter,)) as pool:
-        pending = {pool.submit(_fold_counting, inputs, (i, workers)) for i in range(workers)}
+        pending = {pool.submit(_fold_counting, inputs, (i, workers), per_review) for i in range(workers)}
         partials = []
         while pending:
             done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
@@ -155,7 +172,7 @@ def _fold_in_processes(inputs: Inputs, workers: int, bar) -> Partial:
     return merged
 
 
-def _fold_with_ray(inputs: Inputs, shards: int | None) -> Partial:
+def _fold_with_ray(inputs: Inputs, shards: int | None, per_review: Path | None) -> Partial:
     try:
         import ray
     except ImportError:
@@ -163,11 +180,13 @@ def _fold_with_ray(inputs: Inputs, shards: int | None) -> Partial:
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False)  # RAY_ADDRESS names a remote cluster
     shards = shards or max(1, int(ray.cluster_resources().get("CPU", 1)))
+    if per_review is not None:
+        check_folder(per_review, shards)
     # The unit a task maps is a shard, read by praib's own reader on the worker, so a record is checked
     # and numbered as in one process and the merge is exact; the input must be readable there (a path on
     # a shared file system, or a Hub dataset).
     table = ray.data.from_items([{"shard": i} for i in range(shards)], override_num_blocks=shards)
-    folded = table.map(_RayShard(inputs, shards), num_cpus=1)
+    folded = table.map(_RayShard(inputs, shards, per_review), num_cpus=1)
     partials = [Partial.from_bytes(row["partial"]) for row in folded.take_all()]
     merged = partials[0]
     for partial in partials[1:]:
@@ -179,6 +198,7 @@ def _fold_with_ray(inputs: Inputs, shards: int | None) -> Partial:
 class _RayShard:
     inputs: Inputs
     count: int
+    per_review: Path | None  # on a file system the nodes share
 
     def __call__(self, row: dict) -> dict:
-        return {"partial": fold(self.inputs, (int(row["shard"]), self.count)).to_bytes()}
+        return {"partial": fold(self.inputs, (int(row["shard"]), self.count), per_review=self.per_review).to_bytes()}

@@ -163,3 +163,67 @@ def test_ray_data_folds_the_shards_to_the_single_result(demo_result):
         assert streamed(Inputs(DEMO, batch_rows=5), workers=3, engine="ray") == demo_result
     finally:
         ray.shutdown()
+
+
+def read_parts(folder) -> list[dict]:
+    import pyarrow.parquet as pq
+
+    return sorted(pq.read_table(folder).to_pylist(), key=lambda row: row["review_id"])
+
+
+def test_per_review_rows_are_the_same_however_the_input_is_cut(tmp_path):
+    one, three = tmp_path / "one", tmp_path / "three"
+    fold_shards(Inputs(DEMO, batch_rows=5), workers=1, per_review=one)
+    fold_shards(Inputs(DEMO, batch_rows=5), workers=3, per_review=three)
+    assert sorted(p.name for p in three.iterdir()) == [f"part-0000{i}-of-00003.parquet" for i in range(3)]
+    rows = read_parts(one)
+    assert read_parts(three) == rows
+    records = {r["review_id"]: r for r in map(json.loads, open(DEMO))}
+    assert [r["review_id"] for r in rows] == sorted(records)
+    human = next(r for r in rows if r["review_id"] == "demo-iclr25-01-R1")
+    given = records["demo-iclr25-01-R1"]
+    assert (human["rating"], human["confidence"], human["parse_status"]) == (given["rating"], given["confidence"],
+                                                                           "given")
+    # A model review is parsed from its text ("**Decision:** 8: accept, good paper ... **Confidence:** 4: ...").
+    model = next(r for r in rows if r["review_id"] == "demo-iclr25-01-demo-model-a-extended")
+    assert (model["rating"], model["confidence"], model["parse_status"]) == (8, 4, "ok")
+    assert isinstance(model["tkc"], int) and model["tkc"] > 50 and 0 < model["ttr"] <= 1
+
+
+def test_per_review_refuses_a_folder_of_another_cut_and_leaves_no_part_of_a_failed_run(tmp_path):
+    folder = tmp_path / "rows"
+    fold_shards(Inputs(DEMO), workers=2, per_review=folder)
+    with pytest.raises(ValueError, match=r"holds parts of another evaluation \(part-00000-of-00002.parquet"):
+        fold_shards(Inputs(DEMO), workers=3, per_review=folder)
+    broken = tmp_path / "broken.jsonl"
+    lines = open(DEMO).read().splitlines()
+    broken.write_text("\n".join(lines[:20] + ['{"review_id": "x", "rating": "high"}'] + lines[20:]) + "\n")
+    with pytest.raises(RecordError, match="line 21"):
+        fold(Inputs(str(broken), batch_rows=10), per_review=tmp_path / "failed")
+    assert list((tmp_path / "failed").iterdir()) == []
+
+
+def test_cli_per_review_with_shards(tmp_path):
+    runner = CliRunner()
+    for index in range(2):
+        result = runner.invoke(main, ["evaluate", DEMO, "--shard", f"{index}/2", "--batch-rows", "10",
+                                      "--per-review", str(tmp_path / "rows"), "-o", str(tmp_path / f"p{index}.npz")])
+        assert result.exit_code == 0, result.output
+    assert len(read_parts(tmp_path / "rows")) == 58
+    result = runner.invoke(main, ["evaluate", DEMO, "--judge", "some/model", "--per-review", str(tmp_path / "x")])
+    assert result.exit_code == 2 and "--per-review are for evaluations without --judge" in result.output
+
+
+def test_cli_evaluate_of_ten_reviews_imports_no_heavy_library(tmp_path):
+    import subprocess
+    import sys
+
+    reviews = tmp_path / "reviews.jsonl"
+    reviews.write_text("".join(open(DEMO).readlines()[:10]))
+    heavy = ("torch", "transformers", "evaluate", "sentence_transformers", "openreview", "vllm", "ray")
+    script = ("import sys\nfrom praib.cli.main import main\n"
+              f"main(['evaluate', {str(reviews)!r}, '--no-progress', '--workers', '1'], standalone_mode=False)\n"
+              f"print(sorted(m for m in {heavy!r} if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+    assert "human (reference)" in done.stdout

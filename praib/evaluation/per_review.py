@@ -1,0 +1,78 @@
+"""What ``praib evaluate --per-review DIR`` writes: one row per review of the input, with its parsed
+fields and its text metrics, in Parquet parts written batch by batch.
+
+Every process that folds a shard (:func:`praib.evaluation.streamed.fold`) writes the reviews of its
+batches to ``DIR/part-I-of-N.parquet`` as it goes, so nothing but the current batch is held; the parts
+of all shards together hold every review once. Read them with ``pandas.read_parquet(DIR)``,
+``pyarrow.parquet.read_table(DIR)`` or ``datasets.load_dataset("parquet", data_dir=DIR)``.
+Missing values (no score found, no text to measure) are nulls.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from praib.evaluation.partial import COUNTS
+from praib.metrics.text.textstats import TEXT_METRICS
+
+__all__ = ["PER_REVIEW_SCHEMA", "PerReviewWriter", "part_name", "check_folder"]
+
+_FIELDS = [("review_id", pa.string()), ("paper_id", pa.string()), ("venue", pa.string()), ("year", pa.int32()),
+           ("decision", pa.string()), ("source", pa.string()), ("model", pa.string()), ("prompt", pa.string()),
+           ("parse_status", pa.string()), ("parse_reason", pa.string()), ("rating", pa.int32()),
+           ("confidence", pa.int32())]
+#: The columns of a per-review part: the review's fields, then its text metrics (counts as integers).
+PER_REVIEW_SCHEMA = pa.schema(_FIELDS + [(m, pa.int32() if m in COUNTS else pa.float64()) for m in TEXT_METRICS])
+_PART = re.compile(r"part-(\d+)-of-(\d+)\.parquet")
+
+
+def part_name(shard: tuple[int, int]) -> str:
+    return f"part-{shard[0]:05d}-of-{shard[1]:05d}.parquet"
+
+
+def check_folder(folder: Path, shards: int) -> None:
+    """Refuse a folder that holds parts of an evaluation cut into another number of shards: mixed
+    with this one's, they would count reviews twice."""
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--per-review {folder}: not a folder")
+    stale = sorted(p.name for p in folder.glob("part-*.parquet")
+                   if (m := _PART.fullmatch(p.name)) is None or int(m.group(2)) != shards) if folder.exists() else []
+    if stale:
+        raise ValueError(f"--per-review {folder}: holds parts of another evaluation ({', '.join(stale[:3])}"
+                         f"{' ...' if len(stale) > 3 else ''}); remove them or choose another folder")
+
+
+class PerReviewWriter:
+    """Appends the reviews of each batch to ``folder/part-I-of-N.parquet``; the part appears, complete,
+    when :meth:`close` is called (a part of a run that failed is never left looking whole)."""
+
+    def __init__(self, folder: Path, shard: tuple[int, int]) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / part_name(shard)
+        self._temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        self._writer = pq.ParquetWriter(self._temporary, PER_REVIEW_SCHEMA)
+
+    def write(self, rows: Sequence[dict], scores: dict[str, np.ndarray]) -> None:
+        columns = {name: pa.array([row[name] for row in rows], type=kind) for name, kind in _FIELDS}
+        for metric in TEXT_METRICS:
+            values = scores[metric]
+            missing = np.isnan(values)
+            if metric in COUNTS:
+                values = np.where(missing, 0, values).astype(np.int32)
+            columns[metric] = pa.array(values, mask=missing, type=PER_REVIEW_SCHEMA.field(metric).type)
+        self._writer.write_table(pa.table(columns, schema=PER_REVIEW_SCHEMA))
+
+    def close(self) -> None:
+        self._writer.close()
+        os.replace(self._temporary, self.path)
+
+    def discard(self) -> None:
+        self._writer.close()
+        self._temporary.unlink(missing_ok=True)
