@@ -86,43 +86,49 @@ def year_group_of(venue: str | None, year: int | None) -> str:
         return str(year)
 
 
-def _by_venue_year(columns: dict, kind: str) -> dict[tuple, list]:
-    """The ``(score, decision class)`` pairs of the reviews with a ``kind`` score, per (venue, year)."""
-    pairs: dict[tuple, list] = defaultdict(list)
+def _by_venue_year(columns: dict, kind: str) -> dict[tuple, tuple[list, list]]:
+    """The ``kind`` scores of the reviews that have one and their decision classes, per (venue, year)."""
+    found: dict[tuple, tuple[list, list]] = {}
     for value, venue, year, decision in zip(columns[kind], columns["venue"], columns["year"], columns["decision"]):
         if value is not None:
-            pairs[(venue, year)].append((value, decision))
-    return pairs
+            values, decisions = found.get((venue, year)) or found.setdefault((venue, year), ([], []))
+            values.append(value)
+            decisions.append(decision)
+    return found
 
 
-def _distributions(group: dict[tuple, list], human: dict[tuple, list], kind: str, scale: str,
-                   is_reference: bool) -> dict:
-    """Rating or confidence distributions per venue-year (pairs from :func:`_by_venue_year`), with the
+def _distributions(group: dict[tuple, tuple[list, list]], human: dict[tuple, tuple[list, list]], kind: str,
+                   scale: str, is_reference: bool) -> dict:
+    """Rating or confidence distributions per venue-year (scores from :func:`_by_venue_year`), with the
     difference from the reference distribution of the same venue-year, overall and by paper decision."""
     result = {}
     for venue, year in sorted(group, key=lambda vy: (str(vy[0]), vy[1] or 0)):
-        pairs, human_pairs = group[(venue, year)], human.get((venue, year), [])
+        (scores, decisions), (human_scores, human_decisions) = group[(venue, year)], human.get((venue, year), ([], []))
         values = scale_values(venue, year, kind, scale)
         if values is None:
-            values = tuple(sorted({v for v, _ in pairs} | {v for v, _ in human_pairs}))
+            values = tuple(sorted(set(scores) | set(human_scores)))
         name = f"{venue or 'unknown venue'} {year_group_of(venue, year) if venue else year}"
-        entry = _compare(pairs, human_pairs, values, is_reference)
+        entry = _compare(scores, human_scores, values, is_reference)
         entry["by_decision"] = {
-            decision: _compare([p for p in pairs if p[1] == decision],
-                               [p for p in human_pairs if p[1] == decision], values, is_reference)
+            decision: _compare(_of_decision(scores, decisions, decision),
+                               _of_decision(human_scores, human_decisions, decision), values, is_reference)
             for decision in ("accept", "reject")
         }
         result[name] = entry
     return result
 
 
+def _of_decision(scores: list, decisions: list, decision: str) -> list:
+    return [score for score, d in zip(scores, decisions) if d == decision]
+
+
 def _compare(group: list, human: list, values: Sequence[int], is_reference: bool) -> dict:
-    group_values = [v for v, _ in group if v in values]
+    group_values = [v for v in group if v in values]
     out_of_scale = len(group) - len(group_values)
     if is_reference or not human:
         entry = {"distribution": normalised_distribution(group_values, values) if group_values else None}
     else:
-        entry = distribution_difference(group_values, [v for v, _ in human if v in values], values)
+        entry = distribution_difference(group_values, [v for v in human if v in values], values)
     entry["n"] = len(group_values)
     entry["n_out_of_scale"] = out_of_scale
     return entry
@@ -308,18 +314,19 @@ def group_entries(partial: Partial) -> list[dict]:
     """Every group's entry (as :class:`GroupResult` fields, plus ``key``: the group's values, None for
     a reference of its own), from the columns ``partial`` kept: the reference first, then the groups
     by label."""
-    reference, reference_scores = partial.columns(partial.reference)
+    reference = partial.columns(partial.reference)
     # What every group is compared with, gathered once.
     human = _Reference(reference, {kind: _by_venue_year(reference, kind) for kind in ("rating", "confidence")},
                        _panels(reference) if reference["paper_id"] else None)
     entries = []
     if partial.separate_reference and reference["paper_id"]:
         key = {c: (HUMAN_SOURCE if c == "source" else None) for c in partial.group_by}
-        entries.append({**_group_entry(key, reference, reference_scores, human, True, partial.scale), "key": None})
+        entries.append({**_group_entry(key, reference, partial.text_scores(partial.reference), human, True,
+                                       partial.scale), "key": None})
     for key in sorted(partial.groups, key=lambda k: tuple("" if v is None else str(v) for v in k)):
-        columns, scores = partial.columns(partial.groups[key])
-        entry = _group_entry(dict(zip(partial.group_by, key)), columns, scores, human,
-                             partial.is_reference_group(key), partial.scale)
+        chunks = partial.groups[key]
+        entry = _group_entry(dict(zip(partial.group_by, key)), partial.columns(chunks), partial.text_scores(chunks),
+                             human, partial.is_reference_group(key), partial.scale)
         entries.append({**entry, "key": key})
     entries.sort(key=lambda e: (not e["is_reference"], e["label"]))
     return entries
@@ -330,7 +337,7 @@ class _Reference:
     """The human reference's columns, its scores per venue-year by kind, and its panels (None: no reference)."""
 
     columns: dict
-    by_venue_year: dict[str, dict[tuple, list]]
+    by_venue_year: dict[str, dict[tuple, tuple[list, list]]]
     panels: tuple[list, ...] | None
 
 

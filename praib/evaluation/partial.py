@@ -3,7 +3,7 @@
 Reviews are read batch by batch (:func:`praib.records.stream.iter_record_batches`), parsed and scored
 (:func:`praib.metrics.text.textstats.score_texts`), and what the metrics need of each review is kept in
 compact columns, per group: codes of its paper and venue-year, its decision class, rating, confidence
-and parse status, and its text metrics (the counts as integers, the scores as floats): about 100
+and parse status, and its text metrics (the counts as integers, the scores as floats): about 80
 bytes a review, and never its text. A :class:`Partial` holds the columns of the batches it has seen.
 Partials of disjoint batches merge (:meth:`Partial.merge`) into what one pass over all of them keeps,
 so one process, a shard of an input (``praib evaluate --shard I/N``), a worker process or a Ray task
@@ -74,7 +74,7 @@ class Chunk:
     status: np.ndarray       # int8 index into STATUSES
     rating: np.ndarray       # int32, _NO_SCORE where missing
     confidence: np.ndarray   # int32, _NO_SCORE where missing
-    counts: np.ndarray       # int32 (rows x COUNTS), _NO_COUNT where the review has no text
+    counts: np.ndarray       # int16 or int32 (rows x COUNTS), _NO_COUNT where the review has no text
     scores: np.ndarray       # float64 (rows x SCORES)
     human: int               # how many of the rows are human reviews
 
@@ -138,7 +138,7 @@ class Partial:
             rating=np.array([_NO_SCORE if r["rating"] is None else r["rating"] for r in picked], dtype=np.int32),
             confidence=np.array([_NO_SCORE if r["confidence"] is None else r["confidence"] for r in picked],
                                 dtype=np.int32),
-            counts=np.where(np.isfinite(counts), counts, _NO_COUNT).astype(np.int32),
+            counts=_compact_counts(np.where(np.isfinite(counts), counts, _NO_COUNT)),
             scores=np.stack([scores[m][at] for m in SCORES], axis=1).astype(np.float64),
             human=sum(r["source"] == HUMAN_SOURCE for r in picked),
         )
@@ -167,10 +167,9 @@ class Partial:
 
     # -- the numbers ------------------------------------------------------------------------
 
-    def columns(self, chunks: list[Chunk]) -> tuple[dict[str, list], dict[str, np.ndarray]]:
-        """The fields and text metrics of ``chunks``' reviews, in batch order, as the metrics read them."""
+    def text_scores(self, chunks: list[Chunk]) -> dict[str, np.ndarray]:
+        """The text metrics of ``chunks``' reviews, in batch order, by name (NaN where undefined)."""
         chunks = sorted(chunks, key=lambda c: c.batch)
-        venue_years = [self.venue_years.values[code] for code in _concat(chunks, "venue_year", _EMPTY_CODES)]
         scores = {}
         counts = _concat(chunks, "counts", np.empty((0, len(COUNTS)), dtype=np.int32))
         for j, name in enumerate(COUNTS):
@@ -178,7 +177,13 @@ class Partial:
         floats = _concat(chunks, "scores", np.empty((0, len(SCORES))))
         for j, name in enumerate(SCORES):
             scores[name] = floats[:, j]
-        columns = {
+        return scores
+
+    def columns(self, chunks: list[Chunk]) -> dict[str, list]:
+        """The fields of ``chunks``' reviews, in batch order, as the metrics read them."""
+        chunks = sorted(chunks, key=lambda c: c.batch)
+        venue_years = [self.venue_years.values[code] for code in _concat(chunks, "venue_year", _EMPTY_CODES)]
+        return {
             "paper_id": [self.papers.values[code] for code in _concat(chunks, "paper", _EMPTY_CODES)],
             "venue": [venue for venue, _ in venue_years],
             "year": [year for _, year in venue_years],
@@ -187,7 +192,6 @@ class Partial:
             "rating": _scores(_concat(chunks, "rating", _EMPTY_CODES)),
             "confidence": _scores(_concat(chunks, "confidence", _EMPTY_CODES)),
         }
-        return columns, scores
 
     def sizes(self) -> tuple[int, int]:
         """Reviews folded: (input, reference)."""
@@ -270,6 +274,13 @@ class Partial:
 
 _ARRAYS = ("paper", "venue_year", "decision", "status", "rating", "confidence", "counts", "scores")
 _EMPTY_CODES = np.empty(0, dtype=np.int32)
+
+
+def _compact_counts(counts: np.ndarray) -> np.ndarray:
+    """The counts as int16 where they all fit (nearly always: a quarter of a review's bytes), else int32;
+    chunks of both kinds concatenate to int32, and the missing mark (-1) is the same in both."""
+    fits = not counts.size or counts.max() <= np.iinfo(np.int16).max
+    return counts.astype(np.int16 if fits else np.int32)
 
 
 def _scores(values: np.ndarray) -> list[Any]:

@@ -7,7 +7,7 @@ side (:func:`fold_shards`); ``praib evaluate --shard I/N`` folds one on this mac
 disk for ``praib evaluate merge``; with ``engine="ray"`` the shards are mapped over a Ray Data
 dataset on a local or remote Ray cluster. The partials merge into what one pass keeps, so every way gives the same numbers.
 Memory stays flat: a process holds one batch of records (and its texts) at a time, plus the compact
-columns of the reviews folded (about 100 bytes a review).
+columns of the reviews folded (about 80 bytes a review).
 """
 
 from __future__ import annotations
@@ -159,16 +159,15 @@ def _fold_in_processes(inputs: Inputs, workers: int, bar, per_review: Path | Non
     counter = context.Value("q", 0)
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(counter,)) as pool:
         pending = {pool.submit(_fold_counting, inputs, (i, workers), per_review) for i in range(workers)}
-        partials = []
+        merged = None
         while pending:
             done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-            partials += [future.result() for future in done]
+            # Merged as they come, so that only one worker's partial is held besides the merge; the order
+            # does not matter: the batches are laid out by their index at the end.
+            for future in done:
+                merged = future.result() if merged is None else merged.merge(future.result())
             if bar is not None:
                 bar.update(counter.value - bar.n)
-    # Merged in shard order: the batches are laid out by their index at the end anyway.
-    merged = partials[0]
-    for partial in partials[1:]:
-        merged.merge(partial)
     return merged
 
 
