@@ -88,16 +88,51 @@ def panel_alpha_draws(human_counts: np.ndarray, model_counts: np.ndarray, domain
     counts of the human ratings and of the model ratings added to each panel; ``weights`` is
     draws x panels, how often each draw takes each panel (a row of ones takes each once).
     NaN where undefined; alpha_H+L also where the draw holds no model rating."""
-    alpha_human, alpha_with_model = np.full(len(weights), np.nan), np.full(len(weights), np.nan)
-    panels = np.arange(len(human_counts))
-    for b, draw in enumerate(weights):
-        take = np.repeat(panels, draw.astype(int))
-        value = alpha_of_counts(human_counts[take], domain)
-        alpha_human[b] = np.nan if value is None else value
-        if model_counts[take].sum() > 0:
-            value = alpha_of_counts(human_counts[take] + model_counts[take], domain)
-            alpha_with_model[b] = np.nan if value is None else value
-    return alpha_human, alpha_with_model
+    weights = np.asarray(weights)
+    if len(weights) == 1:  # a point estimate: the library's own computation
+        take = np.repeat(np.arange(len(human_counts)), weights[0].astype(int))
+        alpha_human = _nan_for_none(alpha_of_counts(human_counts[take], domain))
+        alpha_with_model = (_nan_for_none(alpha_of_counts(human_counts[take] + model_counts[take], domain))
+                            if model_counts[take].sum() > 0 else np.nan)
+        return np.array([alpha_human]), np.array([alpha_with_model])
+    alpha_with_model = _alpha_of_draws(human_counts + model_counts, weights)
+    alpha_with_model[weights @ model_counts.sum(1) == 0] = np.nan
+    return _alpha_of_draws(human_counts, weights), alpha_with_model
+
+
+def _nan_for_none(value: float | None) -> float:
+    return np.nan if value is None else value
+
+
+def _alpha_of_draws(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Ordinal alpha of the papers x values ``counts`` resampled by each row of ``weights`` (draws x
+    papers); NaN where undefined. The number :func:`alpha_of_counts` gives for each draw (to rounding):
+    a draw's coincidences are the weighted sum of its papers' coincidences, so one matrix product gives
+    those of every draw, where calling the ``krippendorff`` package per draw costs a thousand calls per
+    venue-year for each submission of a leaderboard."""
+    counts = np.asarray(counts, dtype=float)
+    ratings = counts.sum(1)
+    pairable = ratings >= 2
+    counts, weights = counts[pairable], np.asarray(weights, dtype=float)[:, pairable]
+    values = counts.shape[1]
+    # o_ck of each paper: n_uc * (n_uk - [c == k]) / (m_u - 1)
+    per_paper = (counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(values)) \
+        / (ratings[pairable] - 1)[:, None, None]
+    coincidences = (weights @ per_paper.reshape(len(counts), values * values)).reshape(len(weights), values, values)
+    marginals = coincidences.sum(2)                                   # n_c per draw
+    total = marginals.sum(1)                                          # n per draw
+    below = np.cumsum(marginals, axis=1) - marginals                  # sum of n_g for g < c
+    # delta_ck = (sum_{g=c..k} n_g - (n_c + n_k) / 2) ** 2 for c <= k, symmetric
+    low, high = np.minimum.outer(np.arange(values), np.arange(values)), np.maximum.outer(np.arange(values),
+                                                                                          np.arange(values))
+    spans = (below + marginals)[:, high] - below[:, low]
+    delta = (spans - (marginals[:, :, None] + marginals[:, None, :]) / 2) ** 2
+    observed = (coincidences * delta).sum((1, 2))
+    expected = (marginals[:, :, None] * marginals[:, None, :] * delta).sum((1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        alpha = 1 - (total - 1) * observed / expected
+    defined = (np.count_nonzero(marginals > 0, axis=1) >= 2) & (expected > 0)
+    return np.where(defined, alpha, np.nan)
 
 
 def _year_order(year_group: str) -> tuple:

@@ -5,10 +5,12 @@ import math
 import warnings
 from collections import defaultdict
 
+import krippendorff
 import numpy as np
 import pytest
 
-from praib.metrics.scores.agreement import alpha_by_venue, ordinal_alpha, panel_agreement, self_agreement
+from praib.metrics.scores.agreement import (alpha_by_venue, ordinal_alpha, panel_agreement, panel_alpha_draws,
+                                           self_agreement)
 
 
 def rows(panels):
@@ -278,3 +280,25 @@ def test_self_agreement_keeps_only_papers_rated_under_both_prompts():
 def test_reference_implementation_reproduces_the_hand_value():
     # Guards the independent implementation itself against a shared mistake.
     assert reference_alpha(*rows(UNEQUAL)) == pytest.approx(UNEQUAL_ALPHA)
+
+
+def test_panel_alpha_draws_equal_the_krippendorff_package_draw_by_draw():
+    rng = np.random.default_rng(7)
+    human = rng.integers(0, 3, size=(40, 5)) * (rng.random((40, 5)) < 0.5)
+    model = np.zeros_like(human)
+    model[:25, 3] = 1  # the model rated 25 of the 40 papers
+    weights = rng.multinomial(40, np.full(40, 1 / 40), size=50)
+    weights[0, :25] = 0  # a draw without any paper the model rated
+    alpha_human, alpha_with_model = panel_alpha_draws(human, model, [1, 2, 3, 4, 5], weights)
+    for draw, (a_h, a_hl) in enumerate(zip(alpha_human, alpha_with_model)):
+        take = np.repeat(np.arange(40), weights[draw])
+        panels = human[take][human[take].sum(1) >= 2]
+        assert a_h == pytest.approx(krippendorff.alpha(value_counts=panels, level_of_measurement="ordinal"),
+                                    abs=1e-12)
+        if draw == 0:
+            assert np.isnan(a_hl)
+            continue
+        both = (human + model)[take]
+        both = both[both.sum(1) >= 2]
+        assert a_hl == pytest.approx(krippendorff.alpha(value_counts=both, level_of_measurement="ordinal"),
+                                     abs=1e-12)
