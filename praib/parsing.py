@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import html
 import logging
+import multiprocessing
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -547,3 +548,30 @@ class ReviewParser:
                 row["parse_status"], row["parse_reason"] = PARSE_FAILED, "no text"
             rows.append(row)
         return rows
+
+    def parse_in_processes(self, records: list[dict[str, Any]], workers: int) -> list[dict[str, Any]]:
+        """:meth:`parse` of ``records`` spread over ``workers`` forked processes, rows in order. The scales
+        are looked up (and unknown venues warned about) here first, so that each warning is given once."""
+        workers = min(workers, len(records) // _ROWS_WORTH_A_PROCESS)
+        if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            return self.parse(records)
+        for raw in records:
+            if not _has_fields(raw) and raw.get("text") and raw["text"].strip():
+                self._scales_for(raw.get("venue"), raw.get("year"))
+        global _forked_parser
+        _forked_parser = self  # what the forked workers parse with, cache included
+        size = -(-len(records) // workers)
+        try:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                parts = pool.map(_parse_in_worker, [records[i:i + size] for i in range(0, len(records), size)])
+        finally:
+            _forked_parser = None
+        return [row for part in parts for row in part]
+
+
+_ROWS_WORTH_A_PROCESS = 1000  # below this, starting a process costs more than the parse
+_forked_parser: ReviewParser | None = None
+
+
+def _parse_in_worker(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return _forked_parser.parse(records)

@@ -20,10 +20,9 @@ import numpy as np
 from datasets import Dataset
 
 from praib.evaluation.evaluate import scale_values, year_group_of
-from praib.parsing import parse_reviews
+from praib.evaluation.scored import ScoredReviews
 from praib.metrics.registry import BY_NAME, SCORES, TEXT
 from praib.metrics.summary import summarise
-from praib.metrics.text.textstats import score_texts
 
 ERA_METRICS = (*TEXT, *SCORES)
 #: First post-LLM year per venue (PRAIB Table 5); other venues use DEFAULT_SPLIT_YEAR.
@@ -82,9 +81,8 @@ def era_analysis(reviews: Dataset, split_year: int | None = None, workers: int |
     Mann-Whitney U test between eras. ``split_year`` (the first post-LLM year) overrides the
     per-venue boundaries of :data:`SPLIT_YEARS`. Reviews without venue or year are left out and
     counted, and so are ratings and confidences outside their venue-year's scale."""
-    parsed = parse_reviews(reviews)
-    columns = parsed.select_columns(["venue", "year", "text", "rating", "confidence"]).to_dict()
-    scores = score_texts(columns["text"], workers=workers, progress=progress)
+    scored = ScoredReviews.score(reviews, "venue", workers=workers, progress=progress)
+    columns, scores = scored.columns, scored.text_scores
     values = {metric: scores[metric] for metric in TEXT}
     out_of_scale = {}
     for kind in SCORES:

@@ -264,7 +264,7 @@ def slice_metrics(model: ReviewTable | None, human: ReviewTable, venue: str, n_b
 
 def select_rows(reviews: Dataset, keep) -> Dataset:
     """The rows of ``reviews`` for which ``keep(row)`` holds (without datasets' progress bars)."""
-    return reviews.select([i for i, row in enumerate(reviews) if keep(row)])
+    return reviews.select([i for i, row in enumerate(reviews.to_list()) if keep(row)])
 
 
 def _perturbation_details(submission: Submission, judge: "Judge | None") -> tuple[dict, list[tuple[str, dict]]]:

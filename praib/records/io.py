@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import datasets
+import pyarrow as pa
 import yaml
 from datasets import Dataset, List, Value
 
@@ -517,7 +518,9 @@ def records_to_dataset(rows: list[dict], kind: str = "review") -> Dataset:
     features = SCHEMAS[kind][0]
     if not rows:
         return Dataset.from_dict({name: [] for name in features}, features=features)
-    return Dataset.from_list(rows, features=features)
+    # Arrow builds the table from the rows with the schema's types; Dataset.from_list would encode every
+    # value through the features in Python first (twice the time), for the same table.
+    return Dataset(pa.Table.from_pylist(rows, schema=features.arrow_schema))
 
 
 def save_records(records: Dataset, destination: str | Path) -> Path:
