@@ -4,7 +4,7 @@ import logging
 
 import pytest
 
-from praib.parsing import parse_review, parse_reviews
+from praib.parsing import ReviewParser, parse_review, parse_reviews
 from praib.records import PARSE_FAILED, PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL, REVIEW_FEATURES, records_to_dataset
 from praib.scales import generic_scales, venue_scales
 
@@ -579,6 +579,19 @@ def test_parse_reviews_keeps_every_row_and_fills_only_text_records(caplog):
     # A venue without a scale file falls back to the generic 1-10 scale.
     assert (unknown["rating"], unknown["confidence"], unknown["parse_status"]) == (7, 3, PARSE_OK)
     assert given_status["parse_status"] == PARSE_OK
+
+
+def test_parsing_in_processes_gives_the_rows_in_order_and_warns_once(caplog):
+    texts = ["Summary: A.\nStrengths: B.\nWeaknesses: C.\nRating: {}\nConfidence: 3".format(r) for r in (1, 3, 6, 8)]
+    rows = [_review(review_id=f"r{i}", paper_id=f"p{i}", source="gpt", venue="FooConf" if i % 7 == 0 else "ICLR",
+                    year=2023 if i % 7 == 0 else 2025, text=texts[i % 4]) for i in range(2600)]
+    with caplog.at_level(logging.WARNING, logger="praib.parsing"):
+        spread = ReviewParser().parse_in_processes(rows, workers=2)
+    warned = [r for r in caplog.records if "FooConf" in r.getMessage()]
+    assert len(warned) == 1  # by the calling process, before the workers start
+    assert spread == ReviewParser().parse(rows)
+    assert [r["review_id"] for r in spread] == [f"r{i}" for i in range(2600)]
+    assert [r["rating"] for r in spread[:4]] == [1, 3, 6, 8]  # r0 is of FooConf: the generic scale holds 1
 
 
 def test_parse_reviews_with_the_generic_scale():
