@@ -33,9 +33,10 @@ Args:
     targets (`list` of `str`): the item's target (None: unlabelled, ignored).
     aspects (`list` of `str`): the item's aspect (None: unlabelled, ignored).
 Returns:
-    target_aspect_f1 (`float`): mean over papers of the overall per-paper F1.
-    overall, by_kind, by_target, by_aspect, by_kind_target, by_kind_aspect: each cell
-        {"macro": {"precision"|"recall"|"f1": {mean, std, n}}, "micro": {precision, recall, f1}, "n_papers"}.
+    target_aspect_f1 (`float`): the overall F1 (2PR/(P+R) of the precision and recall summed over papers).
+    overall, by_kind: {"precision", "recall", "f1", "n_papers", "per_paper_mean": {p|r|f1: {mean, std, n}}}.
+    by_kind_target, by_kind_aspect: {"precision", "recall", "f1", "n_papers"} of the presence of each label.
+    by_target, by_aspect: {"precision", "recall", "f1"}, the mean of the strength and weakness cells.
     distribution: {"model"|"expert": {"targets": shares, "aspects": shares, "n", "unlabelled"}}.
 Examples:
     >>> ta = evaluate.load("metrics/target_aspect")

@@ -206,5 +206,5 @@ def test_meta_reviews_can_be_the_expert_side_of_target_aspect_agreement():
     # Model: {(strength, Method, Validity), (weakness, Method, Validity)};
     # meta-review: {(strength, Method, Validity), (weakness, Theory, Validity)} -> P = R = 1/2, F1 = 1/2.
     assert model["target_aspect_f1"] == pytest.approx(0.5)
-    assert model["target_aspect"]["by_kind"]["strength"]["macro"]["f1"]["mean"] == 1.0
-    assert model["target_aspect"]["by_kind"]["weakness"]["macro"]["f1"]["mean"] == 0.0
+    assert model["target_aspect"]["by_kind"]["strength"]["f1"] == 1.0
+    assert model["target_aspect"]["by_kind"]["weakness"]["f1"] == 0.0

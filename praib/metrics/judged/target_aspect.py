@@ -7,32 +7,27 @@ Follows the target-aspect agreement study (``shared/seeds/target-aspect-agreemen
   **aspect** (which quality of it), from the coding scheme of the seed's Table 1, by a judge with
   four prompts, target/aspect x strength/weakness (``praib/llm/templates/
   {target,aspect}_{strength,weakness}.jinja``), answers constrained to the label set;
-* for each paper the model's and the experts' label sets are compared with precision, recall and
-  F1 (:func:`label_set_agreement`), overall, for strengths and weaknesses, per target and per
-  aspect (:func:`agreement_report`; the seed's Tables 3, 4 and 7-12);
+* the model's and the experts' label sets are compared with precision, recall and F1, overall, for
+  strengths and weaknesses, per target and per aspect (:func:`agreement_report`; the seed's Tables 3,
+  4 and 7-12), computed the way the published cells are (see below);
 * label shares (:func:`label_distribution`), and the share of model reviews recommending
   rejection of papers that were rejected (:func:`rejection_rate`, the seed's Table 5);
 * optionally, the experts' side built from a meta-review with the seed's three-step chain
   (:func:`restructure_meta_review`).
 
-Definitions (the seed says the metrics compare "the (target, aspect) set" of the two reviews and
-does not spell out more; these are the choices made here):
+Definitions (the seed names the compared sets; the aggregation is read off its tables):
 
 * A paper's label set for one kind is the **set of distinct (target, aspect) pairs** of its items
   of that kind; duplicates count once; items whose target or aspect is None (an invalid judge
   answer) are dropped. For "overall" the set is the set of (kind, target, aspect) triples, so a
   strength never matches a weakness.
-* With M the model set and E the expert set: precision = |M & E| / |M|, recall = |M & E| / |E|,
-  F1 = 2PR / (P + R) (0 when P + R = 0). Empty sets: if both are empty the paper has nothing to
-  compare and all three are None (left out of the averages); if only M is empty, precision is 0
-  (nothing correct was said) and recall 0; if only E is empty, precision 0 and recall 0. So a
-  paper counts as soon as either side has a label, and F1 is then 0 unless both sides share one.
-* Per target T: the same, with both sets restricted to the pairs whose target is T (a paper is
-  counted for T only when at least one side has a T pair). Per aspect likewise.
-* Aggregation: ``macro`` is the mean (and sample std) of the per-paper values over the papers
-  counted (``praib.evaluation.evaluate.summarise``); ``micro`` pools true positives, |M| and |E| over
-  papers first. The seed reports one number per cell without saying which; its per-paper framing
-  ("for each paper ... compared") matches ``macro``, which is what ``target_aspect_f1`` reports.
+* Overall and per kind: precision = sum TP / sum |M| and recall = sum TP / sum |E| over the papers
+  where either side has a label, F1 = 2PR / (P + R) of those (Table 3: DeepSeek-R1 0.373 from
+  P 0.314 and R 0.460). The mean of the per-paper values is kept as ``per_paper_mean``.
+* Per target T (per aspect likewise) and kind: the presence of T, i.e. whether any of the paper's
+  items of that kind on each side has target T; then P, R and F1 as above over the papers where
+  either side names T (Tables 8, 9, 11, 12). Over both kinds (Tables 7, 10): the mean of the
+  strength and weakness cells (Validity 0.775 = mean(0.599, 0.951)).
 """
 
 from __future__ import annotations
@@ -112,10 +107,16 @@ def label_set_agreement(model_labels: Iterable[Sequence], expert_labels: Iterabl
     return _prf(*_counts(_pairs(model_labels), _pairs(expert_labels)))
 
 
-def _summaries(values: dict[str, list], counts: dict[str, list[int]]) -> dict:
-    tp, n_model, n_expert = (sum(c[i] for c in counts) for i in range(3)) if counts else (0, 0, 0)
-    return {"macro": {key: summarise(values[key]) for key in ("precision", "recall", "f1")},
-            "micro": _prf(tp, n_model, n_expert), "n_papers": len(counts)}
+def _cell(counts: Sequence[tuple[int, int, int]], values: dict[str, list] | None = None) -> dict:
+    """One cell of the study's tables from the per-paper (TP, |M|, |E|) of the papers counted:
+    precision and recall of the summed counts and F1 = 2PR / (P + R) of those (Table 3's cells
+    satisfy this: DeepSeek-R1 0.373 from P 0.314, R 0.460). ``values``: the per-paper P, R and
+    F1, whose means are kept beside it as ``per_paper_mean``."""
+    tp, n_model, n_expert = (sum(c[i] for c in counts) for i in range(3))
+    cell = {**_prf(tp, n_model, n_expert), "n_papers": len(counts)}
+    if values is not None:
+        cell["per_paper_mean"] = {key: summarise(values[key]) for key in ("precision", "recall", "f1")}
+    return cell
 
 
 def _aggregate(units: Iterable[tuple[set, set]]) -> dict:
@@ -128,18 +129,35 @@ def _aggregate(units: Iterable[tuple[set, set]]) -> dict:
         for key, value in _prf(*c).items():
             values[key].append(value)
         counts.append(c)
-    return _summaries(values, counts)
+    return _cell(counts, values)
+
+
+def _presence(units: Iterable[tuple[bool, bool]]) -> dict:
+    """A per-label cell: each paper counts whether the model and the experts name the label at all."""
+    return _cell([(int(model and expert), int(model), int(expert)) for model, expert in units if model or expert])
+
+
+def _mean_of_kinds(strength: dict, weakness: dict) -> dict:
+    """A per-label cell over both kinds, as Tables 7 and 10 give it: the mean of the strength and the
+    weakness cells (Validity 0.775 = mean(0.599, 0.951)); the defined one where only one is."""
+    mean = {}
+    for key in ("precision", "recall", "f1"):
+        defined = [cell[key] for cell in (strength, weakness) if cell[key] is not None]
+        mean[key] = sum(defined) / len(defined) if defined else None
+    return mean
 
 
 def agreement_report(per_paper: Sequence[Mapping[str, Any]]) -> dict:
     """Agreement between model and expert labels, from one entry per (paper, kind):
     ``{"paper_id", "kind": "strength"|"weakness", "model": [(t, a), ...], "expert": [(t, a), ...]}``.
 
-    Returns ``overall``, ``by_kind`` (strength/weakness), ``by_target`` and ``by_aspect`` (each
-    over both kinds, as the seed's Tables 7 and 10) and ``by_kind_target`` / ``by_kind_aspect``
-    (Tables 8, 9, 11, 12). Every cell holds ``macro`` (mean/std/n over papers of per-paper
-    precision, recall, F1), ``micro`` (pooled counts) and ``n_papers``. ``target_aspect_f1`` is
-    the overall macro mean F1. Entries for the same paper and kind are merged.
+    ``overall`` (both kinds, labels tagged with their kind) and ``by_kind`` compare the
+    (target, aspect) sets: precision and recall of the counts summed over papers, F1 from them,
+    and ``per_paper_mean`` (mean/std/n of the per-paper values) as an extra. ``by_kind_target`` /
+    ``by_kind_aspect`` (the study's Tables 8, 9, 11, 12) score the presence of each label: per
+    paper, whether the model's and the experts' items of that kind name it. ``by_target`` /
+    ``by_aspect`` (Tables 7, 10) are the mean of the strength and weakness cells.
+    ``target_aspect_f1`` is the overall F1 (Table 3). Entries for the same paper and kind are merged.
     """
     sides: dict[tuple, dict[str, set]] = {}
     for entry in per_paper:
@@ -150,24 +168,30 @@ def agreement_report(per_paper: Sequence[Mapping[str, Any]]) -> dict:
 
     papers = list(dict.fromkeys(paper for paper, _ in sides))
 
-    def tagged(paper: Any, side: str, kinds: Sequence[str], keep=lambda label: True) -> set:
-        return {(kind, *label) for kind in kinds for label in sides.get((paper, kind), {}).get(side, ()) if keep(label)}
+    def tagged(paper: Any, side: str, kinds: Sequence[str]) -> set:
+        return {(kind, *label) for kind in kinds for label in sides.get((paper, kind), {}).get(side, ())}
 
-    def cell(kinds: Sequence[str], keep=lambda label: True) -> dict:
-        return _aggregate((tagged(p, "model", kinds, keep), tagged(p, "expert", kinds, keep)) for p in papers)
+    def cell(kinds: Sequence[str]) -> dict:
+        return _aggregate((tagged(p, "model", kinds), tagged(p, "expert", kinds)) for p in papers)
 
-    def by_label(kinds: Sequence[str], position: int, names: Sequence[str]) -> dict:
-        return {name: cell(kinds, lambda label, name=name: label[position] == name) for name in names}
+    def names(paper: Any, side: str, kind: str, position: int) -> set:
+        return {label[position] for label in sides.get((paper, kind), {}).get(side, ())}
 
+    def by_label(kind: str, position: int, labels: Sequence[str]) -> dict:
+        named = [(names(p, "model", kind, position), names(p, "expert", kind, position)) for p in papers]
+        return {label: _presence((label in model, label in expert) for model, expert in named) for label in labels}
+
+    by_kind_target = {kind: by_label(kind, 0, TARGETS) for kind in KINDS}
+    by_kind_aspect = {kind: by_label(kind, 1, ASPECTS) for kind in KINDS}
     report = {
         "overall": cell(KINDS),
         "by_kind": {kind: cell((kind,)) for kind in KINDS},
-        "by_target": by_label(KINDS, 0, TARGETS),
-        "by_aspect": by_label(KINDS, 1, ASPECTS),
-        "by_kind_target": {kind: by_label((kind,), 0, TARGETS) for kind in KINDS},
-        "by_kind_aspect": {kind: by_label((kind,), 1, ASPECTS) for kind in KINDS},
+        "by_target": {t: _mean_of_kinds(*(by_kind_target[k][t] for k in KINDS)) for t in TARGETS},
+        "by_aspect": {a: _mean_of_kinds(*(by_kind_aspect[k][a] for k in KINDS)) for a in ASPECTS},
+        "by_kind_target": by_kind_target,
+        "by_kind_aspect": by_kind_aspect,
     }
-    report["target_aspect_f1"] = report["overall"]["macro"]["f1"]["mean"]
+    report["target_aspect_f1"] = report["overall"]["f1"]
     return report
 
 

@@ -114,64 +114,76 @@ PER_PAPER = [
 ]
 
 
-def _macro(cell, key="f1"):
-    return cell["macro"][key]["mean"]
-
-
 def test_agreement_report_overall_and_by_kind_by_hand():
     report = agreement_report(PER_PAPER)
     # overall, labels tagged with the kind:
     # A: M = {s-MN, s-EV, w-EV} (3), E = {s-MN, s-PC, w-EV, w-PN} (4), TP = 2
-    #    P = 2/3, R = 1/2, F1 = 2 * (1/3) / (7/6) = 4/7
-    # B: M = {s-PI, w-MV} (the None label dropped), E = {w-EV}, TP = 0 -> 0, 0, 0
+    # B: M = {s-PI, w-MV} (the None label dropped), E = {w-EV}, TP = 0
     # C: both empty -> left out, so n = 2
+    # summed: TP = 2, |M| = 5, |E| = 5 -> P = R = F1 = 0.4 (the study's cells: F1 of the summed P and R)
     overall = report["overall"]
     assert overall["n_papers"] == 2
-    assert _macro(overall) == pytest.approx((4 / 7 + 0) / 2)
-    assert overall["macro"]["f1"]["std"] == pytest.approx((4 / 7) / math.sqrt(2))  # sample std of [4/7, 0]
-    assert _macro(overall, "precision") == pytest.approx(1 / 3)  # (2/3 + 0) / 2
-    assert _macro(overall, "recall") == pytest.approx(1 / 4)     # (1/2 + 0) / 2
-    # micro: TP = 2, |M| = 3 + 2 = 5, |E| = 4 + 1 = 5 -> P = R = F1 = 0.4
-    assert overall["micro"] == pytest.approx({"precision": 0.4, "recall": 0.4, "f1": 0.4})
-    assert report["target_aspect_f1"] == pytest.approx(2 / 7)
+    assert {k: overall[k] for k in ("precision", "recall", "f1")} == pytest.approx(
+        {"precision": 0.4, "recall": 0.4, "f1": 0.4})
+    assert report["target_aspect_f1"] == pytest.approx(0.4)
+    # per paper: A P 2/3, R 1/2, F1 4/7; B 0, 0, 0
+    mean = overall["per_paper_mean"]
+    assert mean["f1"]["mean"] == pytest.approx(2 / 7) and mean["f1"]["std"] == pytest.approx((4 / 7) / math.sqrt(2))
+    assert mean["precision"]["mean"] == pytest.approx(1 / 3) and mean["recall"]["mean"] == pytest.approx(1 / 4)
 
-    # strengths: A F1 1/2 (see test_label_set_agreement_by_hand), B M = {PI}, E = {} -> 0
+    # strengths: A (TP 1, |M| 2, |E| 2), B (0, 1, 0) -> P = 1/3, R = 1/2, F1 = 2 * (1/6) / (5/6) = 2/5
     strength = report["by_kind"]["strength"]
-    assert strength["n_papers"] == 2 and _macro(strength) == pytest.approx(0.25)
-    # micro: TP = 1, |M| = 2 + 1 = 3, |E| = 2 + 0 = 2 -> P = 1/3, R = 1/2, F1 = 2 * (1/6) / (5/6) = 2/5
-    assert strength["micro"] == pytest.approx({"precision": 1 / 3, "recall": 0.5, "f1": 0.4})
-    # weaknesses: A F1 2/3, B M = {MV}, E = {EV} -> 0; mean 1/3
+    assert strength["n_papers"] == 2 and strength["f1"] == pytest.approx(0.4)
+    assert (strength["precision"], strength["recall"]) == pytest.approx((1 / 3, 0.5))
+    assert strength["per_paper_mean"]["f1"]["mean"] == pytest.approx(0.25)  # A 1/2, B 0
+    # weaknesses: A (1, 1, 2), B (0, 1, 1) -> P = 1/2, R = 1/3, F1 = 2/5
     weakness = report["by_kind"]["weakness"]
-    assert _macro(weakness) == pytest.approx(1 / 3)
-    # micro: TP = 1, |M| = 1 + 1 = 2, |E| = 2 + 1 = 3 -> P = 1/2, R = 1/3, F1 = 2 * (1/6) / (5/6) = 2/5
-    assert weakness["micro"] == pytest.approx({"precision": 0.5, "recall": 1 / 3, "f1": 0.4})
+    assert (weakness["precision"], weakness["recall"], weakness["f1"]) == pytest.approx((0.5, 1 / 3, 0.4))
 
 
-def test_agreement_report_per_target_and_aspect_by_hand():
+def test_agreement_report_per_target_and_aspect_scores_presence_by_hand():
     report = agreement_report(PER_PAPER)
-    # Experiment, both kinds: A: M = {s-EV, w-EV}, E = {w-EV} -> P 1/2, R 1, F1 2/3
-    #                         B: M = {}, E = {w-EV} -> 0.  mean 1/3; micro TP 1, |M| 2, |E| 2 -> 1/2
-    experiment = report["by_target"]["Experiment"]
-    assert experiment["n_papers"] == 2 and _macro(experiment) == pytest.approx(1 / 3)
-    assert experiment["micro"]["f1"] == pytest.approx(0.5)
-    # Method: A: M = {s-MN} = E -> 1; B: M = {w-MV}, E = {} -> 0; mean 1/2
-    assert _macro(report["by_target"]["Method"]) == pytest.approx(0.5)
-    # Paper: only A has one (expert s-PC, model none) -> n 1, F1 0
-    assert report["by_target"]["Paper"]["n_papers"] == 1 and _macro(report["by_target"]["Paper"]) == 0.0
-    # Theory: nobody -> no papers, nothing to average
-    theory = report["by_target"]["Theory"]
-    assert theory["n_papers"] == 0 and _macro(theory) is None and theory["micro"]["f1"] is None
-    # Validity: A: M = {s-EV, w-EV}, E = {w-EV} -> 2/3; B: M = {w-MV}, E = {w-EV} -> 0; mean 1/3
-    assert _macro(report["by_aspect"]["Validity"]) == pytest.approx(1 / 3)
-    # Novelty: A: M = {s-MN}, E = {s-MN, w-PN} -> P 1, R 1/2, F1 2/3; B none -> n 1
-    novelty = report["by_aspect"]["Novelty"]
-    assert novelty["n_papers"] == 1 and _macro(novelty) == pytest.approx(2 / 3)
-    # weaknesses only, Experiment: A: {EV} vs {EV} -> 1; B: {} vs {EV} -> 0; mean 1/2
-    assert _macro(report["by_kind_target"]["weakness"]["Experiment"]) == pytest.approx(0.5)
-    # strengths only, Novelty: A: {MN} vs {MN} -> 1 (B has no Novelty strength) -> n 1
-    cell = report["by_kind_aspect"]["strength"]["Novelty"]
-    assert cell["n_papers"] == 1 and _macro(cell) == pytest.approx(1.0)
-    assert set(report["by_target"]) == set(TARGETS) and set(report["by_aspect"]) == set(ASPECTS)
+    weakness_targets, strength_targets = report["by_kind_target"]["weakness"], report["by_kind_target"]["strength"]
+    # Experiment in weaknesses: A both name it (1, 1, 1); B only the experts (0, 0, 1) -> P 1, R 1/2, F1 2/3
+    experiment = weakness_targets["Experiment"]
+    assert experiment["n_papers"] == 2
+    assert (experiment["precision"], experiment["recall"], experiment["f1"]) == pytest.approx((1, 0.5, 2 / 3))
+    # Method in strengths: A both (model's (Method, Novelty) and the experts' -- presence, not the pair) -> 1
+    assert strength_targets["Method"]["f1"] == 1.0
+    # Experiment in strengths: only the model names it (A) -> 0; Theory: nobody -> nothing to score
+    assert strength_targets["Experiment"]["f1"] == 0.0
+    assert weakness_targets["Theory"] == {"precision": None, "recall": None, "f1": None, "n_papers": 0}
+    # Both kinds (Tables 7 and 10): the mean of the strength and weakness cells.
+    assert report["by_target"]["Experiment"] == pytest.approx({"precision": 0.5, "recall": 0.25, "f1": 1 / 3})
+    assert report["by_target"]["Method"]["f1"] == pytest.approx(0.5)     # strength 1, weakness 0 (B: model only)
+    assert report["by_target"]["Paper"]["f1"] == 0.0                      # strength 0, weakness undefined
+    assert report["by_target"]["Theory"]["f1"] is None
+    # Validity: weaknesses A (1, 1, 1), B (1, 1, 1) -> 1; strengths A model only -> 0; both 1/2
+    assert report["by_kind_aspect"]["weakness"]["Validity"]["f1"] == 1.0
+    assert report["by_aspect"]["Validity"]["f1"] == pytest.approx(0.5)
+
+
+def test_cells_are_computed_as_the_published_tables_are():
+    from praib.metrics.judged.target_aspect import _cell, _mean_of_kinds
+
+    def cell_of(precision: float, recall: float) -> dict:
+        # Counts whose summed precision and recall are the published ones: TP / |M| and TP / |E|.
+        p, r = round(precision * 1000), round(recall * 1000)
+        return _cell([(p * r, r * 1000, p * 1000)])
+
+    # Table 3, overall: DeepSeek-R1 P 0.314, R 0.460 -> F1 0.373; o1-mini P 0.283, R 0.491 -> 0.359.
+    assert cell_of(0.314, 0.460)["f1"] == pytest.approx(0.373, abs=0.001)
+    assert cell_of(0.283, 0.491)["f1"] == pytest.approx(0.359, abs=0.001)
+    # Tables 11 and 12, gpt-4o-mini, Validity: strengths P 0.431, R 0.986 -> F1 0.599; weaknesses P 0.912,
+    # R 0.994 -> 0.951; Table 10 (both): F1 0.775, precision 0.671, recall 0.990.
+    # The published P and R are rounded to 3 places, so the F1 they give may be off by up to 0.001.
+    strength, weakness = cell_of(0.431, 0.986), cell_of(0.912, 0.994)
+    assert strength["f1"] == pytest.approx(0.599, abs=0.001) and weakness["f1"] == pytest.approx(0.951, abs=0.001)
+    both = _mean_of_kinds(strength, weakness)
+    assert both["f1"] == pytest.approx(0.775, abs=0.001)
+    assert (both["precision"], both["recall"]) == pytest.approx((0.671, 0.990), abs=0.001)
+    # The both-kinds F1 is the mean of the two F1s, not the F1 of the mean P and R (which is 0.80).
+    assert 2 * both["precision"] * both["recall"] / (both["precision"] + both["recall"]) == pytest.approx(0.80, abs=0.01)
 
 
 def test_label_distribution_by_hand():
@@ -253,7 +265,7 @@ def test_evaluate_module_loads_offline_and_matches_the_function():
     result = module.compute(**_rows(PER_PAPER))
     expected = agreement_report(PER_PAPER)
     # paper C had no items at all, so it has no rows; it was left out of the report anyway
-    assert result["target_aspect_f1"] == pytest.approx(2 / 7)
+    assert result["target_aspect_f1"] == pytest.approx(0.4)
     for key in ("overall", "by_kind", "by_target", "by_aspect", "by_kind_target", "by_kind_aspect"):
         assert json.dumps(result[key], sort_keys=True) == json.dumps(expected[key], sort_keys=True)
     model = [label for entry in PER_PAPER for label in entry["model"]]
