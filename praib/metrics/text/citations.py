@@ -30,7 +30,9 @@ IEEE
     ``[3] A. Vaswani, N. Shazeer, and N. Parmar, "Attention is all you need," in Proc.
     NeurIPS, 2017, pp. 5998–6008.`` Optional bracket number; authors as "I. Surname"
     (initials first), joined by commas and "and", optionally "et al."; then the quoted title
-    and a container with the year.
+    and a container with the year. A numbered item whose year is in parentheses is IEEE whatever
+    the order of its names (``[1] Vaswani, Ashish, et al. "Title." Venue (2017).``), as the PRAIB
+    paper's IEEE expression (Appendix C.2) takes it; its authors are read as MLA's.
 
 For MLA and IEEE the year is the first number 1800-2099 within 250 characters after the
 closing quote (no quote or line break in between; "arXiv:2010.11929" is not a year), and the
@@ -192,19 +194,30 @@ def _quoted(text: str) -> list[tuple[int, int, Callable[[], Citation]]]:
     for anchor in _QUOTED_RE.finditer(text):
         window, offset = _window(text, anchor.start())
         authors_match = _IEEE_AUTHORS_RE.search(window)
-        style = "IEEE"
+        style = names = "IEEE"
         if not authors_match:
             authors_match = _MLA_AUTHORS_RE.search(window)
-            style = "MLA"
+            style = names = "MLA"
             if not authors_match:
                 continue
+            if _numbered_with_year_in_parentheses(authors_match, anchor, text):
+                style = "IEEE"
         start = offset + authors_match.start()
-        found.append((start, anchor.end(), partial(_quoted_citation, text, start, anchor, authors_match, style)))
+        found.append((start, anchor.end(), partial(_quoted_citation, text, start, anchor, authors_match, style, names)))
     return found
 
 
-def _quoted_citation(text: str, start: int, anchor: re.Match, authors_match: re.Match, style: str) -> Citation:
-    if style == "IEEE":
+def _numbered_with_year_in_parentheses(authors_match: re.Match, anchor: re.Match, text: str) -> bool:
+    """``[1] Vaswani, Ashish, et al. "Title." Venue (2017)``: a numbered item whose year closes in
+    parentheses is the PRAIB paper's IEEE pattern (Appendix C.2), whatever the order of the names."""
+    year = anchor.start("year")
+    return (authors_match.group().startswith("[") and text[year - 1:year] == "("
+            and text[anchor.end("year"):anchor.end("year") + 1] == ")")
+
+
+def _quoted_citation(text: str, start: int, anchor: re.Match, authors_match: re.Match, style: str,
+                     names: str) -> Citation:
+    if names == "IEEE":
         authors = tuple(_clean(a.group()) for a in _IEEE_AUTHOR_RE.finditer(authors_match.group()))
     else:
         others = [a for a in _MLA_SPLIT_RE.split(authors_match["others"] or "") if a and not a.startswith("et al")]

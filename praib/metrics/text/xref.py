@@ -67,7 +67,8 @@ XREF_TYPES: tuple[str, ...] = (
 )
 
 # Separator between keyword and identifier: optional dot, then up to three spaces or "~".
-_GAP = r"\.?[\s~]{0,3}"
+# Up to three spaces between keyword and number, never a blank line ("definition.\n\nP.2" is two sentences).
+_GAP = r"\.?(?:(?!\n[^\S\n]*\n)[\s~]){0,3}"
 # Numeric identifier: 3, 3.2.1, 2a, 4abcd, 2(a), 2(a-c), S3, A.1, A1 (not an ordinal: "2nd").
 _NUM = (r"(?:[A-Z]\.?)?\d+(?:\.\d+)*"
         r"(?:(?!(?:st|nd|rd|th)(?![A-Za-z]))[a-z]{1,4}(?![A-Za-z])|\([a-z](?:\s*[-–,]\s*[a-z])*\))?(?![\da-z])")
@@ -117,6 +118,8 @@ KEYWORD_RUN = re.compile(
 # "p."/"pp." right after a year or a volume/issue number and a comma is the page range of a
 # formatted citation ("2017, pp. 5998-6008", "vol. 30, pp. 1-9"), not a page of the paper.
 # (Written as look-behinds that end with the already consumed "p".)
+# A paper under review has no page 1000; a page range followed by a year is a reference's.
+_NOT_CITED_SPAN = r"(?!\d{4})(?![\d\s–-]{1,12},\s*(?:19|20)\d\d(?!\d))"
 _NOT_CITED_PAGES = "".join(
     f"(?<!{before},{space}p)"
     for before in (r"[12]\d{3}", r"vol\.\s\d", r"vol\.\s\d\d", r"vol\.\s\d{3}", r"no\.\s\d", r"no\.\s\d\d")
@@ -124,7 +127,8 @@ _NOT_CITED_PAGES = "".join(
 )
 _SPECIAL: tuple[tuple[str, str, str], ...] = (
     # (type, first character, the rest of the reference)
-    ("page", "p", _NOT_CITED_PAGES + r"p?\.[\s~]{0,3}" + _ids(_PLAIN)),  # p. 5, pp. 3-4
+    # p. 5, pp. 3-4; not the pages of a cited work ("pp. 5998-6008", "pp. 112-120, 2017").
+    ("page", "p", _NOT_CITED_PAGES + r"p?\.[\s~]{0,3}" + _NOT_CITED_SPAN + _ids(_PLAIN)),
     ("line", "l", r"l?\.[\s~]{0,3}" + _ids(_PLAIN)),  # l. 12, ll. 3-5
     ("line", "L", r"\d{2,}(?:\s*[-–]\s*L?\d+)?(?![\d])"),  # L180, L180-L182, L57-59
     ("section", "§", r"§?\s{0,2}" + _ids(_SECTION_ID)),  # §3.2, §§ 3-4

@@ -104,3 +104,13 @@ def test_citation_is_frozen():
     c = only("Vaswani et al. (2017). Attention is all you need.")
     with pytest.raises(dataclasses.FrozenInstanceError):
         c.year = 2018
+
+
+def test_a_numbered_reference_with_its_year_in_parentheses_is_ieee_as_the_paper_reads_it():
+    # Issue 12, item 7: the PRAIB paper's IEEE expression (Appendix C.2) takes "[n] ... (YYYY)" whatever
+    # the order of the names; without the number it is MLA.
+    numbered = '[1] Vaswani, Ashish, et al. "Attention is all you need." Advances in Neural Information Processing Systems (2017).'
+    (citation,) = find_citations(numbered)
+    assert (citation.style, citation.authors, citation.year) == ("IEEE", ("Vaswani, Ashish",), 2017)
+    unnumbered = 'Vaswani, Ashish, et al. "Attention is all you need." Advances in Neural Information Processing Systems, 2017.'
+    assert [c.style for c in find_citations(unnumbered)] == ["MLA"]

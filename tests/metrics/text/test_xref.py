@@ -149,3 +149,18 @@ def test_every_keyword_spelling_is_a_keyword_run():
         assert KEYWORD_RUN.fullmatch(run)
     for prose in ("approach", "secretary", "corrects", "figueras", "lemon", "pagoda", "linear", "the", "paper"):
         assert not KEYWORD_RUN.fullmatch(prose)
+
+
+def test_the_pages_of_a_cited_work_are_not_page_references():
+    # Issue 12, item 7: reference lists in real reviews cite page spans of other papers.
+    cited = ("[3] A. Vaswani et al., \"Attention is all you need,\" in Proc. NeurIPS, pp. 5998-6008, 2017.\n"
+             "Smith, J. Deep nets. J. Mach. Learn. Res., pp. 112-120, 2019.")
+    assert find_xrefs(cited) == []
+    assert [m.text for m in find_xrefs("The bound on p. 5 and the proof on pp. 13-14, in 2019, differ.")] == [
+        "p. 5", "pp. 13-14"]
+
+
+def test_a_keyword_and_a_number_across_a_blank_line_are_two_sentences():
+    text = "The argument rests on an informal definition.\n\nP.2 The experiments use one seed."
+    assert find_xrefs(text) == []
+    assert [m.text for m in find_xrefs("as in Definition\n2 of the paper")] == ["Definition\n2"]
