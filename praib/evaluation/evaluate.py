@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
+from itertools import combinations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
@@ -20,14 +21,14 @@ import numpy as np
 from datasets import Dataset
 
 from praib import __version__
-from praib.metrics.scores.agreement import alpha_by_venue, panel_agreement
+from praib.metrics.scores.agreement import alpha_by_venue, panel_agreement, self_agreement
 from praib.metrics.scores.distributions import confidence_gap, distribution_difference, normalised_distribution
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 from praib.evaluation.partial import INPUT, REFERENCE, Partial
 from praib.evaluation.scored import SCORED_FIELDS, ScoredReviews
-from praib.evaluation.results import (EvaluationResult, GroupResult, InvalidJudgeAnswers, JudgedRun, Skipped, Summary,
-                                      XrefSummary, json_ready)
+from praib.evaluation.results import (EvaluationResult, GroupResult, InvalidJudgeAnswers, JudgedRun, PromptSelfAgreement,
+                                      Skipped, Summary, XrefSummary, json_ready)
 from praib.metrics.registry import READABILITY
 from praib.metrics.summary import summarise
 from praib.metrics.text.xref import XREF_TYPES
@@ -307,7 +308,52 @@ def result_of(partial: Partial, entries: list[dict] | None = None, judged: Judge
         groups=[GroupResult(**{k: v for k, v in entry.items() if k != "key"})
                 for entry in (group_entries(partial) if entries is None else entries)],
         judged=judged,
+        prompt_self_agreement=prompt_self_agreement(partial),
     )
+
+
+def prompt_self_agreement(partial: Partial) -> list[PromptSelfAgreement]:
+    """For every reviewer (the values of a group but its prompt) with reviews under two or more prompts,
+    and every pair of those prompts: :func:`self_agreement` per venue and year group, and per venue
+    the mean over its year groups where defined (as alpha is averaged). Empty unless the groups are
+    by prompt."""
+    if "prompt" not in partial.group_by:
+        return []
+    at = partial.group_by.index("prompt")
+    prompts_of: dict[tuple, dict] = defaultdict(dict)
+    for key in partial.groups:
+        if key[at] is not None and not partial.is_reference_group(key):
+            prompts_of[key[:at] + key[at + 1:]][key[at]] = key
+    found = []
+    for reviewer in sorted(prompts_of, key=lambda k: tuple(str(v) for v in k)):
+        keys = prompts_of[reviewer]
+        columns = {prompt: partial.columns(partial.groups[key]) for prompt, key in keys.items()}
+        for first, second in combinations(sorted(keys, key=str), 2):
+            per_year: dict[str, dict] = defaultdict(dict)
+            slices = {prompt: _by_year_group(columns[prompt]) for prompt in (first, second)}
+            for venue, year_group in sorted(set(slices[first]) & set(slices[second]), key=lambda vy: (vy[0], vy[1])):
+                per_year[venue][year_group] = self_agreement(*slices[first][(venue, year_group)],
+                                                             *slices[second][(venue, year_group)])
+            alpha = {venue: _mean_defined(years.values()) for venue, years in per_year.items()}
+            label = _label(dict(zip([c for c in partial.group_by if c != "prompt"], reviewer)))
+            found.append(PromptSelfAgreement(label, [str(first), str(second)], alpha, dict(per_year)))
+    return found
+
+
+def _by_year_group(columns: dict) -> dict[tuple, tuple[list, list]]:
+    """Paper ids and ratings of the rated reviews with a venue, per (venue, year group)."""
+    found: dict[tuple, tuple[list, list]] = {}
+    for paper, rating, venue, year in zip(columns["paper_id"], columns["rating"], columns["venue"], columns["year"]):
+        if rating is not None and venue is not None:
+            papers, ratings = found.setdefault((venue, year_group_of(venue, year)), ([], []))
+            papers.append(paper)
+            ratings.append(rating)
+    return found
+
+
+def _mean_defined(values) -> float | None:
+    defined = [v for v in values if v is not None]
+    return float(np.mean(defined)) if defined else None
 
 
 def group_entries(partial: Partial) -> list[dict]:

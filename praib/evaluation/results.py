@@ -165,6 +165,21 @@ class JudgedRun:
         return out
 
 
+@dataclass(frozen=True)
+class PromptSelfAgreement:
+    """Ordinal alpha of one reviewer (a group's values but its prompt) with itself under two prompts
+    (PRAIB §7): per venue the mean over its year groups where defined, and per year group."""
+
+    reviewer: str
+    prompts: list[str]
+    alpha: dict[str, float | None]
+    per_year: dict[str, dict[str, float | None]]
+
+    def to_dict(self) -> dict:
+        return {"reviewer": self.reviewer, "prompts": list(self.prompts), "alpha": dict(self.alpha),
+                "per_year": {venue: dict(years) for venue, years in self.per_year.items()}}
+
+
 @dataclass
 class EvaluationResult:
     """The behavioural profile of every group of a set of reviews: the result of ``praib evaluate``."""
@@ -176,6 +191,8 @@ class EvaluationResult:
     n_reference_reviews: int
     groups: list[GroupResult]
     judged: JudgedRun | None = None
+    #: Each reviewer with reviews under two or more prompts: its alpha with itself, per pair of prompts.
+    prompt_self_agreement: list[PromptSelfAgreement] = field(default_factory=list)
     #: Where the reviews and the reference came from, when the caller names them (``praib evaluate`` does).
     input: str | None = None
     reference_source: str | None = None
@@ -201,6 +218,7 @@ class EvaluationResult:
             "n_reviews": self.n_reviews,
             "n_reference_reviews": self.n_reference_reviews,
             "groups": [g.to_dict() for g in self.groups],
+            "prompt_self_agreement": [a.to_dict() for a in self.prompt_self_agreement],
         }
         if self.input is not None:
             out["input"] = self.input

@@ -76,6 +76,11 @@ def behaviour_table(results: EvaluationResult) -> str:
     if unparsed or partial:
         notes.append(f"{unparsed} review(s) could not be parsed and {partial} were parsed partially; "
                      "their raw text is kept and scored, their missing scores are skipped.")
+    for agreement in results.prompt_self_agreement:
+        per_venue = ", ".join(f"{venue} {'n/a' if alpha is None else f'{alpha:.2f}'}"
+                              for venue, alpha in agreement.alpha.items())
+        notes.append(f"Prompt self-consistency of {agreement.reviewer} ({' vs '.join(agreement.prompts)}): "
+                     f"α {per_venue or 'n/a (no paper rated under both)'}.")
     return "\n".join(lines + [""] + notes)
 
 
