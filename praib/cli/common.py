@@ -189,6 +189,7 @@ class JudgeSpec:
     backend: BackendSpec
     max_new_tokens: int
     cache_dir: Path | None
+    templates: tuple[tuple[str, str], ...] = ()
 
     @property
     def model(self) -> str | None:
@@ -202,9 +203,26 @@ class JudgeSpec:
         from praib.llm import judge
 
         made = judge.make_judge(self.backend.kind, self.model, max_new_tokens=self.max_new_tokens,
-                                cache_dir=self.cache_dir, failures=failures, **self.backend.options())
+                                cache_dir=self.cache_dir, failures=failures, templates=dict(self.templates),
+                                **self.backend.options())
         closed_at_exit(made.backend)
         return made
+
+
+def _judge_templates(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    from praib.llm.judge import check_judge_templates
+
+    pairs = []
+    for value in values:
+        name, _, template = value.partition("=")
+        if not name or not template:
+            raise click.BadParameter(f"expected NAME=TEMPLATE, got {value!r}", param_hint="--judge-template")
+        pairs.append((name.strip(), template.strip()))
+    try:
+        check_judge_templates(dict(pairs))
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--judge-template") from None
+    return tuple(pairs)
 
 
 def judge_options(command):
@@ -217,7 +235,8 @@ def judge_options(command):
             kwargs.pop("judge_timeout"), kwargs.pop("judge_max_tries"), kwargs.pop("judge_concurrency"),
             kwargs.pop("judge_max_model_len"), kwargs.pop("judge_engine_args"), kwargs.pop("judge_tokenizer"),
             "judge")
-        kwargs["judge_spec"] = JudgeSpec(backend, kwargs.pop("judge_max_new_tokens"), kwargs.get("cache_dir"))
+        kwargs["judge_spec"] = JudgeSpec(backend, kwargs.pop("judge_max_new_tokens"), kwargs.get("cache_dir"),
+                                         _judge_templates(kwargs.pop("judge_templates")))
         return command(*args, **kwargs)
 
     return _apply(with_judge, [
@@ -228,6 +247,10 @@ def judge_options(command):
                      help="Backend that runs the judge model."),
         click.option("--judge-max-new-tokens", type=click.IntRange(min=1), default=1024, show_default=True,
                      help="Longest judge answer, in tokens."),
+        click.option("--judge-template", "judge_templates", multiple=True, metavar="NAME=TEMPLATE",
+                     help="Ask the judge with TEMPLATE (a built-in name or a .jinja file) in place of its built-in "
+                          "template NAME (repeatable), e.g. coverage=coverage_strict for the stricter coverage "
+                          "criterion; the names are those of praib/llm/templates."),
         *_server_options("judge-", "judge", "--judge-backend"),
         cache_dir_option("Call cache of the judge (and of the command's other model calls); a rerun resumes "
                          "from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]"),

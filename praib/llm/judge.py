@@ -17,7 +17,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from praib.llm.backends import Backend, GenerationRequest, SamplingConfig, generate_each, make_backend
 from praib.llm.cache import CachedBackend, CallCache
@@ -55,6 +55,12 @@ class Judge:
     backend: Backend
     sampling: SamplingConfig = field(default_factory=lambda: SamplingConfig(max_new_tokens=512, temperature=0.0))
     failures: FailureLog = field(default_factory=FailureLog)
+    #: The template used in place of a built-in one, by the built-in's name (e.g. ``{"coverage":
+    #: "coverage_strict"}``, or a .jinja path): how a user changes what the judge is asked.
+    templates: Mapping[str, str | Path] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_judge_templates(self.templates)
 
     def describe(self) -> dict[str, Any]:
         """What produced the judgements, for the results file."""
@@ -66,11 +72,12 @@ class Judge:
             "top_p": self.sampling.top_p,
             "max_new_tokens": self.sampling.max_new_tokens,
             "seed": self.sampling.seed,
+            **({"templates": {role: str(t) for role, t in self.templates.items()}} if self.templates else {}),
         }
 
     def render(self, template: str | Path, **variables: Any) -> str:
         """The user message of judge template ``template`` (a built-in name or a .jinja path)."""
-        return JUDGE_TEMPLATES.render(template, **variables)
+        return JUDGE_TEMPLATES.render(self.templates.get(str(template), template), **variables)
 
     def _ask(self, template: str | Path, items: Sequence[dict], ids: Sequence[str] | None, label: str | None,
              read: Callable[[str], tuple[Any, str | None]], progress: bool, final: bool,
@@ -202,12 +209,25 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("PRAIB_CACHE") or Path.home() / ".cache" / "praib" / "calls")
 
 
+def check_judge_templates(templates: Mapping[str, str | Path]) -> None:
+    """A ValueError naming what is wrong when ``templates`` replaces no built-in judge template or names
+    a template that does not exist."""
+    known = JUDGE_TEMPLATES.names()
+    for role, template in templates.items():
+        if role not in known:
+            raise ValueError(f"no judge template {role!r} to replace; the judge's templates are {', '.join(known)}")
+        JUDGE_TEMPLATES.path(template)
+
+
 def make_judge(kind: str, model: str, *, max_new_tokens: int = 1024, cache_dir: Path | None = None,
-               failures: FailureLog | None = None, **backend_options: Any) -> Judge:
+               failures: FailureLog | None = None, templates: Mapping[str, str | Path] | None = None,
+               **backend_options: Any) -> Judge:
     """A judge at temperature 0 behind the on-disk call cache. ``backend_options`` go to
     :func:`praib.llm.backends.make_backend` (``base_url=``, ``timeout=``, ``max_model_len=`` for a
     server, engine arguments for vLLM); ``failures`` is the run's failure log. Close it
-    (``judge.backend.close()``) when done: a vLLM engine ends its processes then."""
+    (``judge.backend.close()``) when done: a vLLM engine ends its processes then. ``templates``: see
+    :attr:`Judge.templates`."""
+    check_judge_templates(templates or {})  # before a model loads
     backend = CachedBackend(make_backend(kind, model, **backend_options), CallCache(cache_dir or default_cache_dir()))
     return Judge(backend, SamplingConfig(max_new_tokens=max_new_tokens, temperature=0.0),
-                 failures if failures is not None else FailureLog())
+                 failures if failures is not None else FailureLog(), dict(templates or {}))

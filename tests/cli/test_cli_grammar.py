@@ -77,7 +77,7 @@ ROLE_SPELLINGS = [
     (r"tries|retries|attempts", {"--max-tries", "--judge-max-tries"}),
     (r"failures", {"--max-failures"}),
     (r"seed", {"--seed"}),
-    (r"template", {"--template", "--template-dir", "--card-template"}),
+    (r"template", {"--template", "--template-dir", "--card-template", "--judge-template"}),
     (r"^--kinds?$", set()),
     (r"^--(param|option)s?$", set()),
 ]

@@ -106,3 +106,21 @@ def test_a_prompt_the_judges_context_cannot_hold_is_a_failed_item_never_sent(tem
     assert len(backend.requests) == 1  # never sent
     [failed] = judge.failures.items
     assert (failed.item_id, failed.error, failed.tries) == ("r2", "PromptTooLong", 0)
+
+
+def test_a_judge_template_can_be_replaced_by_name_and_the_results_say_so(tmp_path):
+    pair = {"base": "The baselines are weak.", "target": "Stronger baselines are needed."}
+    default = Judge(StubBackend(["yes"])).render("coverage", **pair)
+    # The paper's coverage criterion (Appendix J) by default; the stricter one on request.
+    assert "substantive piece of information from the base text" in default and "wording" not in default
+    strict = Judge(StubBackend(["yes"]), templates={"coverage": "coverage_strict"})
+    assert "Shared wording alone does not count" in strict.render("coverage", **pair)
+    assert strict.describe()["templates"] == {"coverage": "coverage_strict"}
+    own = tmp_path / "mine.jinja"
+    own.write_text("Same point? {{ base }} / {{ target }}")
+    assert Judge(StubBackend(["yes"]), templates={"coverage": own}).render("coverage", **pair) == (
+        "Same point? The baselines are weak. / Stronger baselines are needed.")
+    with pytest.raises(ValueError, match="no judge template 'covrage' to replace"):
+        Judge(StubBackend(["yes"]), templates={"covrage": "coverage_strict"})
+    with pytest.raises(ValueError, match="no judge template 'nope'"):
+        Judge(StubBackend(["yes"]), templates={"coverage": "nope"})
