@@ -119,6 +119,32 @@ def _distributions(group: dict[tuple, tuple[list, list]], human: dict[tuple, tup
     return result
 
 
+def _pooled(group: dict[tuple, tuple[list, list]], human: dict[tuple, tuple[list, list]], kind: str, scale: str,
+            is_reference: bool) -> dict:
+    """The distribution pooled over the group's venue-years, on the union of their scales (PRAIB Tables
+    16, 17), against the human scores of the same venue-years; each score counted only where it is on
+    its own venue-year's scale. ``sum_abs_diff_pp`` is the paper's Σ|Δ| in percentage points,
+    ``total_variation`` the same distance on a 0-1 scale (half of Σ|Δ| over 100)."""
+    pooled_group, pooled_human, values = [], [], set()
+    for venue, year in group:
+        allowed = scale_values(venue, year, kind, scale)
+        scores, human_scores = group[(venue, year)][0], human.get((venue, year), ([], []))[0]
+        if allowed is None:
+            allowed = tuple(sorted(set(scores) | set(human_scores)))
+        values.update(allowed)
+        pooled_group += [v for v in scores if v in allowed]
+        pooled_human += [v for v in human_scores if v in allowed]
+    values = sorted(values)
+    if not pooled_group:
+        entry = {"distribution": None}
+    elif is_reference or not pooled_human:
+        entry = {"distribution": normalised_distribution(pooled_group, values)}
+    else:
+        entry = distribution_difference(pooled_group, pooled_human, values)
+    return {"values": values, "venue_years": [f"{venue} {year}" for venue, year in sorted(group, key=str)], **entry,
+            "n": len(pooled_group)}
+
+
 def _of_decision(scores: list, decisions: list, decision: str) -> list:
     return [score for score, d in zip(scores, decisions) if d == decision]
 
@@ -393,9 +419,11 @@ def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_r
     with_text = int(np.isfinite(scores["tkc"]).sum())
     agreement = _agreement(columns, human.panels, is_reference) if human.panels is not None else {}
     alpha_key = "alpha" if is_reference else "alpha_with_model"
-    distributions = {kind: json_ready(_distributions(_by_venue_year(columns, kind), human.by_venue_year[kind], kind,
-                                                     scale, is_reference))
+    given = {kind: _by_venue_year(columns, kind) for kind in ("rating", "confidence")}
+    distributions = {kind: json_ready(_distributions(given[kind], human.by_venue_year[kind], kind, scale, is_reference))
                      for kind in ("rating", "confidence")}
+    pooled = {kind: json_ready(_pooled(given[kind], human.by_venue_year[kind], kind, scale, is_reference))
+              for kind in ("rating", "confidence")}
     entry = {
         "group": key,
         "label": _label(key),
@@ -408,6 +436,7 @@ def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_r
         "krippendorff": json_ready(agreement),
         "rating_distribution": distributions["rating"],
         "confidence_distribution": distributions["confidence"],
+        "pooled_distributions": pooled,
         "confidence_gap": None if is_reference or human.panels is None
         else json_ready(_gap(columns, human.columns, "confidence")),
         "skipped": Skipped(

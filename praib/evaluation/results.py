@@ -95,6 +95,8 @@ class GroupResult:
     krippendorff: Mapping[str, Any]
     rating_distribution: Mapping[str, Any]
     confidence_distribution: Mapping[str, Any]
+    #: Rating and confidence distributions pooled over the group's venue-years (PRAIB Tables 16, 17).
+    pooled_distributions: Mapping[str, Any]
     confidence_gap: Mapping[str, Any] | None
     skipped: Skipped
     verified_citations: Mapping[str, Any] | None = None
