@@ -269,6 +269,9 @@ def import_dump_command(dump, venue, year, fmt, output):
 @click.option("--rebuttals", type=click.Path(exists=True), help="Rebuttal records, filtered likewise.")
 @click.option("--per-venue-year", type=click.IntRange(min=2), default=100, show_default=True,
               help="Papers per venue-year: half accepted, half rejected.")
+@click.option("--rejected-share", type=click.FloatRange(0, 1, min_open=True), metavar="SHARE",
+              help="Instead of a balanced sample, draw this share of all the rejected papers (the target-aspect "
+                   "study: 0.075).")
 @seed_option("Seed of the ranking that picks the papers.")
 @click.option("--year", "years", type=int, multiple=True,
               help="Sample only this year, for every venue in PAPERS; repeatable (PRAIB: 2021 to 2025). "
@@ -276,8 +279,8 @@ def import_dump_command(dump, venue, year, fmt, output):
 @click.option("--include-withdrawn", is_flag=True, help="Count withdrawn and desk-rejected papers as rejected.")
 @output_option("Directory for the sampled papers.jsonl and the filtered record files.", default="sample",
                file_okay=False)
-def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, seed, years, include_withdrawn,
-                   output):
+def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, rejected_share, seed, years,
+                   include_withdrawn, output):
     """Draw a balanced accept/reject sample of the PAPERS records per venue-year, reproducibly under --seed
     whatever the order of the records, and keep the reviews, meta-reviews and rebuttals of the
     sampled papers."""
@@ -296,7 +299,7 @@ def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, see
                     ("rebuttal", rebuttals))}
         sampled = sample_records(sources["paper"], sources["review"], sources["meta_review"], sources["rebuttal"],
                                  per_venue_year=per_venue_year, seed=seed, include_withdrawn=include_withdrawn,
-                                 years=years or None)
+                                 years=years or None, rejected_share=rejected_share)
     except (RecordError, SamplingError) as err:
         raise click.ClickException(str(err)) from None
     counts = write_records(sampled, output)

@@ -43,13 +43,18 @@ def _rank(seed: int, venue: str, year: int, paper_id: str) -> str:
 
 
 def sample_paper_ids(papers: Dataset, per_venue_year: int = 100, seed: int = 0,
-                     include_withdrawn: bool = False, years: Iterable[int] | None = None) -> list[str]:
+                     include_withdrawn: bool = False, years: Iterable[int] | None = None,
+                     rejected_share: float | None = None) -> list[str]:
     """The ids of a balanced sample of ``papers`` (Paper records), in venue, year, class and rank order.
 
     ``years`` restricts the draw to those years (all years when None). Raises
     :class:`SamplingError` naming every venue-year and class that has fewer papers than its
-    share of ``per_venue_year``, and on a paper id listed twice.
+    share of ``per_venue_year``, and on a paper id listed twice. With ``rejected_share`` the
+    sample is instead that share of all the rejected papers (rounded, at least one), ranked the
+    same way: the target-aspect study's draw (7.5% of the rejected papers, its §5).
     """
+    if rejected_share is not None and not 0 < rejected_share <= 1:
+        raise ValueError(f"rejected_share must be in (0, 1], got {rejected_share}")
     if per_venue_year < 2:
         raise ValueError("per_venue_year must be at least 2 (one accepted and one rejected paper)")
     wanted = {"accept": per_venue_year - per_venue_year // 2, "reject": per_venue_year // 2}
@@ -85,6 +90,13 @@ def sample_paper_ids(papers: Dataset, per_venue_year: int = 100, seed: int = 0,
         where = f" in {', '.join(map(str, sorted(years)))}" if years is not None else ""
         raise SamplingError(f"no original paper{where} has an accept or reject decision to sample from "
                             f"({len(papers)} records, {len(seen)} originals; perturbed variants are never drawn)")
+    if rejected_share is not None:
+        rejected = sorted(((venue, year, paper_id) for (venue, year), pool in pools.items() for paper_id in pool["reject"]),
+                          key=lambda v: _rank(seed, *v))
+        if not rejected:
+            raise SamplingError("no rejected paper to sample from")
+        chosen = rejected[:max(1, round(rejected_share * len(rejected)))]
+        return [paper_id for _, _, paper_id in sorted(chosen, key=lambda v: (v[0], v[1], _rank(seed, *v)))]
     shortages = [f"{venue} {year}: {len(pool[label])} {label}ed paper(s), {wanted[label]} needed"
                  for (venue, year), pool in sorted(pools.items()) for label in ("accept", "reject")
                  if len(pool[label]) < wanted[label]]
@@ -100,10 +112,11 @@ def sample_paper_ids(papers: Dataset, per_venue_year: int = 100, seed: int = 0,
 
 def sample_records(papers: Dataset, reviews: Dataset | None = None, meta_reviews: Dataset | None = None,
                    rebuttals: Dataset | None = None, per_venue_year: int = 100, seed: int = 0,
-                   include_withdrawn: bool = False, years: Iterable[int] | None = None) -> dict[str, Dataset]:
+                   include_withdrawn: bool = False, years: Iterable[int] | None = None,
+                   rejected_share: float | None = None) -> dict[str, Dataset]:
     """The sampled papers and the reviews, meta-reviews and rebuttals of those papers
     (record kinds as keys; kinds passed as None are left out)."""
-    chosen = sample_paper_ids(papers, per_venue_year, seed, include_withdrawn, years)
+    chosen = sample_paper_ids(papers, per_venue_year, seed, include_withdrawn, years, rejected_share)
     keep = set(chosen)
     order = {paper_id: index for index, paper_id in enumerate(chosen)}
     sampled = papers.filter(lambda row: row["paper_id"] in keep and perturbation_kind(row) is None)

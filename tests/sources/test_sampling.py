@@ -148,3 +148,15 @@ def test_a_paper_id_listed_twice_is_refused():
                                 paper("p1", "ICLR", 2024, "Accept")], "paper")
     with pytest.raises(SamplingError, match="1 paper id.*listed more than once.*p1"):
         sample_paper_ids(twice, per_venue_year=2)
+
+
+def test_a_share_of_the_rejected_papers_as_the_target_aspect_study_draws():
+    rejected = [("ICLR", 2024, f"i-rej-{i}") for i in range(5)] + [("NeurIPS", 2023, f"n-rej-{i}") for i in range(3)]
+    ranked = sorted(rejected, key=lambda v: hashlib.sha256(f"7/{v[0]}/{v[1]}/{v[2]}".encode()).hexdigest())
+    # 8 rejected papers (withdrawn and desk-rejected ones left out): half of them is 4, the 4 lowest ranks
+    chosen = sample_paper_ids(pool(), seed=7, rejected_share=0.5)
+    assert sorted(chosen) == sorted(paper_id for _, _, paper_id in ranked[:4])
+    assert [paper_id.split("-")[0] for paper_id in chosen] == sorted(p.split("-")[0] for p in chosen)  # ICLR first
+    assert len(sample_paper_ids(pool(), seed=7, rejected_share=0.01)) == 1  # never an empty sample
+    with pytest.raises(ValueError, match="rejected_share must be in"):
+        sample_paper_ids(pool(), rejected_share=0)

@@ -38,8 +38,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from praib.metrics.scores.distributions import decision_class
 from praib.metrics.summary import summarise
 
-TARGETS = ("Problem", "Prior Research", "Method", "Theory", "Experiment", "Conclusion", "Paper")
-ASPECTS = ("Impact", "Novelty", "Clarity", "Validity", "Not-specific")
+TARGETS = ("Problem", "Prior Research", "Method", "Theory", "Experiment", "Conclusion", "Paper", "Review process")
+ASPECTS = ("Impact", "Novelty", "Clarity", "Validity", "Not-specific", "Irrelevant")
 KINDS = ("strength", "weakness")
 
 Label = tuple  # (target | None, aspect | None)

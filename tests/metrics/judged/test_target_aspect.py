@@ -194,9 +194,10 @@ def test_label_distribution_by_hand():
     d = label_distribution(model)
     assert d["n"] == 7 and d["unlabelled"] == {"targets": 1, "aspects": 0}
     assert d["targets"] == pytest.approx({"Problem": 1 / 6, "Prior Research": 0.0, "Method": 0.5, "Theory": 0.0,
-                                          "Experiment": 1 / 3, "Conclusion": 0.0, "Paper": 0.0})
+                                          "Experiment": 1 / 3, "Conclusion": 0.0, "Paper": 0.0,
+                                          "Review process": 0.0})
     assert d["aspects"] == pytest.approx({"Impact": 1 / 7, "Novelty": 2 / 7, "Clarity": 0.0, "Validity": 4 / 7,
-                                          "Not-specific": 0.0})
+                                          "Not-specific": 0.0, "Irrelevant": 0.0})
     assert list(d["targets"]) == list(TARGETS)
     empty = label_distribution([])
     assert empty["n"] == 0 and set(empty["targets"].values()) == {0.0}
