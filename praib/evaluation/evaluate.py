@@ -21,7 +21,7 @@ import numpy as np
 from datasets import Dataset
 
 from praib import __version__
-from praib.metrics.scores.agreement import alpha_by_venue, panel_agreement, self_agreement
+from praib.metrics.scores.agreement import alpha_by_venue, panel_agreement, self_agreement_by_venue
 from praib.metrics.scores.distributions import confidence_gap, distribution_difference, normalised_distribution
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
@@ -181,10 +181,11 @@ def _rated(columns: dict) -> list[tuple]:
             if rating is not None and venue is not None]
 
 
-def _panels(reference: dict) -> tuple[list, ...]:
-    """The human side of :func:`panel_agreement`: paper ids, ratings, venues and year groups."""
-    year_groups: dict[tuple, str] = {}
-    rated = _rated(reference)
+def _rated_by_year_group(columns: dict) -> tuple[list, ...]:
+    """Paper ids, ratings, venues and year groups of the rated reviews with a venue: the human side of
+    :func:`panel_agreement`, or one run of :func:`self_agreement_by_venue`."""
+    year_groups: dict[tuple, str] = {}  # looked up once per venue-year, not per review
+    rated = _rated(columns)
     for _, _, venue, year in rated:
         if (venue, year) not in year_groups:
             year_groups[(venue, year)] = year_group_of(venue, year)
@@ -340,9 +341,8 @@ def result_of(partial: Partial, entries: list[dict] | None = None, judged: Judge
 
 def prompt_self_agreement(partial: Partial) -> list[PromptSelfAgreement]:
     """For every reviewer (the values of a group but its prompt) with reviews under two or more prompts,
-    and every pair of those prompts: :func:`self_agreement` per venue and year group, and per venue
-    the mean over its year groups where defined (as alpha is averaged). Empty unless the groups are
-    by prompt."""
+    and every pair of those prompts: :func:`self_agreement_by_venue` (PRAIB §7). Empty unless the
+    groups are by prompt."""
     if "prompt" not in partial.group_by:
         return []
     at = partial.group_by.index("prompt")
@@ -353,33 +353,14 @@ def prompt_self_agreement(partial: Partial) -> list[PromptSelfAgreement]:
     found = []
     for reviewer in sorted(prompts_of, key=lambda k: tuple(str(v) for v in k)):
         keys = prompts_of[reviewer]
-        columns = {prompt: partial.columns(partial.groups[key]) for prompt, key in keys.items()}
+        ratings = {prompt: _rated_by_year_group(partial.columns(partial.groups[key])) for prompt, key in keys.items()}
+        label = _label(dict(zip([c for c in partial.group_by if c != "prompt"], reviewer)))
         for first, second in combinations(sorted(keys, key=str), 2):
-            per_year: dict[str, dict] = defaultdict(dict)
-            slices = {prompt: _by_year_group(columns[prompt]) for prompt in (first, second)}
-            for venue, year_group in sorted(set(slices[first]) & set(slices[second]), key=lambda vy: (vy[0], vy[1])):
-                per_year[venue][year_group] = self_agreement(*slices[first][(venue, year_group)],
-                                                             *slices[second][(venue, year_group)])
-            alpha = {venue: _mean_defined(years.values()) for venue, years in per_year.items()}
-            label = _label(dict(zip([c for c in partial.group_by if c != "prompt"], reviewer)))
-            found.append(PromptSelfAgreement(label, [str(first), str(second)], alpha, dict(per_year)))
+            by_venue = self_agreement_by_venue(*ratings[first], *ratings[second])
+            found.append(PromptSelfAgreement(label, [str(first), str(second)],
+                                             {venue: v["alpha"] for venue, v in by_venue.items()},
+                                             {venue: v["per_year"] for venue, v in by_venue.items()}))
     return found
-
-
-def _by_year_group(columns: dict) -> dict[tuple, tuple[list, list]]:
-    """Paper ids and ratings of the rated reviews with a venue, per (venue, year group)."""
-    found: dict[tuple, tuple[list, list]] = {}
-    for paper, rating, venue, year in zip(columns["paper_id"], columns["rating"], columns["venue"], columns["year"]):
-        if rating is not None and venue is not None:
-            papers, ratings = found.setdefault((venue, year_group_of(venue, year)), ([], []))
-            papers.append(paper)
-            ratings.append(rating)
-    return found
-
-
-def _mean_defined(values) -> float | None:
-    defined = [v for v in values if v is not None]
-    return float(np.mean(defined)) if defined else None
 
 
 def group_entries(partial: Partial) -> list[dict]:
@@ -389,7 +370,7 @@ def group_entries(partial: Partial) -> list[dict]:
     reference = partial.columns(partial.reference)
     # What every group is compared with, gathered once.
     human = _Reference(reference, {kind: _by_venue_year(reference, kind) for kind in ("rating", "confidence")},
-                       _panels(reference) if reference["paper_id"] else None)
+                       _rated_by_year_group(reference) if reference["paper_id"] else None)
     entries = []
     if partial.separate_reference and reference["paper_id"]:
         key = {c: (HUMAN_SOURCE if c == "source" else None) for c in partial.group_by}

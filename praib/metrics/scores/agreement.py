@@ -312,6 +312,28 @@ def self_agreement(
     return ordinal_alpha([p for p, _ in pairs], [r for _, r in pairs])
 
 
+def self_agreement_by_venue(
+    paper_ids_a: Sequence[str], ratings_a: Sequence[float | None], venues_a: Sequence[str],
+    year_groups_a: Sequence[str],
+    paper_ids_b: Sequence[str], ratings_b: Sequence[float | None], venues_b: Sequence[str],
+    year_groups_b: Sequence[str],
+) -> dict[str, dict]:
+    """:func:`self_agreement` of two rating runs per venue and year group (those both runs rated),
+    and per venue its unweighted mean over the year groups where it is defined, as
+    :func:`alpha_by_venue` averages. Returns ``{venue: {"alpha": float | None, "per_year": {year_group:
+    float | None}}}``."""
+    a = _slices(paper_ids_a, ratings_a, venues_a, year_groups_a)
+    b = _slices(paper_ids_b, ratings_b, venues_b, year_groups_b)
+    result = {}
+    for venue in sorted(set(a) & set(b), key=str):
+        per_year = {year: self_agreement([paper_ids_a[i] for i in a[venue][year]], [ratings_a[i] for i in a[venue][year]],
+                                         [paper_ids_b[i] for i in b[venue][year]], [ratings_b[i] for i in b[venue][year]])
+                    for year in a[venue] if year in b[venue]}
+        if per_year:
+            result[venue] = {"alpha": _mean([v for v in per_year.values() if v is not None]), "per_year": per_year}
+    return result
+
+
 def agreement_by_source(paper_ids: Sequence[str], ratings: Sequence[float | None], sources: Sequence[str],
                         venues: Sequence[str], year_groups: Sequence[str],
                         human_source: str = HUMAN_SOURCE) -> dict:
