@@ -488,6 +488,10 @@ def _has_fields(row: dict[str, Any]) -> bool:
     return any(row.get(name) for name in REVIEW_SECTIONS) or row.get("rating") is not None
 
 
+def _has_text(row: dict[str, Any]) -> bool:
+    return bool(row.get("text") and row["text"].strip())
+
+
 def parse_reviews(records: Dataset, scale: str = "venue") -> Dataset:
     """Fill the section and score fields of review records from their text.
 
@@ -534,7 +538,7 @@ class ReviewParser:
             row["subscores"] = row["subscores"] or []
             if _has_fields(row):
                 row["parse_status"] = row["parse_status"] or PARSE_GIVEN
-            elif row["text"] and row["text"].strip():
+            elif _has_text(row):
                 parsed = parse_review(row["text"], self._scales_for(row["venue"], row["year"]))
                 row.update(parsed.sections)
                 row["rating"] = parsed.rating
@@ -556,7 +560,7 @@ class ReviewParser:
         if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
             return self.parse(records)
         for raw in records:
-            if not _has_fields(raw) and raw.get("text") and raw["text"].strip():
+            if not _has_fields(raw) and _has_text(raw):  # the rows parse() parses
                 self._scales_for(raw.get("venue"), raw.get("year"))
         global _forked_parser
         _forked_parser = self  # what the forked workers parse with, cache included
