@@ -246,10 +246,7 @@ def evaluate_merge(parts, output):
     from praib.records import RecordError
 
     try:
-        partials = [Partial.load(part) for part in parts]
-        merged = partials[0]
-        for partial in partials[1:]:
-            merged.merge(partial)
+        merged = Partial.merged(Partial.load(part) for part in parts)
         if not merged.sizes()[0]:
             raise RecordError(", ".join(map(str, parts)), None, "hold no review")
         results = result_of(merged)

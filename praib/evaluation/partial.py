@@ -143,6 +143,15 @@ class Partial:
             human=sum(r["source"] == HUMAN_SOURCE for r in picked),
         )
 
+    @classmethod
+    def merged(cls, partials: Iterable["Partial"]) -> "Partial":
+        """The partials (of disjoint batches of one evaluation) merged into the first of them."""
+        partials = iter(partials)
+        first = next(partials)
+        for partial in partials:
+            first.merge(partial)
+        return first
+
     def merge(self, other: "Partial") -> "Partial":
         """Fold ``other`` (a partial of other batches of the same evaluation) into this one."""
         if (other.group_by, other.scale, other.separate_reference) != (self.group_by, self.scale,

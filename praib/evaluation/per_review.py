@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from praib.evaluation.partial import COUNTS
 from praib.metrics.text.textstats import TEXT_METRICS
 
-__all__ = ["PER_REVIEW_SCHEMA", "PerReviewWriter", "part_name", "check_folder"]
+__all__ = ["PER_REVIEW_SCHEMA", "PerReviewWriter", "part_name", "check_folder", "remove_parts"]
 
 _FIELDS = [("review_id", pa.string()), ("paper_id", pa.string()), ("venue", pa.string()), ("year", pa.int32()),
            ("decision", pa.string()), ("source", pa.string()), ("model", pa.string()), ("prompt", pa.string()),
@@ -47,6 +47,13 @@ def check_folder(folder: Path, shards: int) -> None:
     if stale:
         raise ValueError(f"--per-review {folder}: holds parts of another evaluation ({', '.join(stale[:3])}"
                          f"{' ...' if len(stale) > 3 else ''}); remove them or choose another folder")
+
+
+def remove_parts(folder: Path) -> None:
+    """Remove the parts in ``folder`` (after :func:`check_folder`, all of them are of the run at hand)."""
+    for part in folder.glob("part-*.parquet"):
+        if _PART.fullmatch(part.name):
+            part.unlink()
 
 
 class PerReviewWriter:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from praib.evaluation.partial import INPUT, REFERENCE, Partial
-from praib.evaluation.per_review import PerReviewWriter, check_folder
+from praib.evaluation.per_review import PerReviewWriter, check_folder, remove_parts
 from praib.metrics.text.textstats import score_texts
 from praib.parsing import ReviewParser
 from praib.records import REVIEW_FEATURES, RecordError
@@ -132,10 +132,20 @@ def fold_shards(inputs: Inputs, workers: int | None = None, engine: str = "local
     the cluster ``ray.init()`` connects to: ``RAY_ADDRESS``, else a local one; default one shard per
     CPU of the cluster). With ``per_review`` (a folder) every shard writes its reviews' rows there."""
     if engine == "ray":
-        return check_not_empty(inputs, _fold_with_ray(inputs, workers, per_review))
-    workers = workers or os.cpu_count() or 1
-    if engine != "local":
+        partial = _fold_with_ray(inputs, workers, per_review)
+    elif engine == "local":
+        partial = _fold_locally(inputs, workers or os.cpu_count() or 1, progress, per_review)
+    else:
         raise ValueError(f"unknown engine {engine!r}; use 'local' or 'ray'")
+    try:
+        return check_not_empty(inputs, partial)
+    except RecordError:
+        if per_review is not None:
+            remove_parts(per_review)  # the empty parts of an empty input are no result
+        raise
+
+
+def _fold_locally(inputs: Inputs, workers: int, progress: bool, per_review: Path | None) -> Partial:
     if per_review is not None:
         check_folder(per_review, workers)
     bar = None
@@ -145,13 +155,11 @@ def fold_shards(inputs: Inputs, workers: int | None = None, engine: str = "local
         bar = tqdm(desc="reviews", unit="review")
     try:
         if workers == 1:
-            partial = fold(inputs, (0, 1), bar.update if bar is not None else None, per_review)
-        else:
-            partial = _fold_in_processes(inputs, workers, bar, per_review)
+            return fold(inputs, (0, 1), bar.update if bar is not None else None, per_review)
+        return _fold_in_processes(inputs, workers, bar, per_review)
     finally:
         if bar is not None:
             bar.close()
-    return check_not_empty(inputs, partial)
 
 
 def _fold_in_processes(inputs: Inputs, workers: int, bar, per_review: Path | None) -> Partial:
@@ -186,11 +194,7 @@ def _fold_with_ray(inputs: Inputs, shards: int | None, per_review: Path | None) 
     # a shared file system, or a Hub dataset).
     table = ray.data.from_items([{"shard": i} for i in range(shards)], override_num_blocks=shards)
     folded = table.map(_RayShard(inputs, shards, per_review), num_cpus=1)
-    partials = [Partial.from_bytes(row["partial"]) for row in folded.take_all()]
-    merged = partials[0]
-    for partial in partials[1:]:
-        merged.merge(partial)
-    return merged
+    return Partial.merged(Partial.from_bytes(row["partial"]) for row in folded.take_all())
 
 
 @dataclass(frozen=True)

@@ -201,6 +201,11 @@ def test_per_review_refuses_a_folder_of_another_cut_and_leaves_no_part_of_a_fail
     with pytest.raises(RecordError, match="line 21"):
         fold(Inputs(str(broken), batch_rows=10), per_review=tmp_path / "failed")
     assert list((tmp_path / "failed").iterdir()) == []
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with pytest.raises(RecordError, match="empty"):
+        fold_shards(Inputs(str(empty)), workers=2, per_review=tmp_path / "empty-rows")
+    assert list((tmp_path / "empty-rows").iterdir()) == []
 
 
 def test_cli_per_review_with_shards(tmp_path):
