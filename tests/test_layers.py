@@ -14,6 +14,7 @@ LAYERS = (
     ("praib.sources",),
     ("praib.evaluation",),
     ("praib.leaderboard",),
+    ("praib.tables",),
     ("praib.api",),
     ("praib.cli",),
 )

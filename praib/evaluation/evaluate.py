@@ -162,15 +162,19 @@ def _compare(group: list, human: list, values: Sequence[int], is_reference: bool
 
 
 def _gap(group: dict, reference: dict, kind: str) -> dict:
-    def pick(columns, decision=None):
-        if decision is None:
+    def pick(columns, by=None, wanted=None):
+        if by is None:
             return columns["paper_id"], columns[kind]
-        chosen = [(paper, value) for paper, value, d in zip(columns["paper_id"], columns[kind], columns["decision"])
-                  if d == decision]
+        chosen = [(paper, value) for paper, value, d in zip(columns["paper_id"], columns[kind], columns[by])
+                  if d == wanted]
         return [paper for paper, _ in chosen], [value for _, value in chosen]
 
     overall = confidence_gap(*pick(group), *pick(reference))
-    overall["by_decision"] = {d: confidence_gap(*pick(group, d), *pick(reference, d)) for d in ("accept", "reject")}
+    overall["by_decision"] = {d: confidence_gap(*pick(group, "decision", d), *pick(reference, "decision", d))
+                              for d in ("accept", "reject")}
+    # PRAIB Table 14 reports the gap per conference.
+    overall["by_venue"] = {venue: confidence_gap(*pick(group, "venue", venue), *pick(reference, "venue", venue))
+                           for venue in sorted({v for v in group["venue"] if v is not None})}
     return overall
 
 

@@ -1,0 +1,257 @@
+"""PRAIB's tables (the behaviour benchmark), laid out from ``praib evaluate`` and ``praib leaderboard eras`` results.
+
+Rows are the groups of an evaluation: the human reference, then one row per model (per model and
+prompt where the table compares prompts). A table of one prompt (Table 1: the extended prompt) takes
+the groups of that prompt when the evaluation was grouped by prompt, and says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from praib.tables.layout import Cell, Table, joined, label
+from praib.tables.registry import Numbers, Result, TableSpec, table
+
+PAPER = "PRAIB"
+EXTENDED = "extended"
+JUDGE_NEEDED = "add `--judge MODEL` to `praib evaluate` (math engagement, atomic items, coverage)"
+
+
+class Groups:
+    """The groups of one ``praib evaluate`` result, with the JSON path of each."""
+
+    def __init__(self, result: Result):
+        self.numbers = Numbers(result)
+        self.result = result
+        self.all = list(enumerate(result.data["groups"]))
+
+    @property
+    def reference(self) -> tuple[int, dict] | None:
+        return next(((i, g) for i, g in self.all if g["is_reference"]), None)
+
+    def models(self, prompt: str | None = None) -> list[tuple[int, dict]]:
+        """The model groups, of ``prompt`` only when given and the groups have prompts."""
+        found = [(i, g) for i, g in self.all if not g["is_reference"]]
+        if prompt is not None and any(g["group"].get("prompt") == prompt for _, g in found):
+            found = [(i, g) for i, g in found if g["group"].get("prompt") == prompt]
+        return found
+
+    def cell(self, index: int, *path: Any, digits: int | None = None, signed: bool = False) -> Cell:
+        return self.numbers.cell("groups", index, *path, digits=digits, signed=signed)
+
+    def venues(self) -> list[str]:
+        return sorted({venue for _, g in self.all for venue in (g.get("krippendorff_alpha") or {})})
+
+    def judged(self) -> bool:
+        return any(g.get("math_engagement") is not None for _, g in self.all)
+
+
+def model_name(group: dict) -> str:
+    return str(group["group"].get("model") or group["group"].get("source") or group["label"])
+
+
+def prompt_name(group: dict) -> str:
+    prompt = group["group"].get("prompt")
+    return str(prompt).replace("_", " ").capitalize() if prompt else "—"
+
+
+def _first(results: Sequence[Result]) -> Groups:
+    return Groups(results[0])
+
+
+def _one_prompt_note(groups: Groups, prompt: str) -> list[str]:
+    if any(g["group"].get("prompt") == prompt for _, g in groups.models()):
+        return [f"Model rows: the `{prompt}` prompt."]
+    return [f"The evaluation has no `{prompt}` prompt group: every model group is shown."]
+
+
+def _name(group: dict, with_prompt: bool) -> str:
+    return f"{model_name(group)} ({prompt_name(group)})" if with_prompt else model_name(group)
+
+
+def _prompts_differ(rows: list[tuple[int, dict]]) -> bool:
+    return len({g["group"].get("prompt") for _, g in rows}) > 1
+
+
+@table("praib-1", PAPER, 1, "Benchmark results for the extended prompt (human baseline and each model)", "evaluate")
+def table_1(spec: TableSpec, results: Sequence[Result]) -> Table:
+    groups = _first(results)
+    venues = groups.venues()
+    rows = ([groups.reference] if groups.reference else []) + groups.models(EXTENDED)
+    with_prompt = _prompts_differ(groups.models(EXTENDED))
+    per_venue = "/".join(venues) or "venue"
+    out = spec.new(sources=[groups.result.path],
+                header_groups=[("", 1), ("Read.", 4), ("Spec.", 3), ("Agree.", 1), ("Math C.", 2)],
+                header=["Source", "TKC ↓", "TTR ↑", "FRE ↑", "FKG ↓", "Cit.", "Xref.", "Math",
+                        f"α_r ({per_venue})", "P(+|+)", "P(+|−)"])
+    for index, group in rows:
+        is_human = group["is_reference"]
+        cit = joined(groups.cell(index, "verified_citations", "verified", "mean", digits=3),
+                     groups.cell(index, "citations", "mean", digits=2))
+        alpha_key = "alpha_human" if is_human else "alpha_with_model"
+        out.rows.append([
+            label("Human" if is_human else _name(group, with_prompt)),
+            groups.cell(index, "tkc", "mean", digits=0), groups.cell(index, "ttr", "mean", digits=3),
+            groups.cell(index, "fre", "mean", digits=1), groups.cell(index, "fkg", "mean", digits=1),
+            cit, groups.cell(index, "xref", "mean", digits=2),
+            groups.cell(index, "math_engagement", "mean", digits=3),
+            joined(*(groups.cell(index, "krippendorff", venue, alpha_key, digits=2) for venue in venues)),
+            label("—") if is_human else groups.cell(index, "math_engagement", "p_pos_given_pos", digits=2),
+            label("—") if is_human else groups.cell(index, "math_engagement", "p_pos_given_neg", digits=2),
+        ])
+    out.notes = _one_prompt_note(groups, EXTENDED) + [
+        "Cit.: mean verified / mean total references per review. α_r: ordinal Krippendorff's alpha per "
+        "venue, of the human panel (Human) or of the panel with the model added. P(+|+), P(+|−): over all "
+        "venues together (the paper splits them by venue; group by venue to get that split)."]
+    if not any(g.get("verified_citations") for _, g in rows):
+        out.needs.append("Cit.'s verified count: add `--verify-citations` to `praib evaluate`")
+    if not groups.judged():
+        out.needs.append(f"Math, P(+|+), P(+|−): {JUDGE_NEEDED}")
+    return out
+
+
+@table("praib-9", PAPER, 9, "Krippendorff's ordinal alpha of the rating, human panel with and without the model "
+       "(extended prompt), per venue and year", "evaluate")
+def table_9(spec: TableSpec, results: Sequence[Result]) -> Table:
+    groups = _first(results)
+    models = groups.models(EXTENDED)
+    with_prompt = _prompts_differ(models)
+    out = spec.new(sources=[groups.result.path],
+                header=["Model", "Conference", "Year", "α_H", "α_H+L", "Δ"])
+    for index, group in models:
+        for venue, detail in sorted((group.get("krippendorff") or {}).items()):
+            for year in sorted(detail.get("per_year") or {}):
+                path = ("krippendorff", venue, "per_year", year)
+                out.rows.append([label(_name(group, with_prompt)), label(venue), label(year),
+                                 groups.cell(index, *path, "alpha_human", digits=3),
+                                 groups.cell(index, *path, "alpha_with_model", digits=3),
+                                 groups.cell(index, *path, "delta", digits=3, signed=True)])
+    out.notes = _one_prompt_note(groups, EXTENDED) + [
+        "α_H: the human panel alone; α_H+L: with the model's rating added as one more annotator; "
+        "Δ = α_H+L − α_H. Year: the year group praib pools (PRAIB pools early ICLR years)."]
+    if not out.rows:
+        out.needs.append("every cell: human and model ratings of the same papers with venue and year")
+    return out
+
+
+def _mean_sd(groups: Groups, index: int, *path: Any, digits: int) -> Cell:
+    return joined(groups.cell(index, *path, "mean", digits=digits), groups.cell(index, *path, "std", digits=digits))
+
+
+@table("praib-11", PAPER, 11, "Metrics by model and prompt (mean ± SD)", "evaluate")
+def table_11(spec: TableSpec, results: Sequence[Result]) -> Table:
+    groups = _first(results)
+    out = spec.new(sources=[groups.result.path],
+                header=["Model", "Prompt", "Tokens", "TTR", "FRE", "Xref.", "Citations", "Verified", "Math"])
+    rows = ([groups.reference] if groups.reference else []) + groups.models()
+    for index, group in rows:
+        out.rows.append([
+            label("Human" if group["is_reference"] else model_name(group)),
+            label("Human" if group["is_reference"] else prompt_name(group)),
+            _mean_sd(groups, index, "tkc", digits=2), _mean_sd(groups, index, "ttr", digits=3),
+            _mean_sd(groups, index, "fre", digits=2), _mean_sd(groups, index, "xref", digits=2),
+            _mean_sd(groups, index, "citations", digits=2),
+            _mean_sd(groups, index, "verified_citations", "verified", digits=2),
+            _mean_sd(groups, index, "math_engagement", digits=2),
+        ])
+    out.notes = ["Each cell: mean/SD (sample SD, ddof=1) over the group's reviews."]
+    if not any(g.get("verified_citations") for _, g in rows):
+        out.needs.append("Verified: add `--verify-citations` to `praib evaluate`")
+    if not groups.judged():
+        out.needs.append(f"Math: {JUDGE_NEEDED}")
+    return out
+
+
+@table("praib-14", PAPER, 14, "Mean confidence difference (model − human median of the paper) by conference, "
+       "model and prompt", "evaluate")
+def table_14(spec: TableSpec, results: Sequence[Result]) -> Table:
+    groups = _first(results)
+    venues = sorted({venue for _, g in groups.models() for venue in ((g.get("confidence_gap") or {}).get("by_venue")
+                                                                   or {})})
+    out = spec.new(sources=[groups.result.path],
+                header=["Model", "Prompt", *venues])
+    for index, group in sorted(groups.models(), key=lambda item: (model_name(item[1]), prompt_name(item[1]))):
+        out.rows.append([label(model_name(group)), label(prompt_name(group)),
+                         *(groups.cell(index, "confidence_gap", "by_venue", venue, "mean", digits=3, signed=True)
+                           for venue in venues)])
+    out.notes = ["Δ = the model's confidence − the median human confidence of the same paper, averaged over the "
+                 "model's reviews of papers with a human confidence; positive: over-confident."]
+    if not venues:
+        out.needs.append("every cell: model and human confidences of the same papers")
+    return out
+
+
+def _distribution_table(spec: TableSpec, results: Sequence[Result], kind: str) -> Table:
+    """Tables 15 and 16: a score's distribution per model, prompts side by side (``a / b``) in one cell."""
+    groups = _first(results)
+    by_model: dict[str, list[tuple[int, dict]]] = {}
+    for index, group in groups.models():
+        by_model.setdefault(model_name(group), []).append((index, group))
+    reference = groups.reference
+    values = sorted({int(v) for _, g in groups.all for v in
+                     ((g.get("pooled_distributions") or {}).get(kind, {}).get("values") or [])})
+    header = ["Score", *(["Human"] if reference else []), *by_model]
+    out = spec.new(header=header, sources=[groups.result.path])
+    for value in values:
+        row = [label(str(value))]
+        if reference:
+            row.append(groups.cell(reference[0], "pooled_distributions", kind, "distribution", str(value), digits=3))
+        for members in by_model.values():
+            row.append(joined(*(groups.cell(index, "pooled_distributions", kind, "model", str(value), digits=3)
+                                for index, _ in members)))
+        out.rows.append(row)
+    prompts = {name: " / ".join(prompt_name(g) for _, g in members) for name, members in by_model.items()}
+    out.notes = [f"Shares of the {kind} scores pooled over every venue-year of the group; each column sums to 1. "
+                 "Prompts within a cell: " + "; ".join(f"{name}: {order}" for name, order in prompts.items()) + "."]
+    if not values:
+        out.needs.append(f"every cell: reviews with a {kind}")
+    return out
+
+
+@table("praib-15", PAPER, 15, "Normalised confidence distribution per model and prompt, and the human one",
+       "evaluate")
+def table_15(spec: TableSpec, results: Sequence[Result]) -> Table:
+    return _distribution_table(spec, results, "confidence")
+
+
+@table("praib-16", PAPER, 16, "Normalised rating distributions per model and prompt", "evaluate")
+def table_16(spec: TableSpec, results: Sequence[Result]) -> Table:
+    out = _distribution_table(spec, results, "rating")
+    # The paper's Table 16 has no human column (Table 17 gives it).
+    if out.header[1:2] == ["Human"]:
+        out.header.pop(1)
+        for row in out.rows:
+            row.pop(1)
+    return out
+
+
+@table("praib-17", PAPER, 17, "Rating distribution differences, model (extended prompt) − human, in percentage "
+       "points", "evaluate")
+def table_17(spec: TableSpec, results: Sequence[Result]) -> Table:
+    groups = _first(results)
+    models = groups.models(EXTENDED)
+    with_prompt = _prompts_differ(models)
+    reference = groups.reference
+    values = sorted({int(v) for _, g in groups.all for v in
+                     ((g.get("pooled_distributions") or {}).get("rating", {}).get("values") or [])})
+    out = spec.new(sources=[groups.result.path],
+                header=["Score", "Human (%)", *(_name(g, with_prompt) for _, g in models)])
+    for value in values:
+        human = (Cell(None) if reference is None else
+                 _percent(groups, reference[0], "pooled_distributions", "rating", "distribution", str(value)))
+        out.rows.append([label(str(value)), human,
+                         *(groups.cell(index, "pooled_distributions", "rating", "diff_pp", str(value), digits=2,
+                                       signed=True) for index, _ in models)])
+    out.rows.append([label("Σ|Δ|"), label("—"),
+                     *(groups.cell(index, "pooled_distributions", "rating", "sum_abs_diff_pp", digits=1)
+                       for index, _ in models)])
+    out.notes = _one_prompt_note(groups, EXTENDED) + [
+        "Ratings pooled over venues and years. Σ|Δ|: the sum of the absolute differences in percentage points "
+        "(the paper's total-variation figure; praib's `total_variation` is half of it on a 0-1 scale)."]
+    return out
+
+
+def _percent(groups: Groups, index: int, *path: Any) -> Cell:
+    """A share printed in percent: the JSON holds the share, the cell shows it ×100."""
+    cell = groups.cell(index, *path)
+    return Cell(cell.value, cell.source, digits=2, scale=100)

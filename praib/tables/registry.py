@@ -1,0 +1,147 @@
+"""Which tables praib can lay out, from which results, and how result files are recognised.
+
+A :class:`TableSpec` names one table of one paper, the kind of result it is built from and the
+command that writes that result. Result files are recognised by their content, so ``praib tables``
+takes any mix of them: ``praib evaluate --output`` JSON, ``praib robustness --output`` JSON,
+``praib counterfactual effects --output`` JSON, ``praib leaderboard eras --output`` JSON and the folder
+``praib leaderboard run --output`` writes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from praib.tables.layout import Cell, Table
+
+#: Result kinds and the command that writes each.
+PRODUCED_BY = {
+    "evaluate": "praib evaluate REVIEWS --output results.json",
+    "robustness": "praib robustness ORIGINAL PERTURBED... --output robustness.json",
+    "effects": "praib counterfactual effects ORIGINAL VARIANTS --output effects.json",
+    "eras": "praib leaderboard eras HUMAN_REVIEWS --output eras.json",
+    "leaderboard": "praib leaderboard run SUBMISSIONS... --output RESULTS_DIR",
+}
+
+
+@dataclass(frozen=True)
+class Result:
+    """A result file praib wrote: its kind (a key of :data:`PRODUCED_BY`), where it was read, and its data.
+    A leaderboard folder's data is ``{"run": run.json, "rows": [results.jsonl rows]}``."""
+
+    kind: str
+    path: str
+    data: Any
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    key: str
+    paper: str
+    number: int
+    title: str
+    kind: str
+    build: Callable[["TableSpec", Sequence[Result]], Table]
+    #: True for a table laid out from several results of its kind together (e.g. one robustness report per
+    #: prompt setting); otherwise each result gives a table of its own.
+    combines: bool = False
+
+    @property
+    def produced_by(self) -> str:
+        return PRODUCED_BY[self.kind]
+
+    def new(self, header: list[str], **fields) -> Table:
+        """An empty table of this spec."""
+        return Table(self.key, self.paper, self.number, self.title, header=header, **fields)
+
+
+TABLES: dict[str, TableSpec] = {}
+
+
+def table(key: str, paper: str, number: int, title: str, kind: str, combines: bool = False):
+    """Register the function that builds a paper's table from the results of one kind."""
+    def register(build):
+        if key in TABLES:
+            raise ValueError(f"table {key} registered twice")
+        TABLES[key] = TableSpec(key, paper, number, title, kind, build, combines)
+        return build
+    return register
+
+
+def result_kind(data: Any) -> str | None:
+    """The kind of result ``data`` (a parsed JSON file) is, None when it is none praib writes."""
+    if not isinstance(data, dict):
+        return None
+    if "groups" in data and "group_by" in data:
+        return "evaluate"
+    if "reviewers" in data and "margins" in data:
+        return "robustness"
+    if "reviewers" in data and isinstance(data.get("differences"), list):
+        return "effects"
+    if "venues" in data and "split_years" in data:
+        return "eras"
+    return None
+
+
+def load_result(path: str | Path) -> Result:
+    """Read one result file (or a leaderboard results folder); one-line errors name the path."""
+    path = Path(path)
+    if path.is_dir():
+        run, rows = path / "run.json", path / "results.jsonl"
+        if not (run.is_file() and rows.is_file()):
+            raise ValueError(f"{path}: a folder, but not one `praib leaderboard run` wrote "
+                             "(it has no run.json and results.jsonl)")
+        return Result("leaderboard", str(path), {"run": _read_json(run),
+                                                 "rows": [json.loads(line) for line in
+                                                          rows.read_text(encoding="utf-8").splitlines() if line]})
+    data = _read_json(path)
+    kind = result_kind(data)
+    if kind is None:
+        raise ValueError(f"{path}: not a result praib writes (expected the JSON of one of: "
+                         f"{', '.join(command.split(' --')[0] for command in PRODUCED_BY.values())})")
+    return Result(kind, str(path), data)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{path}: not JSON ({err})") from None
+
+
+def resolve(data: Any, pointer: str) -> Any:
+    """The value at a JSON pointer (RFC 6901) in ``data``; None where there is none."""
+    value = data
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, dict):
+            value = value.get(token)
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            return None
+    return value
+
+
+def pointer(*path: Any) -> str:
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+class Numbers:
+    """The numbers of one result as cells, each remembering the file and pointer it was read from."""
+
+    def __init__(self, result: Result):
+        self.result = result
+
+    def get(self, *path: Any) -> Any:
+        return resolve(self.result.data, pointer(*path))
+
+    def cell(self, *path: Any, digits: int | None = None, signed: bool = False) -> Cell:
+        value = self.get(*path)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            value = None
+        return Cell(value, f"{self.result.path}#{pointer(*path)}", digits, signed)
