@@ -21,11 +21,11 @@ def tables(results, keys, fmt, list_tables, output):
     effects`, `praib leaderboard eras`, or a `praib leaderboard run` folder) as the papers' tables,
     with their rows, columns, units and rounding. A cell the results cannot fill prints as "—", and the
     table's notes name the input or option that fills it."""
-    from praib.tables import PRODUCED_BY, TABLES, load_result, make_tables, unknown_tables
+    from praib.tables import PRODUCED_BY, TABLES, in_order, load_result, make_tables, unknown_tables
 
     if list_tables:
-        for key, spec in TABLES.items():
-            click.echo(f"{key:<22} {spec.paper} Table {spec.number}: {spec.title}  [from: {spec.produced_by}]")
+        for spec in in_order():
+            click.echo(f"{spec.key:<22} {spec.paper} Table {spec.number}: {spec.title}  [from: {spec.produced_by}]")
         return
     if not results:
         raise click.UsageError("give one or more result files (or --list)")

@@ -27,8 +27,9 @@ from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 from praib.evaluation.partial import INPUT, REFERENCE, Partial
 from praib.evaluation.scored import SCORED_FIELDS, ScoredReviews
-from praib.evaluation.results import (EvaluationResult, GroupResult, InvalidJudgeAnswers, JudgedRun, PromptSelfAgreement,
-                                      Skipped, Summary, XrefSummary, json_ready)
+from praib.evaluation.results import (COMPARED_METRICS, EvaluationResult, GroupResult, InvalidJudgeAnswers, JudgedRun,
+                                      PromptDelta, PromptSelfAgreement, RatiosToHuman, Skipped, Summary, XrefSummary,
+                                      json_ready)
 from praib.metrics.registry import READABILITY
 from praib.metrics.summary import summarise
 from praib.metrics.text.xref import XREF_TYPES
@@ -330,17 +331,62 @@ def evaluate_reviews(
 def result_of(partial: Partial, entries: list[dict] | None = None, judged: JudgedRun | None = None) -> EvaluationResult:
     """The evaluation result of everything ``partial`` folded (its group ``entries`` when computed already)."""
     n_input, n_reference = partial.sizes()
+    groups = [GroupResult(**{k: v for k, v in entry.items() if k != "key"})
+              for entry in (group_entries(partial) if entries is None else entries)]
     return EvaluationResult(
         praib_version=__version__,
         group_by=list(partial.group_by),
         scale=partial.scale,
         n_reviews=n_input,
         n_reference_reviews=n_reference,
-        groups=[GroupResult(**{k: v for k, v in entry.items() if k != "key"})
-                for entry in (group_entries(partial) if entries is None else entries)],
+        groups=groups,
         judged=judged,
         prompt_self_agreement=prompt_self_agreement(partial),
+        prompt_deltas=prompt_deltas(groups),
+        ratios_to_human=ratios_to_human(groups),
     )
+
+
+def _difference(first: float | None, second: float | None) -> float | None:
+    return None if first is None or second is None else first - second
+
+
+def prompt_deltas(groups: Sequence[GroupResult]) -> list[PromptDelta]:
+    """For every reviewer (a group's values but its prompt) with two or more prompts and every pair of them,
+    the differences of :data:`COMPARED_METRICS`' means (PRAIB Table 12)."""
+    by_reviewer: dict[str, dict[str, GroupResult]] = defaultdict(dict)
+    for group in groups:
+        if not group.is_reference and group.group.get("prompt") is not None:
+            reviewer = _label({k: v for k, v in group.group.items() if k != "prompt"})
+            by_reviewer[reviewer][str(group.group["prompt"])] = group
+    return [PromptDelta(reviewer, [first, second],
+                        {metric: _difference(prompts[first].value(metric), prompts[second].value(metric))
+                         for metric in COMPARED_METRICS})
+            for reviewer, prompts in sorted(by_reviewer.items())
+            for first, second in combinations(sorted(prompts), 2)]
+
+
+def ratios_to_human(groups: Sequence[GroupResult]) -> RatiosToHuman | None:
+    """Every model group's :data:`COMPARED_METRICS` means over the human reference's (PRAIB Table 13), and their
+    mean and standard deviation over the model groups of each prompt."""
+    reference = next((g for g in groups if g.is_reference), None)
+    if reference is None:
+        return None
+
+    def ratio(group: GroupResult, metric: str) -> float | None:
+        value, human = group.value(metric), reference.value(metric)
+        return None if value is None or not human else value / human
+
+    models = [g for g in groups if not g.is_reference]
+    by_group = {g.label: {metric: ratio(g, metric) for metric in COMPARED_METRICS} for g in models}
+    by_prompt: dict[str, list[GroupResult]] = defaultdict(list)
+    for group in models:
+        prompt = group.group.get("prompt")
+        by_prompt["all" if prompt is None else str(prompt)].append(group)
+    return RatiosToHuman(by_group, {
+        prompt: {metric: Summary.from_dict(summarise(by_group[g.label][metric] for g in members))
+                 for metric in COMPARED_METRICS}
+        for prompt, members in sorted(by_prompt.items())})
 
 
 def prompt_self_agreement(partial: Partial) -> list[PromptSelfAgreement]:

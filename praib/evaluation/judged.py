@@ -15,7 +15,8 @@ label (target-aspect agreement). Per group this gives:
 * ``math_engagement_rules`` and ``math_methods_agreement``: the offline rule-based
   detector, labelled as such, and its agreement with the judge;
 * ``atomic``: counts and lengths of atomic items (overall and by decision), the
-  weakness-to-strength ratio, intra-review overlap and extraction fidelity.
+  weakness-to-strength ratio, intra-review overlap and extraction fidelity; for a model
+  group also its counts against the human reviews of the same papers (``paired_with_human``).
 
 :func:`second_judge_agreement` re-runs the judged decisions with another judge on
 the same inputs and reports the two judges' agreement, and :func:`judgement_records`
@@ -34,7 +35,8 @@ import numpy as np
 
 from datasets import Dataset, Features, List, Value
 
-from praib.metrics.judged.atomic import AtomicItems, atomic_statistics, extract_atomic, extraction_fidelity, overlap_summary
+from praib.metrics.judged.atomic import (AtomicItems, atomic_statistics, extract_atomic, extraction_fidelity,
+                                        overlap_summary, paired_with_human)
 from praib.metrics.judged.coverage import EmbeddingPrefilter, coverage_for_papers, judge_many, review_pairs
 from praib.metrics.summary import summarise
 from praib.llm.judge import Judge
@@ -131,8 +133,9 @@ def group_judged_metrics(columns: dict, rows: Sequence[int], reference_rows: Seq
     math = {**summary["share"][group_label], **summary["conditional"].get(group_label, {}),
             "papers": summary["papers"], "skipped": summary["skipped_by_source"][group_label]}
 
-    coverage = coverage_for_papers(_items_by_paper(paper, judgements, reference_rows),
-                                   _items_by_paper(paper, judgements, rows), judge, prefilter=prefilter)
+    human_items, model_items = _items_by_paper(paper, judgements, reference_rows), _items_by_paper(paper, judgements, rows)
+    coverage = coverage_for_papers(human_items, model_items, judge, prefilter=prefilter)
+    common["atomic"]["paired_with_human"] = paired_with_human(model_items, human_items)
     coverage.pop("per_pair", None)
 
     per_paper = []
@@ -181,7 +184,8 @@ def _per_review_metrics(columns: dict, rows: Sequence[int], judgements: ReviewJu
                                                    [judgements.math_rules[i] for i in rows]),
         "atomic": {
             "statistics": atomic_statistics(items, [columns["decision"][i] for i in rows
-                                                    if judgements.atomic[i] is not None]),
+                                                    if judgements.atomic[i] is not None],
+                                            [columns["venue"][i] for i in rows if judgements.atomic[i] is not None]),
             "overlap": overlap_summary(items),
             "fidelity_rouge_l": summarise(fidelity),
         },

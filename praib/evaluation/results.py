@@ -182,6 +182,39 @@ class PromptSelfAgreement:
                 "per_year": {venue: dict(years) for venue, years in self.per_year.items()}}
 
 
+#: The metrics PRAIB compares between prompts (Table 12) and with the human baseline (Table 13).
+COMPARED_METRICS = ("tkc", "ttr", "fre", "xref", "math_engagement")
+
+
+@dataclass(frozen=True)
+class PromptDelta:
+    """How one reviewer's mean metrics differ between two of its prompts (PRAIB Table 12): ``delta[metric]`` is
+    the mean under ``prompts[0]`` minus the mean under ``prompts[1]`` (names in sorted order, so
+    ``extended`` − ``guidelines`` as in the paper); None where either mean is missing."""
+
+    reviewer: str
+    prompts: list[str]
+    delta: dict[str, float | None]
+
+    def to_dict(self) -> dict:
+        return {"reviewer": self.reviewer, "prompts": list(self.prompts), "delta": dict(self.delta)}
+
+
+@dataclass(frozen=True)
+class RatiosToHuman:
+    """Each model group's mean metrics divided by the human reference's (PRAIB Table 13), by group label, and
+    per prompt their mean and standard deviation over the model groups of that prompt (the table's
+    "Mean ± Std" row; ``"all"`` when the groups have no prompt)."""
+
+    by_group: dict[str, dict[str, float | None]]
+    by_prompt: dict[str, dict[str, Summary]]
+
+    def to_dict(self) -> dict:
+        return {"by_group": {label: dict(ratios) for label, ratios in self.by_group.items()},
+                "by_prompt": {prompt: {metric: summary.to_dict() for metric, summary in metrics.items()}
+                              for prompt, metrics in self.by_prompt.items()}}
+
+
 @dataclass
 class EvaluationResult:
     """The behavioural profile of every group of a set of reviews: the result of ``praib evaluate``."""
@@ -195,6 +228,10 @@ class EvaluationResult:
     judged: JudgedRun | None = None
     #: Each reviewer with reviews under two or more prompts: its alpha with itself, per pair of prompts.
     prompt_self_agreement: list[PromptSelfAgreement] = field(default_factory=list)
+    #: Each reviewer with reviews under two or more prompts: its mean metrics' differences, per pair of prompts.
+    prompt_deltas: list[PromptDelta] = field(default_factory=list)
+    #: Model groups' mean metrics over the human reference's; None without a reference.
+    ratios_to_human: RatiosToHuman | None = None
     #: Where the reviews and the reference came from, when the caller names them (``praib evaluate`` does).
     input: str | None = None
     reference_source: str | None = None
@@ -221,6 +258,8 @@ class EvaluationResult:
             "n_reference_reviews": self.n_reference_reviews,
             "groups": [g.to_dict() for g in self.groups],
             "prompt_self_agreement": [a.to_dict() for a in self.prompt_self_agreement],
+            "prompt_deltas": [d.to_dict() for d in self.prompt_deltas],
+            "ratios_to_human": None if self.ratios_to_human is None else self.ratios_to_human.to_dict(),
         }
         if self.input is not None:
             out["input"] = self.input

@@ -21,3 +21,13 @@ def summarise(values: Iterable[float]) -> dict:
         "std": float(array.std(ddof=1)) if n > 1 else None,
         "n": n,
     }
+
+
+def describe(values: Iterable[float]) -> dict:
+    """:func:`summarise` plus minimum, quartiles (linear interpolation between order statistics, as numpy
+    and pandas' ``describe`` compute them) and maximum, as PRAIB Table 21 reports a sample; None where
+    there is nothing to describe."""
+    array = np.asarray([v for v in values if v is not None], dtype=float)
+    array = array[np.isfinite(array)]
+    quantiles = np.quantile(array, [0.0, 0.25, 0.5, 0.75, 1.0]).tolist() if array.size else [None] * 5
+    return {**summarise(array), **dict(zip(("min", "q1", "median", "q3", "max"), quantiles))}

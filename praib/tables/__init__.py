@@ -16,8 +16,13 @@ from praib.tables.layout import Cell, Table
 from praib.tables.registry import PRODUCED_BY, TABLES, Result, TableSpec, load_result, resolve
 from praib.tables import praib_tables  # noqa: F401  (registers the tables)
 
-__all__ = ["Cell", "Table", "TABLES", "TableSpec", "Result", "PRODUCED_BY", "load_result", "make_tables",
+__all__ = ["Cell", "Table", "TABLES", "TableSpec", "Result", "PRODUCED_BY", "in_order", "load_result", "make_tables",
            "resolve", "unknown_tables"]
+
+
+def in_order() -> list[TableSpec]:
+    """Every table, by paper and number."""
+    return sorted(TABLES.values(), key=lambda spec: (spec.paper, spec.number, spec.key))
 
 
 def unknown_tables(keys: Sequence[str]) -> list[str]:
@@ -33,7 +38,7 @@ def make_tables(results: Sequence[Result], keys: Sequence[str] | None = None) ->
     if keys is not None and unknown_tables(keys):
         raise ValueError(f"no table {', '.join(unknown_tables(keys))}; `praib tables --list` names them")
     kinds = {result.kind for result in results}
-    chosen = [spec for key, spec in TABLES.items() if (key in keys if keys is not None else spec.kind in kinds)]
+    chosen = [spec for spec in in_order() if (spec.key in keys if keys is not None else spec.kind in kinds)]
     tables = []
     for spec in chosen:
         of_kind = [result for result in results if result.kind == spec.kind]

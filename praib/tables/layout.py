@@ -28,6 +28,8 @@ class Cell:
     signed: bool = False
     #: Printed as ``value * scale``: a share the result holds as 0-1 that the paper prints in percent.
     scale: float = 1
+    #: Between the parts of a joined cell.
+    separator: str = "/"
 
     @property
     def missing(self) -> bool:
@@ -35,7 +37,7 @@ class Cell:
 
     def text(self) -> str:
         if isinstance(self.value, tuple):
-            return "/".join(part.text() for part in self.value)
+            return self.separator.join(part.text() for part in self.value)
         if self.value is None:
             return MISSING
         if isinstance(self.value, str) or self.digits is None and not isinstance(self.value, float):
@@ -53,9 +55,10 @@ def label(text: str) -> Cell:
     return Cell(text)
 
 
-def joined(*parts: Cell) -> Cell:
-    """Several numbers in one cell, as the papers print ``ICLR/NeurIPS`` pairs: ``0.34/0.24``."""
-    return Cell(tuple(parts))
+def joined(*parts: Cell, separator: str = "/") -> Cell:
+    """Several numbers in one cell, as the papers print ``ICLR/NeurIPS`` pairs (``0.34/0.24``) or a mean with its
+    standard deviation (``separator=" ± "``)."""
+    return Cell(tuple(parts), separator=separator)
 
 
 def _numbers(cell: Cell):

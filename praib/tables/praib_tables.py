@@ -88,7 +88,8 @@ def table_1(spec: TableSpec, results: Sequence[Result]) -> Table:
         is_human = group["is_reference"]
         cit = joined(groups.cell(index, "verified_citations", "verified", "mean", digits=3),
                      groups.cell(index, "citations", "mean", digits=2))
-        alpha_key = "alpha_human" if is_human else "alpha_with_model"
+        # The reference group's entry holds the panel's own alpha; a model group's, the panel with the model.
+        alpha_key = "alpha" if is_human else "alpha_with_model"
         out.rows.append([
             label("Human" if is_human else _name(group, with_prompt)),
             groups.cell(index, "tkc", "mean", digits=0), groups.cell(index, "ttr", "mean", digits=3),
@@ -135,7 +136,8 @@ def table_9(spec: TableSpec, results: Sequence[Result]) -> Table:
 
 
 def _mean_sd(groups: Groups, index: int, *path: Any, digits: int) -> Cell:
-    return joined(groups.cell(index, *path, "mean", digits=digits), groups.cell(index, *path, "std", digits=digits))
+    return joined(groups.cell(index, *path, "mean", digits=digits), groups.cell(index, *path, "std", digits=digits),
+                  separator=" ± ")
 
 
 @table("praib-11", PAPER, 11, "Metrics by model and prompt (mean ± SD)", "evaluate")
@@ -154,7 +156,7 @@ def table_11(spec: TableSpec, results: Sequence[Result]) -> Table:
             _mean_sd(groups, index, "verified_citations", "verified", digits=2),
             _mean_sd(groups, index, "math_engagement", digits=2),
         ])
-    out.notes = ["Each cell: mean/SD (sample SD, ddof=1) over the group's reviews."]
+    out.notes = ["Each cell: mean ± SD (sample SD, ddof=1) over the group's reviews."]
     if not any(g.get("verified_citations") for _, g in rows):
         out.needs.append("Verified: add `--verify-citations` to `praib evaluate`")
     if not groups.judged():
@@ -255,3 +257,224 @@ def _percent(groups: Groups, index: int, *path: Any) -> Cell:
     """A share printed in percent: the JSON holds the share, the cell shows it ×100."""
     cell = groups.cell(index, *path)
     return Cell(cell.value, cell.source, digits=2, scale=100)
+
+
+_COMPARED = (("tkc", "TKC"), ("ttr", "TTR"), ("fre", "FRE"), ("xref", "Xref."), ("math_engagement", "Math"))
+_COMPARED_DIGITS = {"tkc": 1, "ttr": 3, "fre": 1, "xref": 2, "math_engagement": 2}
+
+
+@table("praib-12", PAPER, 12, "Change in mean metrics between prompts (extended − guidelines) per model", "evaluate")
+def table_12(spec: TableSpec, results: Sequence[Result]) -> Table:
+    groups = _first(results)
+    deltas = list(enumerate(groups.result.data.get("prompt_deltas") or []))
+    other_pairs = any(d["prompts"] != [EXTENDED, "guidelines"] for _, d in deltas)
+    out = spec.new(header=["Model", *(["Prompts"] if other_pairs else []), *(f"Δ {name}" for _, name in _COMPARED)],
+                   sources=[groups.result.path])
+    for index, delta in deltas:
+        out.rows.append([label(delta["reviewer"]), *([label(" − ".join(delta["prompts"]))] if other_pairs else []),
+                         *(groups.numbers.cell("prompt_deltas", index, "delta", metric,
+                                               digits=_COMPARED_DIGITS[metric], signed=True)
+                           for metric, _ in _COMPARED)])
+    out.notes = ["Δ = the model's mean under the first prompt − its mean under the second (names in sorted order: "
+                 "extended − guidelines, as in the paper)."]
+    if not deltas:
+        out.needs.append("every cell: a model with reviews under two prompts, evaluated grouped by prompt "
+                         "(`praib evaluate`'s default grouping)")
+    if not groups.judged():
+        out.needs.append(f"Δ Math: {JUDGE_NEEDED}")
+    return out
+
+
+@table("praib-13", PAPER, 13, "Mean metrics of each model (extended prompt) as ratios to the human baseline",
+       "evaluate")
+def table_13(spec: TableSpec, results: Sequence[Result]) -> Table:
+    groups = _first(results)
+    ratios = groups.result.data.get("ratios_to_human") or {}
+    models = groups.models(EXTENDED)
+    with_prompt = _prompts_differ(models)
+    out = spec.new(header=["Model", "Tokens", "TTR", "FRE", "Xref.", "Math"], sources=[groups.result.path])
+    for _, group in models:
+        out.rows.append([label(_name(group, with_prompt)),
+                         *(groups.numbers.cell("ratios_to_human", "by_group", group["label"], metric, digits=2)
+                           for metric, _ in _COMPARED)])
+    prompts = [p for p in (EXTENDED, "all") if p in (ratios.get("by_prompt") or {})]
+    if prompts:
+        out.rows.append([label("Mean ± Std"), *(
+            joined(groups.numbers.cell("ratios_to_human", "by_prompt", prompts[0], metric, "mean", digits=2),
+                   groups.numbers.cell("ratios_to_human", "by_prompt", prompts[0], metric, "std", digits=2),
+                   separator=" ± ") for metric, _ in _COMPARED)])
+    out.notes = _one_prompt_note(groups, EXTENDED) + [
+        "Each cell: the model's mean over the human reference's mean; the last row: mean ± SD (ddof=1) over the "
+        "models."]
+    if not ratios:
+        out.needs.append("every cell: human reviews in the evaluation (the reference)")
+    if not groups.judged():
+        out.needs.append(f"Math: {JUDGE_NEEDED}")
+    return out
+
+
+_ATOMIC = ("atomic", "statistics")
+
+
+def _judged_needs(out: Table, groups: Groups) -> Table:
+    if not groups.judged():
+        out.needs.append(f"every cell: {JUDGE_NEEDED}")
+    return out
+
+
+@table("praib-21", PAPER, 21, "Descriptive statistics of the atomic items of the human reviews", "evaluate")
+def table_21(spec: TableSpec, results: Sequence[Result]) -> Table:
+    groups = _first(results)
+    out = spec.new(header=["Metric", "Mean", "Std", "Min", "Q1", "Median", "Q3", "Max"], sources=[groups.result.path])
+    reference = groups.reference
+    blocks = (("Component counts", (("Atomic weaknesses", "weakness_count"), ("Atomic strengths", "strength_count"),
+                                    ("Total atomic points", "total_count"))),
+              ("Text length (chars)", (("Weakness descriptions", "weakness_chars"),
+                                       ("Strength descriptions", "strength_chars"),
+                                       ("Total review length", "total_chars"))))
+    for block, rows in blocks:
+        out.rows.append([label(block)] + [label("")] * 7)
+        for name, key in rows:
+            out.rows.append([label(name), *(
+                Cell(None) if reference is None else
+                groups.cell(reference[0], *_ATOMIC, "all", key, stat, digits=2)
+                for stat in ("mean", "std", "min", "q1", "median", "q3", "max"))])
+    out.notes = ["Per human review: the number of atomic weaknesses, strengths and both, and the characters of "
+                 "their items; quartiles interpolate linearly between order statistics (as pandas' describe)."]
+    if reference is None:
+        out.needs.append("every cell: human reviews in the evaluation (the reference)")
+    return _judged_needs(out, groups)
+
+
+@table("praib-22", PAPER, 22, "Mean atomic counts and section lengths of the human reviews by decision and "
+       "conference", "evaluate")
+def table_22(spec: TableSpec, results: Sequence[Result]) -> Table:
+    groups = _first(results)
+    out = spec.new(header=["Split", "Group", "W count", "S count", "Len W", "Len S"], sources=[groups.result.path])
+    reference = groups.reference
+    if reference is not None:
+        index, group = reference
+        statistics = ((group.get("atomic") or {}).get("statistics") or {})
+        splits = [("Decision", name.capitalize(), (name,)) for name in ("accept", "reject")]
+        splits += [("Conference", venue, ("by_venue", venue)) for venue in sorted(statistics.get("by_venue") or {})]
+        for split, name, path in splits:
+            out.rows.append([label(split), label(name), *(
+                groups.cell(index, *_ATOMIC, *path, key, "mean", digits=digits)
+                for key, digits in (("weakness_count", 2), ("strength_count", 2), ("weakness_chars", 0),
+                                    ("strength_chars", 0)))])
+    out.notes = ["W = weaknesses, S = strengths; lengths in characters (the sum over a review's items)."]
+    return _judged_needs(out, groups)
+
+
+_COUNT_COLUMNS = (("W count", "weakness_count"), ("S count", "strength_count"), ("Total count", "total_count"),
+                  ("Len W (chars)", "weakness_chars"), ("Len S (chars)", "strength_chars"),
+                  ("Total len (chars)", "total_chars"))
+
+
+@table("praib-23", PAPER, 23, "Mean (± std) atomic counts and section lengths of the model reviews (extended "
+       "prompt) and the human baseline", "evaluate")
+def table_23(spec: TableSpec, results: Sequence[Result]) -> Table:
+    groups = _first(results)
+    models = groups.models(EXTENDED)
+    with_prompt = _prompts_differ(models)
+    out = spec.new(header=["Source", *(stat for _ in _COUNT_COLUMNS for stat in ("Mean", "Std"))],
+                   header_groups=[("", 1), *((name, 2) for name, _ in _COUNT_COLUMNS)], sources=[groups.result.path])
+    for index, group in ([groups.reference] if groups.reference else []) + models:
+        out.rows.append([label("Human" if group["is_reference"] else _name(group, with_prompt)), *(
+            groups.cell(index, *_ATOMIC, "all", key, stat, digits=2 if "count" in key else 0)
+            for _, key in _COUNT_COLUMNS for stat in ("mean", "std"))])
+    out.notes = _one_prompt_note(groups, EXTENDED) + ["Per review; lengths in characters."]
+    return _judged_needs(out, groups)
+
+
+@table("praib-24", PAPER, 24, "Mean atomic counts and section lengths of the model reviews by paper decision",
+       "evaluate")
+def table_24(spec: TableSpec, results: Sequence[Result]) -> Table:
+    groups = _first(results)
+    models = groups.models(EXTENDED)
+    with_prompt = _prompts_differ(models)
+    out = spec.new(header=["Model", "Decision", "W count", "S count", "Len W", "Len S"], sources=[groups.result.path])
+    for index, group in models:
+        for decision in ("accept", "reject"):
+            out.rows.append([label(_name(group, with_prompt)), label(decision.capitalize()), *(
+                groups.cell(index, *_ATOMIC, decision, key, "mean", digits=digits)
+                for key, digits in (("weakness_count", 2), ("strength_count", 2), ("weakness_chars", 0),
+                                    ("strength_chars", 0)))])
+    out.notes = _one_prompt_note(groups, EXTENDED) + ["Lengths in characters."]
+    return _judged_needs(out, groups)
+
+
+_SIDES = (("W", "weaknesses"), ("S", "strengths"), ("Total", "total"))
+
+
+@table("praib-25", PAPER, 25, "Ratio of model to human atomic counts per matched pair (mean / median / std)",
+       "evaluate")
+def table_25(spec: TableSpec, results: Sequence[Result]) -> Table:
+    groups = _first(results)
+    models = groups.models(EXTENDED)
+    with_prompt = _prompts_differ(models)
+    out = spec.new(header=["Model", *(stat for _ in _SIDES for stat in ("Mean", "Med", "Std"))],
+                   header_groups=[("", 1), *((f"Ratio {name}", 3) for name, _ in _SIDES)],
+                   sources=[groups.result.path])
+    for index, group in models:
+        out.rows.append([label(_name(group, with_prompt)), *(
+            groups.cell(index, "atomic", "paired_with_human", side, "ratio", stat, digits=2)
+            for _, side in _SIDES for stat in ("mean", "median", "std"))])
+    out.notes = _one_prompt_note(groups, EXTENDED) + [
+        "A matched pair: a model review and a human review of the same paper (every such pair; one per human "
+        "review when the model wrote one review per paper, as in the paper). Pairs whose human count is 0 have "
+        "no ratio."]
+    return _judged_needs(out, groups)
+
+
+@table("praib-26", PAPER, 26, "Signed difference in atomic counts, model − human (mean and median)", "evaluate")
+def table_26(spec: TableSpec, results: Sequence[Result]) -> Table:
+    groups = _first(results)
+    models = groups.models(EXTENDED)
+    with_prompt = _prompts_differ(models)
+    sides = (("Weaknesses", "weaknesses"), ("Strengths", "strengths"))
+    out = spec.new(header=["Model", *(stat for _ in sides for stat in ("Δ Mean", "Δ Median"))],
+                   header_groups=[("", 1), *((name, 2) for name, _ in sides)], sources=[groups.result.path])
+    for index, group in models:
+        out.rows.append([label(_name(group, with_prompt)), *(
+            groups.cell(index, "atomic", "paired_with_human", side, "difference", stat, digits=2, signed=True)
+            for _, side in sides for stat in ("mean", "median"))])
+    out.notes = _one_prompt_note(groups, EXTENDED) + ["Over the matched pairs of Table 25; positive: the model "
+                                                      "writes more items."]
+    return _judged_needs(out, groups)
+
+
+@table("praib-27", PAPER, 27, "Per-review weakness-to-strength ratio (reviews with at least one strength)",
+       "evaluate")
+def table_27(spec: TableSpec, results: Sequence[Result]) -> Table:
+    groups = _first(results)
+    models = groups.models(EXTENDED)
+    with_prompt = _prompts_differ(models)
+    out = spec.new(header=["Source", "Mean", "Median", "Std", "n"], sources=[groups.result.path])
+    for index, group in ([groups.reference] if groups.reference else []) + models:
+        out.rows.append([label("Human" if group["is_reference"] else _name(group, with_prompt)),
+                         *(groups.cell(index, *_ATOMIC, "all", "ws_ratio", stat, digits=2)
+                           for stat in ("mean", "median", "std")),
+                         groups.cell(index, *_ATOMIC, "all", "ws_ratio", "n", digits=0)])
+    out.notes = _one_prompt_note(groups, EXTENDED) + ["W/S per review; values below 1: more strengths than "
+                                                      "weaknesses."]
+    return _judged_needs(out, groups)
+
+
+@table("praib-28", PAPER, 28, "Intra-review overlap of atomic items (ROUGE-L and containment)", "evaluate")
+def table_28(spec: TableSpec, results: Sequence[Result]) -> Table:
+    groups = _first(results)
+    models = groups.models(EXTENDED)
+    with_prompt = _prompts_differ(models)
+    sides = (("Weaknesses", "weaknesses"), ("Strengths", "strengths"))
+    out = spec.new(header=["Source", *(stat for _ in sides for stat in ("ROUGE-L", "Contained"))],
+                   header_groups=[("", 1), *((name, 2) for name, _ in sides)], sources=[groups.result.path])
+    for index, group in ([groups.reference] if groups.reference else []) + models:
+        out.rows.append([label("Human" if group["is_reference"] else _name(group, with_prompt)), *(
+            groups.cell(index, "atomic", "overlap", side, key, "mean", digits=3)
+            for _, side in sides for key in ("rouge_l", "containment"))])
+    out.notes = _one_prompt_note(groups, EXTENDED) + [
+        "ROUGE-L: mean over a review's pairs of items of their ROUGE-L F-measure; Contained: the share of a "
+        "review's items whose every token appears in another item of the same review; reviews with two or more "
+        "items, averaged."]
+    return _judged_needs(out, groups)

@@ -48,7 +48,7 @@ def test_an_unknown_group_names_the_groups():
 def test_to_dict_keeps_the_documented_keys():
     data = evaluate_reviews(_reviews(), workers=1).to_dict()
     assert list(data) == ["praib_version", "group_by", "scale", "n_reviews", "n_reference_reviews", "groups",
-                          "prompt_self_agreement"]
+                          "prompt_self_agreement", "prompt_deltas", "ratios_to_human"]
     group = data["groups"][1]
     assert list(group) == ["group", "label", "is_reference", "n_reviews", "n_unparsed", "n_partially_parsed",
                            "tkc", "ttr", "fre", "fkg", "xref", "citations", "krippendorff_alpha", "krippendorff",

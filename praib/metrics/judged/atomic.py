@@ -44,11 +44,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from praib.metrics.scores.distributions import decision_class
-from praib.metrics.summary import summarise
+from praib.metrics.summary import describe, summarise
 
 __all__ = [
     "ATOMIC_SCHEMA", "AtomicItems", "extract_atomic", "parse_atomic", "extraction_fidelity",
-    "atomic_statistics", "intra_review_overlap", "overlap_summary", "tokens",
+    "atomic_statistics", "intra_review_overlap", "overlap_summary", "paired_with_human", "tokens",
 ]
 
 #: The JSON schema the extraction judge's answer is constrained to.
@@ -194,36 +194,65 @@ def _stats(reviews: Sequence[AtomicItems]) -> dict:
     w_count = [len(r.weaknesses) for r in reviews]
     s_chars = [sum(len(u) for u in r.strengths) for r in reviews]
     w_chars = [sum(len(u) for u in r.weaknesses) for r in reviews]
-    ratios = [w / s for w, s in zip(w_count, s_count) if s > 0]
-    ratio = summarise(ratios)
-    ratio["median"] = float(np.median(ratios)) if ratios else None
     return {
         "n_reviews": len(reviews),
-        "strength_count": summarise(s_count),
-        "weakness_count": summarise(w_count),
-        "total_count": summarise(s + w for s, w in zip(s_count, w_count)),
-        "strength_chars": summarise(s_chars),
-        "weakness_chars": summarise(w_chars),
-        "total_chars": summarise(s + w for s, w in zip(s_chars, w_chars)),
-        "ws_ratio": ratio,
+        "strength_count": describe(s_count),
+        "weakness_count": describe(w_count),
+        "total_count": describe(s + w for s, w in zip(s_count, w_count)),
+        "strength_chars": describe(s_chars),
+        "weakness_chars": describe(w_chars),
+        "total_chars": describe(s + w for s, w in zip(s_chars, w_chars)),
+        "ws_ratio": describe(w / s for w, s in zip(w_count, s_count) if s > 0),
     }
 
 
-def atomic_statistics(reviews: Sequence[AtomicItems], decisions: Sequence[str | None] | None = None) -> dict:
-    """Counts and character lengths of atomic items per review, overall and by decision.
+def atomic_statistics(reviews: Sequence[AtomicItems], decisions: Sequence[str | None] | None = None,
+                      venues: Sequence[str | None] | None = None) -> dict:
+    """Counts and character lengths of atomic items per review, overall, by decision and by venue.
 
     Per review: number of strengths, weaknesses and both; total characters of the strength
-    items, of the weakness items and of both; each summarised as mean, std (ddof=1) and n.
-    ``ws_ratio`` is weaknesses / strengths over reviews with at least one strength (with its
-    median too). ``decisions`` (the paper decision of each review, free text) adds
-    ``"accept"`` and ``"reject"`` blocks via :func:`praib.metrics.scores.distributions.decision_class`.
-    Invalid extractions are left out and counted in ``invalid``.
+    items, of the weakness items and of both; each described as mean, std (ddof=1), n, minimum,
+    quartiles and maximum (:func:`praib.metrics.summary.describe`, PRAIB Table 21).
+    ``ws_ratio`` is weaknesses / strengths over reviews with at least one strength (Table 27).
+    ``decisions`` (the paper decision of each review, free text) adds
+    ``"accept"`` and ``"reject"`` blocks via :func:`praib.metrics.scores.distributions.decision_class`;
+    ``venues`` adds a ``"by_venue"`` block (Table 22). Invalid extractions are left out and counted in
+    ``invalid``.
     """
-    if decisions is not None and len(decisions) != len(reviews):
-        raise ValueError("decisions must be parallel to reviews")
+    for name, given in (("decisions", decisions), ("venues", venues)):
+        if given is not None and len(given) != len(reviews):
+            raise ValueError(f"{name} must be parallel to reviews")
     valid = [r for r in reviews if r.valid]
     result = {"all": _stats(valid), "invalid": len(reviews) - len(valid)}
     if decisions is not None:
         for label in ("accept", "reject"):
             result[label] = _stats([r for r, d in zip(reviews, decisions) if r.valid and decision_class(d) == label])
+    if venues is not None:
+        result["by_venue"] = {venue: _stats([r for r, v in zip(reviews, venues) if r.valid and v == venue])
+                              for venue in sorted({v for v in venues if v is not None})}
     return result
+
+
+def paired_with_human(model: dict[Any, Sequence[AtomicItems]], human: dict[Any, Sequence[AtomicItems]]) -> dict:
+    """Atomic counts of model reviews against human reviews of the same paper (PRAIB Tables 25, 26).
+
+    Every pair of a model review and a human review of the same paper (both read) is one matched pair;
+    with one model review per paper each human review is paired once, as in the paper's matched
+    samples. Per side (``weaknesses``, ``strengths``, ``total``): ``ratio`` = model count / human count
+    over the pairs whose human count is above zero (described: mean, std, median, ...), and
+    ``difference`` = model count − human count over every pair.
+    """
+    pairs = [(m, h) for paper, reviews in model.items() for m in reviews if m.valid
+             for h in human.get(paper, ()) if h.valid]
+
+    def count(items: AtomicItems, side: str) -> int:
+        return len(items.strengths) + len(items.weaknesses) if side == "total" else len(items.side(side))
+
+    out: dict[str, Any] = {"n_pairs": len(pairs), "n_papers": len({p for p, r in model.items()
+                                                                  if any(m.valid for m in r) and any(
+                                                                      h.valid for h in human.get(p, ()))})}
+    for side in ("weaknesses", "strengths", "total"):
+        counts = [(count(m, side), count(h, side)) for m, h in pairs]
+        out[side] = {"ratio": describe(m / h for m, h in counts if h > 0),
+                     "difference": describe(m - h for m, h in counts)}
+    return out

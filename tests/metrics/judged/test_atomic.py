@@ -4,7 +4,7 @@ import pytest
 
 from praib.metrics.judged.atomic import (
     ATOMIC_SCHEMA, AtomicItems, atomic_statistics, extract_atomic, extraction_fidelity, intra_review_overlap,
-    overlap_summary,
+    overlap_summary, paired_with_human,
 )
 from praib.llm.judge import Judge
 from tests.doubles import StubBackend
@@ -82,7 +82,11 @@ def test_statistics_split_by_decision_by_hand():
         AtomicItems(["o"], []),                          # no decision class: only in "all"
     ]
     decisions = ["Accept (poster)", "ICLR 2025 Oral", "Reject", "Reject", "Reject", None]
-    stats = atomic_statistics(reviews, decisions)
+    venues = ["ICLR", "NeurIPS", "ICLR", "ICLR", "ICLR", None]
+    stats = atomic_statistics(reviews, decisions, venues)
+    # Table 22's conference split: ICLR holds reviews 1, 3, 4 (W 1, 2, 4; S 2, 0, 1); the invalid one is left out.
+    assert stats["by_venue"]["ICLR"]["n_reviews"] == 3 and stats["by_venue"]["ICLR"]["weakness_count"]["mean"] == 7 / 3
+    assert stats["by_venue"]["NeurIPS"]["strength_chars"]["mean"] == 4.0 and set(stats["by_venue"]) == {"ICLR", "NeurIPS"}
     assert stats["invalid"] == 1 and stats["all"]["n_reviews"] == 5
     accept, reject = stats["accept"], stats["reject"]
     assert accept["strength_count"]["mean"] == 1.5 and accept["weakness_count"]["mean"] == 2.0
@@ -92,7 +96,13 @@ def test_statistics_split_by_decision_by_hand():
     assert accept["strength_count"]["std"] == pytest.approx(0.7071067811865476)
     assert reject["n_reviews"] == 2 and reject["strength_count"]["mean"] == 0.5
     assert reject["weakness_count"]["mean"] == 3.0 and reject["weakness_chars"]["mean"] == 5.5
-    assert reject["ws_ratio"] == {"mean": 4.0, "std": None, "n": 1, "median": 4.0}  # zero-strength review excluded
+    assert reject["ws_ratio"] == {"mean": 4.0, "std": None, "n": 1, "min": 4.0, "q1": 4.0, "median": 4.0, "q3": 4.0,
+                                  "max": 4.0}  # zero-strength review excluded
+    # Quartiles interpolate between order statistics (Table 21): accept weakness counts 1, 3.
+    assert {k: accept["weakness_count"][k] for k in ("min", "q1", "median", "q3", "max")} == {
+        "min": 1.0, "q1": 1.5, "median": 2.0, "q3": 2.5, "max": 3.0}
+    # all weakness chars 1, 6, 3, 8, 0 -> sorted 0 1 3 6 8: Q1 at position 1, Q3 at position 3.
+    assert stats["all"]["weakness_chars"]["q1"] == 1.0 and stats["all"]["weakness_chars"]["q3"] == 6.0
     # all: ratios 0.5, 3, 4 and 0 (the last review has one strength and no weakness)
     assert stats["all"]["ws_ratio"]["n"] == 4 and stats["all"]["ws_ratio"]["median"] == 1.75
     assert stats["all"]["strength_count"]["mean"] == pytest.approx(5 / 5)
@@ -106,3 +116,23 @@ def test_extraction_through_the_tiny_transformers_model(tiny_model_dir):
     assert len(items) == 1 and isinstance(items[0], AtomicItems)  # the answer is gibberish: usually invalid
     stats = atomic_statistics(items)
     assert stats["invalid"] + stats["all"]["n_reviews"] == 1
+
+
+def test_counts_paired_with_the_human_reviews_of_the_same_paper_by_hand():
+    """PRAIB Tables 25, 26: every (model review, human review) pair of a paper."""
+    model = {"p1": [AtomicItems(["a", "b"], ["c", "d", "e", "f"])],       # S=2 W=4
+             "p2": [AtomicItems(["a"], ["b"])],                            # S=1 W=1
+             "p3": [AtomicItems(["a"], ["b"])]}                            # no human review: unpaired
+    human = {"p1": [AtomicItems(["x"], ["y", "z"]), AtomicItems([], ["y"])],  # S=1 W=2; S=0 W=1
+             "p2": [AtomicItems(["x", "y"], []), AtomicItems(valid=False)]}   # S=2 W=0; unread: left out
+    paired = paired_with_human(model, human)
+    assert paired["n_pairs"] == 3 and paired["n_papers"] == 2
+    # Weaknesses: pairs (4,2), (4,1), (1,0): ratios 2, 4 (the zero-human pair has none); differences 2, 3, 1.
+    assert paired["weaknesses"]["ratio"]["mean"] == 3.0 and paired["weaknesses"]["ratio"]["n"] == 2
+    assert paired["weaknesses"]["difference"]["mean"] == 2.0 and paired["weaknesses"]["difference"]["median"] == 2.0
+    # Strengths: (2,1), (2,0), (1,2): ratios 2, 0.5; differences 1, 2, -1.
+    assert paired["strengths"]["ratio"]["median"] == 1.25
+    assert paired["strengths"]["difference"]["mean"] == pytest.approx(2 / 3)
+    # Totals: (6,3), (6,1), (2,2): ratios 2, 6, 1 -> median 2, std of (2, 6, 1) = sqrt(7).
+    assert paired["total"]["ratio"]["median"] == 2.0
+    assert paired["total"]["ratio"]["std"] == pytest.approx(7 ** 0.5)
