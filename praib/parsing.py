@@ -3,6 +3,8 @@
 :func:`parse_review` reads one review as a model or a person wrote it and
 returns a :class:`ParsedReview`; :func:`parse_reviews` does so for every record
 of a review Dataset that came without structured fields.
+:func:`strength_weakness_bullets` gives the items of the lists in a review's
+strengths and weaknesses sections, the points the target-aspect study labels.
 
 What is recognised
 ------------------
