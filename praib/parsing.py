@@ -3,6 +3,8 @@
 :func:`parse_review` reads one review as a model or a person wrote it and
 returns a :class:`ParsedReview`; :func:`parse_reviews` does so for every record
 of a review Dataset that came without structured fields.
+:func:`strength_weakness_bullets` gives the items of the lists in a review's
+strengths and weaknesses sections, the points the target-aspect study labels.
 
 What is recognised
 ------------------
@@ -208,7 +210,9 @@ class _Score:
 
 @dataclass
 class _Findings:
-    chunks: dict[str, list[str]] = field(default_factory=lambda: {name: [] for name in (*REVIEW_SECTIONS, "combined")})
+    # (start, end) of each piece of the prepared text that belongs to a section
+    spans: dict[str, list[tuple[int, int]]] = field(
+        default_factory=lambda: {name: [] for name in (*REVIEW_SECTIONS, "combined")})
     scores: dict[str, list[_Score]] = field(default_factory=dict)
     verdicts: list[tuple[int, str]] = field(default_factory=list)
     labels_seen: set[str] = field(default_factory=set)
@@ -370,11 +374,11 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
     for line_start, rest_start, kind, key, level, line_end in events:
         if kind == "header":
             if current and current[1] is not None and level <= current[1]:
-                found.chunks[current[0]].append(text[current[2]:line_start])
+                found.spans[current[0]].append((current[2], line_start))
                 current = None
             continue
         if current:
-            found.chunks[current[0]].append(text[current[2]:line_start])
+            found.spans[current[0]].append((current[2], line_start))
             current = None
         if kind in ("section", "combined"):
             current = (key or "combined", level, rest_start)
@@ -386,7 +390,7 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
                 value = text[nxt:eol if eol >= 0 else len(text)][:_MAX_VALUE]
                 _take_score(found, key, value, nxt, scales, scale_name)
     if current:
-        found.chunks[current[0]].append(text[current[2]:])
+        found.spans[current[0]].append((current[2], len(text)))
 
     lowered = text.lower()
     if len(lowered) != len(text):  # a few characters ("İ") grow when lowercased; keep positions aligned
@@ -433,10 +437,12 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
         return ParsedReview(empty_sections, None, None, {}, None, PARSE_FAILED, "empty text")
     found = _scan(prepared, is_html, scales)
 
-    sections = {name: _clean("\n\n".join(found.chunks[name]), is_html) if found.chunks[name] else None
-                for name in REVIEW_SECTIONS}
+    def section(name: str) -> str | None:
+        return _clean("\n\n".join(prepared[a:b] for a, b in found.spans[name]), is_html) if found.spans[name] else None
+
+    sections = {name: section(name) for name in REVIEW_SECTIONS}
     notes: list[str] = []
-    combined = _clean("\n\n".join(found.chunks["combined"]), is_html) if found.chunks["combined"] else None
+    combined = section("combined")
     if combined:
         filled = [name for name in ("strengths", "weaknesses") if sections[name] is None]
         for name in filled:
@@ -482,6 +488,83 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
         status=status,
         reason="; ".join(problems + notes) or None,
     )
+
+
+def strength_weakness_bullets(text: str) -> dict[str, list[str]]:
+    """The review's own strength and weakness points: the items of the Markdown lists (``-``, ``*``,
+    ``+``, ``1.``, ``1)``) in its strengths and weaknesses sections, found as :func:`parse_review`
+    finds them. Returns ``{"strengths": [...], "weaknesses": [...]}``, each item as written, bold
+    lead-ins included, without its list marker.
+
+    An item runs until the next item at its own indentation or less, a heading, a rule, or a blank
+    line followed by an unindented paragraph; its continuation lines are joined with spaces, and a nested
+    item stays with its parent, on a line of its own with its marker. Text on the label's own line
+    (``**Weaknesses:** - a - b``) and prose around the list are not items. A combined "Strengths and
+    weaknesses" section gives no items unless "Strengths" and "Weaknesses" labels split it (those
+    are sections of their own): its points are not said to be one or the other. In HTML reviews,
+    nested lists cannot be told from their parents and count as items of their own.
+    """
+    bullets: dict[str, list[str]] = {"strengths": [], "weaknesses": []}
+    if not isinstance(text, str):
+        return bullets
+    prepared, is_html = _prepare(text)
+    found = _scan(prepared, is_html, generic_scales())
+    indents = _line_indents(text, prepared, is_html)
+    for name, items in bullets.items():
+        for start, end in found.spans[name]:
+            items.extend(_list_items(prepared, start, end, indents))
+    return bullets
+
+
+# A list marker and the start of its item's text ("* * *" is a rule, no item).
+_LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,3}[.)]) (?=\S)")
+
+
+def _line_indents(text: str, prepared: str, is_html: bool) -> dict[int, int]:
+    """The indentation (tabs as 4 spaces) of each line of ``prepared``, by the offset where it starts.
+    ``_prepare`` keeps every non-blank line of a non-HTML text, in order, so the n-th non-blank line of
+    one is the n-th of the other."""
+    if is_html:
+        return {}
+    lines = _CONTROL.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
+    original = (len(line) - len(line.lstrip()) for line in (raw.expandtabs(4) for raw in lines) if line.strip())
+    indents, start = {}, 0
+    for line in prepared.split("\n"):
+        if line:
+            indents[start] = next(original)
+        start += len(line) + 1
+    return indents
+
+
+def _list_items(prepared: str, start: int, end: int, indents: dict[int, int]) -> list[str]:
+    """The list items of ``prepared[start:end]`` (see :func:`strength_weakness_bullets`)."""
+    items: list[list[str]] = []
+    current: list[str] | None = None
+    current_indent = 0
+    after_blank = False
+    if start > 0 and prepared[start - 1] != "\n":
+        start = prepared.find("\n", start, end) + 1 or end  # the rest of the label's line is no item
+    position = start
+    for line in prepared[start:end].split("\n"):
+        indent = indents.get(position, 0)
+        position += len(line) + 1
+        if not line:
+            after_blank = True
+            continue
+        marker = _LIST_ITEM.match(line)
+        ends_item = _RULE_LINE.fullmatch(line) or _HEADER_LINE.match(line)
+        if marker and not ends_item:
+            if current is not None and indent > current_indent:
+                current.append("\n" + line)
+            else:
+                current, current_indent = [line[marker.end():]], indent
+                items.append(current)
+        elif current is not None and not ends_item and not (after_blank and indent <= current_indent):
+            current.append(" " + line)
+        else:
+            current = None
+        after_blank = False
+    return ["".join(parts) for parts in items]
 
 
 def _has_fields(row: dict[str, Any]) -> bool:

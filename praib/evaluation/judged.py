@@ -2,15 +2,19 @@
 
 Every review with text is judged once: math engagement (PRAIB Appendix K) and
 atomic strengths/weaknesses (Appendix I; the human regime for human reviews, the
-generated regime otherwise). Each atomic item then gets a target and an aspect
-label (target-aspect agreement). Per group this gives:
+generated regime otherwise). The points the target-aspect study labels then get a
+target and an aspect: a generated review's own strength and weakness bullet points
+(the generic-review prompt asks for them), or its atomic items when it has no bullets
+under both headings; a human review's atomic items. Per group this gives:
 
 * ``math_engagement``: share of engaging reviews; for a model group also P(+|+)
   and P(+|-) against the human reviews of the same papers;
 * ``coverage_{recall,precision,density,compaction}_{strengths,weaknesses}``: how the
   group's atomic items cover the human items of the same paper (Appendix J);
 * ``target_aspect_f1`` and ``target_aspect``: agreement of the group's
-  (target, aspect) label sets with the human reviews' per paper;
+  (target, aspect) label sets with the human reviews' per paper, and
+  ``target_aspect["llm_items"]``: how many of the group's reviews were labelled by
+  their bullet points and how many fell back to their atomic items;
 * ``rejection_rate``: share of reject recommendations on rejected papers;
 * ``math_engagement_rules`` and ``math_methods_agreement``: the offline rule-based
   detector, labelled as such, and its agreement with the judge;
@@ -42,11 +46,14 @@ from praib.metrics.summary import summarise
 from praib.llm.judge import Judge
 from praib.metrics.judged.judge_quality import two_judge_agreement
 from praib.metrics.judged.math_engagement import detect_math_rule_based, judge_math_engagement, math_engagement_summary, method_agreement
+from praib.parsing import strength_weakness_bullets
 from praib.records import HUMAN_SOURCE
 from praib.metrics.judged.target_aspect import (agreement_report, label_distribution, label_items, rejection_rate,
                             restructure_meta_review)
 
 KINDS = (("strengths", "strength"), ("weaknesses", "weakness"))
+# Which items of a review got target and aspect labels.
+BULLET_POINTS, ATOMIC_ITEMS = "bullet_points", "atomic_items"
 
 
 class ReviewJudgements:
@@ -76,12 +83,25 @@ class ReviewJudgements:
             for i, items in zip(chosen, extract_atomic([texts[i] for i in chosen], judge, regime, progress=progress,
                                                        ids=[self.ids[i] for i in chosen])):
                 self.atomic[i] = items
-        # Labels per (row, kind): one batch per kind over every atomic item of every review.
+        # The items labelled with a target and an aspect, per (row, side): as in the target-aspect study,
+        # a generated review's own bullet points, when it lists both strengths and weaknesses; else its
+        # atomic items, like a human review's. The atomic items stay what coverage and statistics use.
+        self.labelled: list[str | None] = [None] * len(texts)
+        self.labelled_items: dict[tuple[int, str], list[str]] = {}
+        for i in rows:
+            bullets = None if columns["source"][i] == HUMAN_SOURCE else strength_weakness_bullets(texts[i])
+            if bullets and all(bullets[side] for side, _ in KINDS):
+                self.labelled[i], items = BULLET_POINTS, bullets
+            else:  # an unreadable extraction has no atomic items either
+                self.labelled[i], items = ATOMIC_ITEMS, {side: self.atomic[i].side(side) for side, _ in KINDS}
+            for side, _ in KINDS:
+                self.labelled_items[(i, side)] = items[side]
+        # Labels per (row, side): one batch per kind over every labelled item of every review.
         self.labels: dict[tuple[int, str], list[tuple[str | None, str | None]]] = {}
         self.invalid_labels = 0
         for side, kind in KINDS:
-            owners = [(i, number, item) for i in rows if self.atomic[i] and self.atomic[i].valid
-                      for number, item in enumerate(self.atomic[i].side(side), 1)]
+            owners = [(i, number, item) for i in rows
+                      for number, item in enumerate(self.labelled_items[(i, side)], 1)]
             labelled = label_items([item for _, _, item in owners], kind, judge, progress=progress,
                                    ids=[f"{self.ids[i]}/{kind} {number}" for i, number, _ in owners])
             self.invalid_labels += sum(labelled.invalid.values())
@@ -155,6 +175,10 @@ def group_judged_metrics(columns: dict, rows: Sequence[int], reference_rows: Seq
             per_paper.append({"paper_id": paper_id, "kind": kind, "model": model_labels[paper_id],
                               "expert": expert[paper_id]})
     target_aspect = agreement_report(per_paper)
+    generated = [judgements.labelled[i] for i in rows
+                 if judgements.labelled[i] is not None and columns["source"][i] != HUMAN_SOURCE]
+    target_aspect["llm_items"] = {"bullet_points": generated.count(BULLET_POINTS),
+                                  "atomic_fallback": generated.count(ATOMIC_ITEMS)}
 
     return {
         "math_engagement": math,
@@ -205,8 +229,9 @@ def _items_by_paper(paper_ids: Sequence[Any], judgements: ReviewJudgements,
 def second_judge_agreement(columns: dict, judgements: ReviewJudgements, first: Judge, second: Judge,
                            reference_rows: Sequence[int], progress: bool = False) -> dict[str, Any]:
     """Agreement of two judges on the same decisions: math engagement of every review,
-    the target and the aspect of every atomic item (as extracted by the first judge), and
-    every coverage pair. Cohen's kappa, Krippendorff's alpha and raw agreement for each."""
+    the target and the aspect of every labelled item (bullet points, or atomic items as the
+    first judge extracted them), and every coverage pair. Cohen's kappa, Krippendorff's alpha
+    and raw agreement for each."""
     texts = [columns["text"][i] for i in judgements.rows]
     second_math = [j.engages for j in judge_math_engagement(texts, second, progress=progress,
                                                             ids=[judgements.ids[i] for i in judgements.rows])]
@@ -215,8 +240,8 @@ def second_judge_agreement(columns: dict, judgements: ReviewJudgements, first: J
         "math_engagement": two_judge_agreement([judgements.math[i] for i in judgements.rows], second_math),
     }
     for side, kind in KINDS:
-        owners = [(i, number, item) for i in judgements.rows if judgements.atomic[i] and judgements.atomic[i].valid
-                  for number, item in enumerate(judgements.atomic[i].side(side), 1)]
+        owners = [(i, number, item) for i in judgements.rows
+                  for number, item in enumerate(judgements.labelled_items[(i, side)], 1)]
         # Labels were stored in this same review and item order when the first judge ran.
         first_labels = [label for i in judgements.rows for label in judgements.labels.get((i, side), [])]
         second_labels = label_items([item for _, _, item in owners], kind, second, progress=progress,
@@ -248,6 +273,9 @@ JUDGEMENT_FEATURES = Features({
     "atomic_raw": Value("string"),
     "strengths": List(Value("string")),
     "weaknesses": List(Value("string")),
+    "labelled": Value("string"),
+    "labelled_strengths": List(Value("string")),
+    "labelled_weaknesses": List(Value("string")),
     "strength_targets": List(Value("string")),
     "strength_aspects": List(Value("string")),
     "weakness_targets": List(Value("string")),
@@ -258,7 +286,9 @@ JUDGEMENT_FEATURES = Features({
 def judgement_records(columns: dict, judgements: ReviewJudgements, judge: Judge) -> Dataset:
     """One row of :data:`JUDGEMENT_FEATURES` per review with text: what the judge decided, and where it
     failed why and what it said (``math_error``/``math_raw``, ``atomic_error``/``atomic_raw``, null
-    otherwise; a label the judge could not give is null in the target and aspect lists)."""
+    otherwise; a label the judge could not give is null in the target and aspect lists). The targets and
+    aspects are those of ``labelled_strengths`` / ``labelled_weaknesses``, which ``labelled`` names: the
+    review's bullet points or its atomic items."""
     rows = []
     for i in judgements.rows:
         atomic = judgements.atomic[i]
@@ -274,6 +304,9 @@ def judgement_records(columns: dict, judgements: ReviewJudgements, judge: Judge)
             "atomic_raw": None if atomic is None else atomic.raw,
             "strengths": [] if atomic is None else atomic.strengths,
             "weaknesses": [] if atomic is None else atomic.weaknesses,
+            "labelled": judgements.labelled[i],
+            "labelled_strengths": judgements.labelled_items[(i, "strengths")],
+            "labelled_weaknesses": judgements.labelled_items[(i, "weaknesses")],
             "strength_targets": [t for t, _ in labels["strengths"]],
             "strength_aspects": [a for _, a in labels["strengths"]],
             "weakness_targets": [t for t, _ in labels["weaknesses"]],

@@ -2,6 +2,7 @@
 answers depend on the judge template and the text it is shown, so every number is known by hand."""
 
 import json
+import re
 
 import pytest
 
@@ -208,3 +209,96 @@ def test_meta_reviews_can_be_the_expert_side_of_target_aspect_agreement():
     assert model["target_aspect_f1"] == pytest.approx(0.5)
     assert model["target_aspect"]["by_kind"]["strength"]["f1"] == 1.0
     assert model["target_aspect"]["by_kind"]["weakness"]["f1"] == 0.0
+
+
+# A review as the generic-review prompt asks for it: its own bullets are the items the target-aspect study labels.
+BULLETED = """# Summary of paper
+A method.
+# Strengths
+- **Clarity**: clear writing.
+- **Scope**: three datasets,
+  spanning two domains.
+# Weaknesses
+- **Data**: small data.
+  - only 500 examples
+# Final Judgement
+- **Rationale of recommendation**: the data is too small.
+- **Recommendation**: Reject
+"""
+# The item texts the judge is shown by the four label templates (the text between the triple quotes).
+ITEM = re.compile(r'"""\n(.*?)\n"""', re.S)
+
+
+def bullets_and_fallback():
+    """p1 and p2 each have the human review; the model wrote bullets for p1, prose for p2 (MODEL)."""
+    rows = [{"paper_id": paper, "venue": "ICLR", "year": 2025, "decision": "Reject", "source": source, "text": text,
+             **({"rating": 3} if source == "human" else {"model": "lm", "prompt": "generic_review"})}
+            for paper, model_text in (("p1", BULLETED), ("p2", MODEL))
+            for source, text in (("human", HUMAN), ("lm", model_text))]
+    return records_to_dataset([coerce_record(r, "review", f"row {i}") for i, r in enumerate(rows)])
+
+
+def scope_is_an_experiment(request):
+    """Like the first stub, except that the strength about the datasets has the target Experiment."""
+    if request.template.startswith("judge:target_") and "three datasets" in request.messages[-1][1]:
+        return "Experiment"
+    return predictable_answer(request)
+
+
+def labelled_texts(stub, template):
+    return [ITEM.search(r.messages[-1][1]).group(1) for r in stub.requests if r.template == template]
+
+
+def test_a_model_review_is_labelled_by_its_own_bullets_else_by_its_atomic_items():
+    stub = predictable_judge(scope_is_an_experiment)
+    results = evaluate_reviews(bullets_and_fallback(), judge=Judge(stub)).to_dict()
+    human, model = results["groups"]
+    # Rows: p1 human, p1 model (bullets), p2 human, p2 model (no list: its atomic items gs1, gw1).
+    strengths = ["hs1 clear", "**Clarity**: clear writing.", "**Scope**: three datasets, spanning two domains.",
+                 "hs1 clear", "gs1 clear writing"]
+    weaknesses = ["hw1 small data", "hw2 no ablation", "**Data**: small data.\n- only 500 examples",
+                  "hw1 small data", "hw2 no ablation", "gw1 small data"]
+    for kind, items in (("strength", strengths), ("weakness", weaknesses)):
+        for part in ("target", "aspect"):
+            assert labelled_texts(stub, f"judge:{part}_{kind}") == items
+            # one batch per template, as before
+            assert [len(b) for b in stub.batches if b[0].template == f"judge:{part}_{kind}"] == [len(items)]
+    assert model["target_aspect"]["llm_items"] == {"bullet_points": 1, "atomic_fallback": 1}
+    # p1: M = {(s, Method, Validity), (s, Experiment, Validity), (w, Method, Validity)},
+    #     E = {(s, Method, Validity), (w, Method, Validity)}: TP 2, |M| 3, |E| 2.
+    # p2: M = E = {(s, Method, Validity), (w, Method, Validity)}: TP 2, |M| 2, |E| 2.
+    # P = 4/5, R = 4/4, F1 = 2 * 0.8 / 1.8 = 8/9.
+    assert model["target_aspect_f1"] == pytest.approx(8 / 9)
+    assert model["target_aspect"]["by_kind"]["strength"]["precision"] == pytest.approx(2 / 3)
+    # The group's label shares are those of the same items: 1 of its 3 strengths is about an experiment.
+    assert model["target_aspect_distribution"]["strengths"]["targets"]["Experiment"] == pytest.approx(1 / 3)
+    assert model["target_aspect_distribution"]["weaknesses"]["n"] == 2
+    assert human["target_aspect_distribution"]["weaknesses"]["n"] == 4
+    # Coverage still compares atomic items: no bullet reaches the coverage judge.
+    coverage_prompts = [r.messages[-1][1] for r in stub.requests if r.template == "judge:coverage"]
+    assert coverage_prompts and not any("Clarity" in p or "500 examples" in p for p in coverage_prompts)
+    assert model["coverage_recall_weaknesses"]["mean"] == 0.5 and model["atomic"]["statistics"]["all"]["n_reviews"] == 2
+
+
+def test_judgements_name_the_labelled_items_and_the_second_judge_labels_the_same_ones():
+    from praib.evaluation.judged import ReviewJudgements, judgement_records, second_judge_agreement
+
+    columns = bullets_and_fallback().to_dict()
+    judge = Judge(predictable_judge(scope_is_an_experiment))
+    judgements = ReviewJudgements(columns, judge)
+    table = judgement_records(columns, judgements, judge).to_list()
+    assert [row["labelled"] for row in table] == ["atomic_items", "bullet_points", "atomic_items", "atomic_items"]
+    bulleted = table[1]
+    assert bulleted["strengths"] == ["gs1 clear writing"]  # the atomic items are kept beside the bullets
+    assert bulleted["labelled_strengths"] == ["**Clarity**: clear writing.",
+                                              "**Scope**: three datasets, spanning two domains."]
+    assert bulleted["strength_targets"] == ["Method", "Experiment"]
+    assert table[3]["labelled_weaknesses"] == ["gw1 small data"] and table[3]["weakness_targets"] == ["Method"]
+
+    second_stub = predictable_judge(name="stub2", model="second-judge")
+    second = second_judge_agreement(columns, judgements, judge, Judge(second_stub), reference_rows=[0, 2])
+    assert labelled_texts(second_stub, "judge:target_strength") == [
+        "hs1 clear", "**Clarity**: clear writing.", "**Scope**: three datasets, spanning two domains.", "hs1 clear",
+        "gs1 clear writing"]
+    # The second judge calls the datasets strength a Method: 4 of the 5 strength targets agree.
+    assert second["target_strength"]["agreement"] == pytest.approx(4 / 5)
