@@ -1,8 +1,9 @@
 """PRAIB's tables from ``praib leaderboard`` results: Tables 4-6 (human reviews per year and before and after
-the LLM era) from ``praib leaderboard eras``.
+the LLM era) from ``praib leaderboard eras``, and Table 1 (the benchmark) from a ``praib leaderboard run`` folder.
 
 The eras result holds, per venue, the per-year summaries (``years``), the per-era summaries (``eras``) and one
-Mann-Whitney U test per metric (``tests``).
+Mann-Whitney U test per metric (``tests``); the run folder holds one row per submission, metric and venue,
+with ``closest_to_human`` marking the submission nearest the human value (printed bold, as the paper does).
 """
 
 from __future__ import annotations
@@ -10,12 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
-from praib.tables.layout import MISSING, Cell, Table, label
-from praib.tables.praib_tables import PAPER
+from praib.metrics.registry import BY_NAME
+from praib.tables.layout import MISSING, Cell, Table, joined, label
+from praib.tables.praib_tables import PAPER, TABLE_1_GROUPS, TABLE_1_NOTE, table_1_header
 from praib.tables.registry import Numbers, Result, TableSpec, table
 
 #: The significance level of the eras' tests (``praib.leaderboard.eras.SIGNIFICANCE``), as Table 6's header says.
 SIGNIFICANCE = 0.05
+#: A run's names for its pooled slice and its human reference (``praib.leaderboard.run.ALL_VENUES``,
+#: ``praib.records.HUMAN_SOURCE``), kept here so that ``praib tables`` does not import the scoring code.
+ALL_VENUES = "all"
+HUMAN = "human"
 
 
 @dataclass(frozen=True)
@@ -169,4 +175,79 @@ def table_6(spec: TableSpec, results: Sequence[Result]) -> Table:
                          "every value equal)")
     if not eras.venues:
         out.needs.append("every cell: human reviews with venue and year")
+    return out
+
+
+class Run:
+    """The rows of one ``praib leaderboard run`` folder, found by submission, metric and venue."""
+
+    def __init__(self, result: Result):
+        self.result = result
+        self.numbers = Numbers(result)
+        self.index = {(row["submission"], row["metric"], row["venue"]): i
+                      for i, row in enumerate(result.data["rows"])}
+        self.submissions = list(dict.fromkeys(row["submission"] for row in result.data["rows"]
+                                              if row["submission"] != HUMAN))
+        self.models = {row["submission"]: row["model"] for row in result.data["rows"]}
+
+    def row(self, submission: str, metric: str, venue: str = ALL_VENUES) -> dict | None:
+        index = self.index.get((submission, metric, venue))
+        return None if index is None else self.result.data["rows"][index]
+
+    def cell(self, submission: str, metric: str, venue: str = ALL_VENUES, field: str = "value") -> Cell:
+        """The metric's value (or ``field``) with the paper's digits, bold where it is closest to human;
+        "—" where the run has no such row."""
+        index = self.index.get((submission, metric, venue))
+        if index is None:
+            return Cell(None)
+        cell = self.numbers.cell("rows", index, field, digits=BY_NAME[metric].digits)
+        return replace(cell, bold=field == "value" and bool(self.result.data["rows"][index]["closest_to_human"]))
+
+    def human_math(self) -> Cell:
+        """The human share of reviews engaging with the maths: the run keeps it beside each submission's value."""
+        return next((self.cell(submission, "math_engagement", field="human_value") for submission in self.submissions
+                     if self.row(submission, "math_engagement")), Cell(None))
+
+    def venues(self) -> list[str]:
+        return sorted({venue for (_, metric, venue) in self.index if metric == "krippendorff_alpha"} - {ALL_VENUES})
+
+    def name(self, submission: str) -> str:
+        """The submission's model, with the submission's name where two submissions share a model."""
+        model = self.models[submission]
+        shared = sum(self.models[other] == model for other in self.submissions) > 1
+        return f"{model} ({submission})" if shared else model
+
+
+@table("praib-1-leaderboard", PAPER, 1, "Benchmark results of a leaderboard run (human baseline and each "
+       "submission)", "leaderboard")
+def table_1_leaderboard(spec: TableSpec, results: Sequence[Result]) -> Table:
+    run = Run(results[0])
+    venues = run.venues()
+    out = spec.new(sources=[run.result.path], header_groups=TABLE_1_GROUPS, header=table_1_header(venues))
+    for submission in [HUMAN, *run.submissions]:
+        is_human = submission == HUMAN
+        out.rows.append([
+            label("Human" if is_human else run.name(submission)),
+            *(run.cell(submission, metric) for metric in ("tkc", "ttr", "fre", "fkg")),
+            joined(Cell(None), run.cell(submission, "citations")), run.cell(submission, "xref"),
+            run.human_math() if is_human else run.cell(submission, "math_engagement"),
+            joined(*(run.cell(submission, "krippendorff_alpha", venue) for venue in venues)),
+            *((label(MISSING), label(MISSING)) if is_human else
+              (run.cell(submission, "math_p_pos_given_pos"), run.cell(submission, "math_p_pos_given_neg"))),
+        ])
+    out.notes = [
+        "Rows: the human reference and each submission as submitted (the paper's Table 1 is the extended prompt). "
+        "Values pooled over venues (the run's `all` slice); the run's 95% bootstrap intervals are not printed "
+        "(`praib leaderboard report` shows them).",
+        f"{TABLE_1_NOTE} P(+|+), P(+|−): over all venues together (the run computes them on the pooled slice only; "
+        "the paper splits them by venue).",
+        "Bold: the submission closest to the human value for that metric and venue (`closest_to_human`; α_r: the "
+        "least change of the panels' alpha); P(+|+) and P(+|−) have no human value, so none is bold."]
+    out.needs.append("Cit.'s verified count: `praib leaderboard run` does not verify citations "
+                     "(`praib evaluate --verify-citations` does, for praib-1)")
+    if run.result.data["run"].get("judge") is None:
+        out.needs.append("Math, P(+|+), P(+|−): add `--judge MODEL` to `praib leaderboard run`")
+    elif any(row[out.header.index(name)].missing for row in out.rows for name in ("Math", "P(+|+)", "P(+|−)")):
+        out.needs.append("a judged cell: the judge gave no usable answer, or no paper qualifies (P(+|+) needs "
+                         "papers whose human reviews engage with the maths, P(+|−) papers whose reviews do not)")
     return out
