@@ -10,7 +10,7 @@ the input or option that produces it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 MISSING = "—"
 
@@ -30,6 +30,8 @@ class Cell:
     scale: float = 1
     #: Between the parts of a joined cell.
     separator: str = "/"
+    #: Printed bold, as the papers mark e.g. the value closest to the human one.
+    bold: bool = False
 
     @property
     def missing(self) -> bool:
@@ -48,6 +50,14 @@ class Cell:
         if text.lstrip("-").strip("0.,") == "":
             text = text.lstrip("-")  # -0.000 prints as 0.000
         return f"+{text}" if self.signed and not text.startswith("-") and text.strip("0.,") else text
+
+    def marked(self, strong: Callable[[str], str], escape: Callable[[str], str] = str) -> str:
+        """The text as a renderer writes it: ``escape``d, and each bold part (of a joined cell too) wrapped by
+        ``strong``."""
+        if isinstance(self.value, tuple):
+            return self.separator.join(part.marked(strong, escape) for part in self.value)
+        text = escape(self.text())
+        return strong(text) if self.bold else text
 
 
 def label(text: str) -> Cell:
@@ -112,7 +122,7 @@ class Table:
             lines.append(_markdown_row(self.header))
             lines.append(_markdown_row(["---"] * len(self.header)))
         for row in self.rows:
-            lines.append(_markdown_row([cell.text() for cell in row]))
+            lines.append(_markdown_row([cell.marked(lambda text: f"**{text}**") for cell in row]))
         lines.append("")
         lines += [f"*{note}*" for note in self._notes()]
         return "\n".join(lines).rstrip() + "\n"
@@ -127,7 +137,7 @@ class Table:
         lines.append(" & ".join(_latex(name) for name in self.header) + " \\\\")
         lines.append("\\midrule")
         for row in self.rows:
-            lines.append(" & ".join(_latex(cell.text()) for cell in row) + " \\\\")
+            lines.append(" & ".join(cell.marked(lambda text: f"\\textbf{{{text}}}", _latex) for cell in row) + " \\\\")
         lines += ["\\bottomrule", "\\end{tabular}"]
         for note in self._notes():
             lines.append(f"\\par\\smallskip\\footnotesize {_latex(note)}")
@@ -162,7 +172,7 @@ _LATEX_SPECIAL = {"&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_", "{
                   "~": "\\textasciitilde{}", "^": "\\textasciicircum{}", "\\": "\\textbackslash{}",
                   MISSING: "---", "±": "$\\pm$", "Σ": "$\\Sigma$", "Δ": "$\\Delta$", "α": "$\\alpha$",
                   "−": "$-$", "↑": "$\\uparrow$", "↓": "$\\downarrow$", "↔": "$\\leftrightarrow$",
-                  "≤": "$\\leq$", "≥": "$\\geq$", "×": "$\\times$"}
+                  "≤": "$\\leq$", "≥": "$\\geq$", "×": "$\\times$", "<": "$<$", ">": "$>$", "|": "$|$"}
 
 
 def _latex(text: str) -> str:

@@ -73,17 +73,24 @@ def _prompts_differ(rows: list[tuple[int, dict]]) -> bool:
     return len({g["group"].get("prompt") for _, g in rows}) > 1
 
 
+#: Table 1's column groups and columns, shared by its ``praib evaluate`` and ``praib leaderboard run`` versions.
+TABLE_1_GROUPS = [("", 1), ("Read.", 4), ("Spec.", 3), ("Agree.", 1), ("Math C.", 2)]
+TABLE_1_NOTE = ("Cit.: mean verified / mean total references per review. α_r: ordinal Krippendorff's alpha per "
+                "venue, of the human panel (Human) or of the panel with the model added.")
+
+
+def table_1_header(venues: Sequence[str]) -> list[str]:
+    return ["Source", "TKC ↓", "TTR ↑", "FRE ↑", "FKG ↓", "Cit.", "Xref.", "Math",
+            f"α_r ({'/'.join(venues) or 'venue'})", "P(+|+)", "P(+|−)"]
+
+
 @table("praib-1", PAPER, 1, "Benchmark results for the extended prompt (human baseline and each model)", "evaluate")
 def table_1(spec: TableSpec, results: Sequence[Result]) -> Table:
     groups = _first(results)
     venues = groups.venues()
     rows = ([groups.reference] if groups.reference else []) + groups.models(EXTENDED)
     with_prompt = _prompts_differ(groups.models(EXTENDED))
-    per_venue = "/".join(venues) or "venue"
-    out = spec.new(sources=[groups.result.path],
-                header_groups=[("", 1), ("Read.", 4), ("Spec.", 3), ("Agree.", 1), ("Math C.", 2)],
-                header=["Source", "TKC ↓", "TTR ↑", "FRE ↑", "FKG ↓", "Cit.", "Xref.", "Math",
-                        f"α_r ({per_venue})", "P(+|+)", "P(+|−)"])
+    out = spec.new(sources=[groups.result.path], header_groups=TABLE_1_GROUPS, header=table_1_header(venues))
     for index, group in rows:
         is_human = group["is_reference"]
         cit = joined(groups.cell(index, "verified_citations", "verified", "mean", digits=3),
@@ -101,9 +108,8 @@ def table_1(spec: TableSpec, results: Sequence[Result]) -> Table:
             label("—") if is_human else groups.cell(index, "math_engagement", "p_pos_given_neg", digits=2),
         ])
     out.notes = _one_prompt_note(groups, EXTENDED) + [
-        "Cit.: mean verified / mean total references per review. α_r: ordinal Krippendorff's alpha per "
-        "venue, of the human panel (Human) or of the panel with the model added. P(+|+), P(+|−): over all "
-        "venues together (the paper splits them by venue; group by venue to get that split)."]
+        f"{TABLE_1_NOTE} P(+|+), P(+|−): over all venues together (the paper splits them by venue; group by "
+        "venue to get that split)."]
     if not any(g.get("verified_citations") for _, g in rows):
         out.needs.append("Cit.'s verified count: add `--verify-citations` to `praib evaluate`")
     if not groups.judged():
