@@ -16,7 +16,7 @@ none), and each finished batch is appended to ``<output>.partial.jsonl`` before 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -30,6 +30,7 @@ from praib.parsing import parse_review
 from praib.perturb.inputs import COMPONENTS, perturb_component
 from praib.records import PARSE_FAILED, PARSE_OK, PARSE_PARTIAL, coerce_record
 from praib.records.ids import record_id
+from praib.scales import VenueScales, generic_scales
 
 META_REVIEW_PROMPTS = ("meta_review_score", "meta_review_dimensions", "meta_review_template")
 
@@ -148,7 +149,7 @@ def run_meta_reviews(papers: Any, reviews: Any, rebuttals: Any, backend: Any, pr
     scales = []
     for paper, *_ in jobs:
         try:
-            scales.append(prompt_scales(prompt, paper.get("venue"), paper.get("year")))
+            scales.append(with_study_dimensions(prompt_scales(prompt, paper.get("venue"), paper.get("year"))))
         except (ValueError, LookupError) as err:
             raise ValueError(f"paper {paper['paper_id']}: {err}") from None
 
@@ -191,6 +192,19 @@ def run_meta_reviews(papers: Any, reviews: Any, rebuttals: Any, backend: Any, pr
                             failures=failures, stage=stage)
         return MetaReviewRun(finish_run(done.records, "meta_review", output, failures), done.n_from_cache,
                              done.n_backend_calls, skipped, len(done.failed) + len(too_long))
+
+
+#: The aspect-guided study's dimensions, which its Dimension CoT prompt asks for on a 1-4 scale.
+STUDY_DIMENSIONS = ("contribution", "soundness", "presentation")
+
+
+def with_study_dimensions(scales: VenueScales) -> VenueScales:
+    """``scales``, with the study's dimension scales (:data:`STUDY_DIMENSIONS`, 1-4) where the venue-year has no
+    sub-score scale of its own: the Dimension CoT prompt asks for them there too, and their scores are kept."""
+    if scales.subscores:
+        return scales
+    generic = generic_scales()
+    return replace(scales, subscores={name: generic.subscores[name] for name in STUDY_DIMENSIONS})
 
 
 def _record(paper: dict, raw: str, scales: Any, prepared: Any, perturbation: dict | None, *, backend: Any,

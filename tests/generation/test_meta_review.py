@@ -213,3 +213,21 @@ def test_a_rebuttal_rewritten_by_the_judge_reaches_the_prompt_in_place_of_the_or
     assert papers[0]["text"].strip() in prompt and reviews[0]["text"].strip() in prompt
     assert run.records[0]["perturbation"]["kind"] == REBUTTAL_KIND
     assert run.records[0]["perturbation"]["component"] == "rebuttal"
+
+
+def test_dimension_cot_keeps_the_study_dimensions_for_a_venue_year_without_sub_scores():
+    """ICLR 2020 had no sub-score scales: the Dimension CoT still asks for contribution, soundness and
+    presentation on 1-4 (Prompt E.3), and their scores are read from the answer."""
+    papers, reviews, rebuttals = _inputs(1)
+    papers = records_to_dataset([{**papers[0], "year": 2020}], "paper")
+    reviews = records_to_dataset([{**r, "year": 2020} for r in reviews.to_list()], "review")
+    backend = StubBackend(["Contribution: 3\nSoundness: 2\nPresentation: 4\nOverall Score: 5\n"
+                           "Final Decision: Reject"])
+    run = run_meta_reviews(papers, reviews, None, backend, load_prompt("meta_review_dimensions"), output=None,
+                           progress=False)
+    prompt = _prompts(backend)[0]
+    assert "Dimension Scores (1 to 4):" in prompt
+    assert prompt.index("Contribution\n") < prompt.index("Soundness\n") < prompt.index("Presentation\n")
+    assert "4 = Excellent: a significant new research topic" in prompt
+    assert {s["name"]: s["value"] for s in run.records[0]["subscores"]} == {
+        "contribution": 3, "soundness": 2, "presentation": 4}

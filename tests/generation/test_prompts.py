@@ -263,6 +263,11 @@ def test_meta_review_template_structure():
     for field in ("Metareview:", "Justification For Why Not Higher Score:", "Justification For Why Not Lower Score:",
                   "Overall Score:", "Final Decision:", "Accept as Poster", "Accept as Spotlight", "Accept as Oral"):
         assert field in text
+    # Prompt E.4's fields in its order, each asking what the paper asks under it: the acknowledged contributions
+    # under "Why Not Higher", the expected revisions under "Why Not Lower".
+    higher, lower = text.split("Justification For Why Not Higher Score:")[1].split("Justification For Why Not Lower Score:")
+    assert "contributions the reviewers acknowledge" in higher
+    assert "revisions" in lower.split("Overall Score:")[0] and "revisions" not in higher
 
 
 # --- errors ---------------------------------------------------------------------------------------
