@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from statistics import median
 
-from praib.parsing import parse_review
+from praib.parsing import parse_review, section_end
 from praib.records.atomic import write_text_atomically
 from praib.records import iter_jsonl, read_json
 from praib.scales import Scale, UnknownScaleError, generic_scales, venue_scales
@@ -150,19 +150,47 @@ def false_claims(row: dict, rng: random.Random,
     if not bucket:
         return None, f"left out: no false claims for paper {row['paper_id']} in the claims buckets"
     picked = rng.sample(bucket, min(CLAIMS_PER_REVIEW, len(bucket)))
-    addition = "\n".join(f"- {claim}" for claim in picked)
     text = row.get("text") or ""
     weaknesses = row.get("weaknesses")
-    if weaknesses and weaknesses in text:
-        at = text.index(weaknesses) + len(weaknesses)
-    else:
-        heading = _WEAKNESS_HEADING.search(text)
-        if not heading:
-            return row, "unchanged: the review has no Weaknesses section"
-        following = _NEXT_SECTION.search(text, heading.end() + 1)
-        at = len(text[:following.start() if following else len(text)].rstrip())
-    new_text = text[:at] + "\n" + addition + text[at:]
+    place = _claims_place(text, weaknesses)
+    if place is None:
+        return row, "unchanged: the review has no Weaknesses section"
+    at, section, html = place
+    addition = ("<ul>" + "".join(f"<li>{claim}</li>" for claim in picked) + "</ul>" if html
+                else "\n".join(f"- {claim}" for claim in picked))
+    new_text = text[:at] + ("" if html else "\n") + addition + text[at:]
     edited = {**row, "text": new_text}
     if weaknesses:
-        edited["weaknesses"] = weaknesses + "\n" + addition
-    return edited, f"{len(picked)} false claims added to Weaknesses: " + " | ".join(picked)
+        edited["weaknesses"] = weaknesses + "\n" + "\n".join(f"- {claim}" for claim in picked)
+    return edited, f"{len(picked)} false claims added to {section}: " + " | ".join(picked)
+
+
+# An HTML label or heading that opens a section ("<b>Weaknesses:</b>", "<h3>Rating</h3>"), and the block
+# element that may wrap it.
+_HTML_LABEL = re.compile(r"<(?:b|strong|h[1-6])\b[^>]*>\s*(?P<name>[^<:]{1,60})", re.I)
+_HTML_BLOCK_START = re.compile(r"(?:<(?:p|div|li)\b[^>]*>\s*)+$", re.I)
+
+
+def _claims_place(text: str, weaknesses: str | None) -> tuple[int, str, bool] | None:
+    """Where false claims go in a review (offset, the section's name, whether to write HTML): after the
+    Weaknesses section as the parser reads it (headings, bold or inline labels, HTML labels), or after a
+    combined "Strengths and weaknesses" section."""
+    if weaknesses and weaknesses in text:
+        return text.index(weaknesses) + len(weaknesses), "Weaknesses", False
+    for name, section in (("weaknesses", "Weaknesses"), ("combined", "Strengths and Weaknesses")):
+        at = section_end(text, name)
+        if at is not None:
+            return at, section, False
+    labels = list(_HTML_LABEL.finditer(text))
+    for i, label in enumerate(labels):
+        if re.match(r"(?:main |key )?weakness", label.group("name").strip(), re.I):
+            if i + 1 == len(labels):
+                return len(text.rstrip()), "Weaknesses", True
+            following = labels[i + 1].start()
+            wrapper = _HTML_BLOCK_START.search(text, 0, following)
+            return (wrapper.start() if wrapper else following), "Weaknesses", True
+    heading = _WEAKNESS_HEADING.search(text)
+    if not heading:
+        return None
+    following = _NEXT_SECTION.search(text, heading.end() + 1)
+    return len(text[:following.start() if following else len(text)].rstrip()), "Weaknesses", False

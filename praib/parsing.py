@@ -516,6 +516,29 @@ def strength_weakness_bullets(text: str) -> dict[str, list[str]]:
     return bullets
 
 
+def section_end(text: str, name: str) -> int | None:
+    """Where, in ``text``, the last line of the review's ``name`` section (``"weaknesses"``, ...) ends, as
+    :func:`parse_review` reads the sections: an inline label ("Weaknesses: ... / Rating: 3") closes it as a
+    heading does. None when the review has no such section, or is HTML or has bare carriage returns (whose
+    lines the parser rewrites, so offsets in the original cannot be recovered)."""
+    if not isinstance(text, str) or "\r" in text:
+        return None
+    prepared, is_html = _prepare(text)
+    spans = _scan(prepared, is_html, generic_scales()).spans[name]
+    if is_html or not spans:
+        return None
+    # _prepare keeps every non-blank line, in order: the section's last line is the k-th non-blank one of both.
+    k = sum(1 for line in prepared[:spans[-1][1]].rstrip().split("\n") if line.strip())
+    offset = 0
+    for line in _CONTROL.sub(" ", text).split("\n"):
+        if line.strip():
+            k -= 1
+            if k == 0:
+                return offset + len(line.rstrip())
+        offset += len(line) + 1
+    return None
+
+
 # A list marker and the start of its item's text ("* * *" is a rule, no item).
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,3}[.)]) (?=\S)")
 

@@ -216,6 +216,30 @@ def test_false_claims_in_a_text_only_review_end_the_weaknesses_section():
     assert lines[5:] == ["", "## Questions", "1. Why?"]
 
 
+@pytest.mark.parametrize("text, section", [
+    # inline labels: the claims used to land after Rating and Confidence
+    ("**Summary:** A method.\n**Strengths:** clear writing.\n**Weaknesses:** small data.\n**Rating:** 3\n"
+     "**Confidence:** 4", "Weaknesses"),
+    ("Summary: A method.\nStrengths: clear.\nWeaknesses: small data; no ablation.\nRating: 3\nConfidence: 4",
+     "Weaknesses"),
+    ("## Strengths\n- a\n\n## Weaknesses\n- w1\n- w2\n\n## Questions\n1. q?\n\nRating: 6", "Weaknesses"),
+    ("**Weaknesses**\n\n1. Small data.\n2. No ablation.\n\n**Questions**\nWhy?\n\nRating: 5", "Weaknesses"),
+    ("Strengths and Weaknesses:\nGood idea but small data.\n\nRating: 4", "Strengths and Weaknesses"),
+    ("<p><b>Weaknesses:</b> small data</p><p><b>Rating:</b> 3</p>", "Weaknesses"),
+])
+def test_false_claims_land_in_the_section_the_parser_reads_in_every_layout(text, section):
+    claims = ["Claim A is missing.", "Claim B is wrong.", "Claim C is absent."]
+    edited, description = reviews.false_claims(review(text=text), random.Random(0), claims={"p1": claims})
+    assert description.startswith(f"3 false claims added to {section}: ")
+    parsed, before = parse_review(edited["text"], venue_scales("ICLR", 2025)), parse_review(text, venue_scales("ICLR", 2025))
+    # A combined section is read as both the strengths and the weaknesses.
+    assert all(claim in parsed.sections["weaknesses"] for claim in claims), parsed.sections
+    # Everything else reads as before: the scores and the other sections.
+    assert (parsed.rating, parsed.confidence) == (before.rating, before.confidence)
+    assert {k: v for k, v in parsed.sections.items() if k not in ("strengths", "weaknesses")} == {
+        k: v for k, v in before.sections.items() if k not in ("strengths", "weaknesses")}
+
+
 def test_false_claims_errors(tmp_path):
     # a review of a paper without a bucket is left out (apply_perturbation counts it in a warning)
     assert reviews.false_claims(review(weaknesses="- x"), random.Random(0), claims={"p2": ["A."]}) == (
