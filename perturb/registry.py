@@ -80,6 +80,11 @@ _ALL = [
     Perturbation("presentation", "paper", "presentation", True,
                  "the LLM adds misspellings, disagreements and awkward run-on sentences to every section",
                  _llm_sections("paper_presentation", None)),
+    Perturbation("contribution", "paper", "contribution", True,
+                 "the LLM inflates novelty, drops citations of earlier work and adds unsupported comparisons in the "
+                 "contribution sections, in one edit (the study's contribution perturbation)",
+                 _llm_sections("paper_contribution", "contribution")),
+    # The contribution perturbation's methods one at a time, as finer options.
     Perturbation("overclaim-novelty", "paper", "contribution", True,
                  "the LLM inflates novelty claims in the contribution sections (introduction, related work, ...)",
                  _llm_sections("paper_overclaim_novelty", "contribution")),
@@ -98,6 +103,10 @@ _ALL = [
     Perturbation("injection-appendix", "paper", "injection", False,
                  "appendix instruction asking an LLM reviewer for the top rating", _injection("appendix")),
     # Review.
+    Perturbation("review-tone", "review", "tone", True,
+                 "the LLM makes the review dismissive and sarcastic (the study's review tone perturbation)",
+                 _llm_whole("review_tone", REVIEW_SECTIONS)),
+    # The review tone perturbation split in its two registers, as finer options.
     Perturbation("tone-dismissive", "review", "tone", True,
                  "the LLM makes the review harsh and dismissive", _llm_whole("review_tone_dismissive", REVIEW_SECTIONS)),
     Perturbation("tone-sarcastic", "review", "tone", True,

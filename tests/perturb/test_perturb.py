@@ -313,7 +313,8 @@ def test_sections_inherit_parent_type_and_letter_headings_after_references_are_a
 def test_registry_names_kinds_components_and_categories():
     by_name = {p.name: p for p in list_perturbations()}
     assert {"spelling", "whitespace", "layout", "typos", "language-errors", "voice", "rating-flip", "false-claims",
-            "tone-dismissive", "tone-sarcastic", "overclaim-novelty", "drop-citations", "remove-details",
+            "review-tone", "tone-dismissive", "tone-sarcastic", "contribution", "overclaim-novelty", "drop-citations",
+            "remove-details",
             "presentation", "rebuttal-tone", "rebuttal-presentation", "rebuttal-completeness",
             "injection-white-text", "injection-comment", "injection-appendix"} == set(by_name)
     assert (by_name["rating-flip"].component, by_name["rating-flip"].category) == ("review", "conclusion")

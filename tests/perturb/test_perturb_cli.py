@@ -28,7 +28,7 @@ def test_list_names_every_kind_with_component_category_and_llm():
     assert rows["rating-flip"] == ["review", "conclusion", "no"]
     assert rows["remove-details"] == ["paper", "soundness", "yes"]
     assert rows["rebuttal-completeness"] == ["rebuttal", "completeness", "yes"]
-    assert len(rows) == 20
+    assert len(rows) == 22
 
 
 def test_rating_flip_on_the_demo_reviews(tmp_path):

@@ -70,6 +70,32 @@ def test_overclaim_novelty_targets_contribution_sections_and_counts_spans_not_fo
         "1 span rewritten in 1 of 1 targeted sections (1 Introduction); 1 span named by the model not found")
 
 
+def test_the_studys_contribution_perturbation_is_one_kind_with_all_of_its_methods():
+    """Prompt E.5 asks for exaggerated originality, removed citations, unsupported comparisons and weakly supported
+    contribution statements in one edit of the contribution sections."""
+    backend = StubBackend([span_answer("We study", "uniformly.", "We are the first to study sparse graphs.")])
+    out = apply_perturbation("contribution", paper_records(), judge=Judge(backend))
+    prompt = user_prompts(backend)[0]
+    assert len(backend.requests) == 1 and "Section: 1 Introduction" in prompt
+    for method in ("claims of originality", "Remove the references to foundational", "comparative claims",
+                   "insufficiently supported"):
+        assert method in prompt
+    assert out[0]["text"] == PAPER.replace(
+        "We study sparse graphs. Prior work (Lee, 2020) samples edges uniformly.",
+        "We are the first to study sparse graphs.")
+    assert (out[0]["perturbation"]["kind"], out[0]["perturbation"]["category"]) == ("contribution", "contribution")
+
+
+def test_the_studys_review_tone_perturbation_is_dismissive_and_sarcastic_in_one_kind():
+    row = coerce_record({"paper_id": "p1", "source": "human", "summary": "A method for graphs.",
+                         "weaknesses": "- The evaluation seems limited.", "rating": 5}, "review", "t")
+    backend = StubBackend([span_answer("The evaluation", "limited.", "The fatally flawed evaluation.")])
+    out = apply_perturbation("review-tone", records_to_dataset([row], "review"), judge=Judge(backend))[0]
+    prompt = user_prompts(backend)[0]
+    assert "dismissive and sarcastic" in prompt and "competence" in prompt and "significance" in prompt
+    assert out["weaknesses"] == "- The fatally flawed evaluation." and out["perturbation"]["category"] == "tone"
+
+
 def test_presentation_edits_every_section_but_the_references():
     backend = StubBackend(["no edits"])
     out = apply_perturbation("presentation", paper_records(), judge=Judge(backend))
