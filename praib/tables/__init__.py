@@ -15,6 +15,7 @@ from typing import Sequence
 from praib.tables.layout import Cell, Table
 from praib.tables.registry import PRODUCED_BY, TABLES, Result, TableSpec, load_result, resolve
 from praib.tables import praib_tables  # noqa: F401  (registers the tables)
+from praib.tables import aspect_guided_tables, counterfactual_tables  # noqa: F401  (registers the tables)
 
 __all__ = ["Cell", "Table", "TABLES", "TableSpec", "Result", "PRODUCED_BY", "load_result", "make_tables",
            "resolve", "unknown_tables"]

@@ -26,8 +26,8 @@ from praib.metrics.judged.judge_quality import cohen_kappa
 from praib.records import perturbation_kind
 from praib.records.ids import reviewer_label
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
-from praib.metrics.perturbation.stats import (NARROW_MARGIN, acceptance_rate_change, category_shares, equivalence_margin,
-                                              transition_matrix, verdict)
+from praib.metrics.perturbation.stats import (NARROW_MARGIN, acceptance_rate_change, category_shares,
+                                              equivalence_margin, transition_matrix, verdict)
 
 PAIR_FIELDS = {
     "review": ("paper_id", "source", "model", "prompt", "reviewer_id"),
