@@ -77,7 +77,7 @@ def table_5(spec: TableSpec, results: Sequence[Result]) -> Table:
         out.rows.append(row)
     out.notes = ["p-value: the slope of condition (critical vs neutral) in the linear mixed-effects model "
                  "`difference ~ critical + (1 | paper)` per reviewer; corrected: Benjamini-Hochberg across the "
-                 f"result's reviewers, per difference (significant below the result's `alpha`). 0.000: below 0.0005."]
+                 "result's reviewers, per difference (significant below the result's `alpha`). 0.000: below 0.0005."]
     if _unjudged(result):
         out.needs.append(f"{', '.join(_unjudged(result))}: {JUDGE_NEEDED}")
     failed = sorted({f"{name} / {DIFFERENCES.get(d, d)}: {effect['reason']}"
