@@ -10,8 +10,9 @@ For every score the records hold (rating, confidence, each sub-score, and a nume
 and every perturbation kind, :func:`robustness_report` gives a :func:`praib.metrics.perturbation.stats.verdict`:
 a significant increase or decrease (one-sided Wilcoxon signed-rank tests), equivalence within
 the seed's margin (TOST), or inconclusive. Where decisions exist it adds their transition
-matrix, Cohen's kappa between the original and perturbed decisions, and the change in the
-acceptance rate. :func:`format_robustness_table` prints the verdicts like the seed's Tables 2/4.
+matrix, Cohen's kappa between the original and perturbed decisions, the change in the
+acceptance rate and the change in the share of each decision category (the seed's Table 7).
+:func:`format_robustness_table` prints the verdicts like the seed's Tables 2/4.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from praib.metrics.judged.judge_quality import cohen_kappa
 from praib.records import perturbation_kind
 from praib.records.ids import reviewer_label
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
-from praib.metrics.perturbation.stats import NARROW_MARGIN, acceptance_rate_change, equivalence_margin, transition_matrix, verdict
+from praib.metrics.perturbation.stats import (NARROW_MARGIN, acceptance_rate_change, category_shares,
+                                              equivalence_margin, transition_matrix, verdict)
 
 PAIR_FIELDS = {
     "review": ("paper_id", "source", "model", "prompt", "reviewer_id"),
@@ -201,6 +203,8 @@ def _decision_summary(pairs: list[dict]) -> dict | None:
         "transition": matrix,
         "cohen_kappa": cohen_kappa(before, after),
         "acceptance_rate": acceptance_rate_change([a >= 1 for a in before], [b >= 1 for b in after]),
+        "category_shares": {DECISION_LEVELS[level]: shares
+                            for level, shares in category_shares(before, after, DECISION_LEVELS).items()},
     }
 
 

@@ -151,6 +151,20 @@ def acceptance_rate_change(original_accepted, perturbed_accepted) -> dict:
     return {"original": before, "perturbed": after, "change": after - before, "n": n}
 
 
+def category_shares(original, perturbed, values) -> dict:
+    """Share of the pairs in each category of ``values`` before and after the perturbation, and the
+    change (perturbed - original, as a fraction), over pairs with both sides known: the seed's
+    Table 7 (final decision categories). Shares are None when no pair is known."""
+    pairs = [(a, b) for a, b in zip(original, perturbed, strict=True) if a is not None and b is not None]
+    n = len(pairs)
+    shares = {}
+    for value in values:
+        before = sum(a == value for a, _ in pairs) / n if n else None
+        after = sum(b == value for _, b in pairs) / n if n else None
+        shares[value] = {"original": before, "perturbed": after, "change": None if n == 0 else after - before}
+    return shares
+
+
 # ---------------------------------------------------------------------------
 # Average treatment effects of counterfactual edits (counterfactual review-logic seed, 6.1)
 # ---------------------------------------------------------------------------

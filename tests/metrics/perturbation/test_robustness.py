@@ -107,6 +107,10 @@ def test_report_detects_the_planted_decrease_and_the_invariance():
     assert decision["acceptance_rate"] == {"original": accepts / 30, "perturbed": 0.0, "change": -accepts / 30,
                                            "n": 30}
     assert decision["cohen_kappa"] == 0.0  # the perturbed side has one label: p_o = p_e
+    assert decision["category_shares"]["reject"] == pytest.approx({"original": (30 - accepts) / 30, "perturbed": 1.0,
+                                                                   "change": accepts / 30})
+    assert decision["category_shares"]["accept (poster)"]["change"] == -accepts / 30
+    assert decision["category_shares"]["oral"] == {"original": 0.0, "perturbed": 0.0, "change": 0.0}
     assert typos["decision"]["cohen_kappa"] == 1.0
     json.dumps(report)
 

@@ -12,6 +12,7 @@ from praib.metrics.perturbation.stats import (
     acceptance_rate_change,
     ate_mixed_model,
     benjamini_hochberg,
+    category_shares,
     equivalence_margin,
     ranking_score,
     tost_paired,
@@ -174,3 +175,13 @@ def test_acceptance_rate_change_by_hand():
     result = acceptance_rate_change([True, True, False, False, None], [True, False, False, False, True])
     assert result == {"original": 0.5, "perturbed": 0.25, "change": -0.25, "n": 4}
     assert acceptance_rate_change([], [])["change"] is None
+
+
+def test_category_shares_by_hand():
+    # Four known pairs (the fifth has no perturbed value): 0 -> 0, 1 -> 0, 1 -> 2, 2 -> 2.
+    result = category_shares([0, 1, 1, 2, 3], [0, 0, 2, 2, None], values=[0, 1, 2, 3])
+    assert result == {0: {"original": 0.25, "perturbed": 0.5, "change": 0.25},
+                      1: {"original": 0.5, "perturbed": 0.0, "change": -0.5},
+                      2: {"original": 0.25, "perturbed": 0.5, "change": 0.25},
+                      3: {"original": 0.0, "perturbed": 0.0, "change": 0.0}}
+    assert category_shares([None], [1], values=[1]) == {1: {"original": None, "perturbed": None, "change": None}}
