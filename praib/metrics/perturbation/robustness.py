@@ -38,6 +38,23 @@ PAIR_FIELDS = {
 # reject < accept as poster < spotlight < oral. A plain "accept" counts as a poster.
 DECISION_LEVELS = {0: "reject", 1: "accept (poster)", 2: "spotlight", 3: "oral"}
 DECISION = "decision"
+#: ICLR 2024's decisions, by level (the aspect-guided study's sampling frame, §4: 3,519 rejected, 1,808 posters,
+#: 366 spotlights, 86 orals of 5,779 submissions).
+ICLR_2024_DECISIONS = {0: 3519, 1: 1808, 2: 366, 3: 86}
+
+
+def proportional_levels(counts: dict[int, int] = ICLR_2024_DECISIONS) -> dict[int, float]:
+    """The study's "proportional mapping" of decisions (its Tables 14, 15 beside the "simple mapping" 0-3, which it
+    names but does not define), as praib reads it: each category at the middle of its share of submissions
+    (its mid-rank, or ridit), rescaled so reject is 0 and oral 3 like the simple mapping, so that the same ±0.5
+    equivalence margin applies. A step between two categories then counts by how many submissions lie between
+    them: reject → poster is 2.01, poster → oral 0.99."""
+    total, below, ridits = sum(counts.values()), 0, {}
+    for level in sorted(counts):
+        ridits[level] = (below + counts[level] / 2) / total
+        below += counts[level]
+    low, high = ridits[min(ridits)], ridits[max(ridits)]
+    return {level: 3 * (ridit - low) / (high - low) for level, ridit in ridits.items()}
 _SYMBOLS = {"increase": "↑", "decrease": "↓", "equivalent": "≈", "inconclusive": "?"}
 
 
@@ -190,12 +207,13 @@ def _margins(pairs: list[dict], names: set[str], overrides: dict[str, float], ca
     return margins
 
 
-def _decision_summary(pairs: list[dict]) -> dict | None:
+def _decision_summary(pairs: list[dict], margin: float, alpha: float) -> dict | None:
     known = [(p["original_scores"].get(DECISION), p["perturbed_scores"].get(DECISION)) for p in pairs]
     known = [(a, b) for a, b in known if a is not None and b is not None]
     if not known:
         return None
     before, after = [a for a, _ in known], [b for _, b in known]
+    proportional = proportional_levels()
     matrix = transition_matrix(before, after, list(DECISION_LEVELS))
     matrix["labels"] = list(DECISION_LEVELS.values())
     return {
@@ -205,6 +223,8 @@ def _decision_summary(pairs: list[dict]) -> dict | None:
         "acceptance_rate": acceptance_rate_change([a >= 1 for a in before], [b >= 1 for b in after]),
         "category_shares": {DECISION_LEVELS[level]: shares
                             for level, shares in category_shares(before, after, DECISION_LEVELS).items()},
+        "proportional": {**verdict([proportional[a] for a in before], [proportional[b] for b in after], margin, alpha),
+                         "levels": {DECISION_LEVELS[level]: value for level, value in proportional.items()}},
     }
 
 
@@ -248,7 +268,8 @@ def robustness_report(original: Dataset, perturbed: Dataset, kind: str = "review
             first = pairs[0]["perturbation"]
             results[edit] = {"category": first.get("category"), "component": first.get("component"),
                              "n_pairs": len(pairs), "n_unperturbed": originals_per_reviewer[label] - len(pairs),
-                             "scores": scores, "decision": _decision_summary(pairs)}
+                             "scores": scores,
+                             "decision": _decision_summary(pairs, chosen.get(DECISION, 0.5), alpha)}
         reviewers[label] = {"perturbations": results}
     return {"kind": kind, "alpha": alpha, "margins": chosen, "n_pairs": len(paired["pairs"]),
             "reviewers": reviewers}

@@ -12,6 +12,7 @@ from praib.records import coerce_record, records_to_dataset
 from praib.metrics.perturbation.robustness import (
     PairingError,
     decision_level,
+    proportional_levels,
     format_robustness_table,
     pair_records,
     record_scores,
@@ -85,6 +86,16 @@ def test_decision_levels_and_rating_decisions():
         "rating": 6, "decision": 0, "soundness": 2}
 
 
+def test_proportional_decision_levels_by_hand():
+    """Mid-ranks of ICLR 2024's 5,779 decisions (3,519 rejects, 1,808 posters, 366 spotlights, 86 orals):
+    1759.5, 4423, 5510, 5736 of 5,779, rescaled to reject 0 and oral 3."""
+    ridits = [1759.5 / 5779, 4423 / 5779, 5510 / 5779, 5736 / 5779]
+    expected = {level: 3 * (r - ridits[0]) / (ridits[3] - ridits[0]) for level, r in enumerate(ridits)}
+    assert proportional_levels() == pytest.approx(expected, abs=1e-12)
+    assert round(proportional_levels()[1], 3) == 2.009 and round(proportional_levels()[2], 3) == 2.829
+    assert proportional_levels({0: 1, 1: 1, 2: 1, 3: 1}) == pytest.approx({0: 0.0, 1: 1.0, 2: 2.0, 3: 3.0})
+
+
 def test_report_detects_the_planted_decrease_and_the_invariance():
     original, perturbed = study()
     report = robustness_report(dataset(original), dataset(perturbed))
@@ -112,6 +123,11 @@ def test_report_detects_the_planted_decrease_and_the_invariance():
     assert decision["category_shares"]["accept (poster)"]["change"] == -accepts / 30
     assert decision["category_shares"]["oral"] == {"original": 0.0, "perturbed": 0.0, "change": 0.0}
     assert typos["decision"]["cohen_kappa"] == 1.0
+    # The proportional mapping: each poster that becomes a reject falls 2.0094 (by hand below), none rises.
+    proportional = decision["proportional"]
+    assert proportional["mean_difference"] == pytest.approx(-accepts / 30 * 2.009430403621275)
+    assert proportional["verdict"] == "decrease" and proportional["margin"] == 0.5
+    assert typos["decision"]["proportional"]["verdict"] == "equivalent"
     json.dumps(report)
 
     table = format_robustness_table(report)
