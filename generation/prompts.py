@@ -218,6 +218,21 @@ class Prompt:
     def _error(self, what: str) -> ValueError:
         return ValueError(f"prompt {self.spec.name!r}: {what}")
 
+    def describe_params(self) -> str:
+        """The template's extra parameters as ``name (required), other (optional)``; "-" for none."""
+        return ", ".join(f"{name} ({kind})" for name, kind in self.params.items()) or "-"
+
+    def check_params(self, params: dict[str, Any]) -> None:
+        """Refuse parameters the template does not declare and missing required ones, before any model loads."""
+        unknown = sorted(set(params) - set(self.params))
+        if unknown:
+            raise self._error(f"unknown parameter {', '.join(unknown)}; its parameters: {self.describe_params()}")
+        missing = [name for name, kind in self.params.items()
+                   if kind == "required" and not str(params.get(name) or "").strip()]
+        if missing:
+            raise self._error(f"missing parameter {', '.join(missing)}: give it with --prompt-arg "
+                              f"{missing[0]}=VALUE (VALUE '@file' reads a file)")
+
     def _scales(self, venue: str | None, year: int | None) -> VenueScales | None:
         if self.spec.scale == "none":
             return None

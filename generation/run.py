@@ -309,6 +309,7 @@ def run_generation(papers: Dataset, backend: Any, prompt: Any, *, venue: str | N
                    prompt_params: dict[str, Any] | None = None,
                    failures: FailureLog | None = None) -> GenerationResult:
     """:func:`generate_reviews`, returning the records together with a :class:`GenerationSummary`."""
+    prompt.check_params(prompt_params or {})
     with locked(output):
         return _run_generation(papers, backend, prompt, venue=venue, year=year, output=output, sampling=sampling,
                                knowledge_cutoff=knowledge_cutoff, token_budget=token_budget,

@@ -299,6 +299,7 @@ def generate(model_spec, papers_source, max_new_tokens, temperature, top_p, seed
     with failure_log(max_failures, output) as failures:
         try:
             prompt = load_prompt(prompt_name)
+            prompt.check_params(prompt_params)
             papers = load_papers(papers_source, venue=venue, year=year)
             if limit:
                 papers = papers.select(range(min(limit, len(papers))))
@@ -324,14 +325,16 @@ def prompts():
 
 @prompts.command("list")
 def prompts_list():
-    """Name, output, scale and source of every built-in prompt."""
+    """Name, output, scale, extra parameters (--prompt-arg) and source of every built-in prompt."""
     from praib.generation.prompts import list_prompts
 
+    from praib.generation.prompts import load_prompt
+
     specs = list_prompts()
-    header = ("name", "output", "scale", "source")
-    rows = [(s.name, s.output, s.scale, s.source) for s in specs]
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(3)]
-    lines = ["  ".join([*(str(v).ljust(w) for v, w in zip(r[:3], widths)), str(r[3])]).rstrip()
+    header = ("name", "output", "scale", "parameters", "source")
+    rows = [(s.name, s.output, s.scale, load_prompt(s.name).describe_params(), s.source) for s in specs]
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(4)]
+    lines = ["  ".join([*(str(v).ljust(w) for v, w in zip(r[:4], widths)), str(r[4])]).rstrip()
              for r in [header, tuple("-" * len(h) for h in header), *rows]]
     click.echo("\n".join(lines))
     click.echo("\nShow one with `praib prompts show NAME` (add --venue/--year to render it); "
@@ -367,7 +370,11 @@ def prompts_show(name, venue, year, force_render, knowledge_cutoff, params):
             click.echo(prompt.source_text, nl=False)
             return
         values = param_values(params)
-        for param, kind in getattr(prompt, "params", {}).items():
+        unknown = sorted(set(values) - set(prompt.params))
+        if unknown:
+            raise ValueError(f"prompt {prompt.spec.name!r}: unknown parameter {', '.join(unknown)}; its parameters: "
+                             f"{prompt.describe_params()}")
+        for param, kind in prompt.params.items():
             if kind == "required":
                 values.setdefault(param, f"<{param}>")
         inputs = prompt.spec.inputs

@@ -254,9 +254,30 @@ def test_prompts_list():
     result = invoke(["prompts", "list"])
     assert result.exit_code == 0
     lines = result.output.splitlines()
-    assert lines[0].split()[:4] == ["name", "output", "scale", "source"]
+    assert lines[0].split()[:5] == ["name", "output", "scale", "parameters", "source"]
     rows = {line.split()[0]: line.split()[1:3] for line in lines[2:] if line.strip() and not line.startswith("Show")}
     assert rows["extended"] == ["review", "venue"] and rows["guidelines"] == ["review", "generic"]
+    # Each template's --prompt-arg parameters, with whether they are required.
+    zero_guide = next(line for line in lines if line.startswith("zero_guide "))
+    assert "venue_description (optional), venue_guidelines (required)" in zero_guide
+    assert next(line for line in lines if line.startswith("extended ")).split()[3] == "-"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--prompt-arg", "guidelines=x"], "unknown parameter guidelines; its parameters: venue_description (optional), "
+                                       "venue_guidelines (required)"),
+    ([], "missing parameter venue_guidelines: give it with --prompt-arg venue_guidelines=VALUE"),
+])
+def test_generate_refuses_unknown_and_missing_prompt_parameters_before_the_model_loads(monkeypatch, args, message):
+    from praib.cli.common import BackendSpec
+
+    def no_model(self):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(BackendSpec, "open", no_model)
+    result = CliRunner().invoke(main, ["generate", "some/model", "praib/data/demo/papers.jsonl", "--prompt",
+                                       "zero_guide", *args])
+    assert result.exit_code == 1 and message in result.output, result.output
 
 
 def test_prompts_show_source_and_rendered():
