@@ -148,6 +148,10 @@ def evaluate_run(input_path, reference_path, output, group_by, scale, split, wor
         raise click.UsageError("--coverage-prefilter, --meta-reviews and --second-judge need --judge")
     source = str(resources.files("praib") / DEMO_REVIEWS) if demo else input_path
     groups = tuple(c.strip() for c in group_by.split(",") if c.strip())
+    if "source" not in groups and not reference_path:
+        click.echo(f"Grouping by source,{','.join(groups)}: the human reviews of INPUT are the reference, and a "
+                   "group never mixes them with model reviews (give --reference to group the input freely).",
+                   err=True)
     if not (judge_spec.model or citation_services or bibliographies):
         # Only the judge and citation checks need every text at once: everything else is streamed.
         _evaluate_streamed(source, reference_path, output, groups, scale, split, workers, shard, engine, batch_rows,

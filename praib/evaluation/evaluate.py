@@ -11,6 +11,7 @@ confidence distributions with their distance to the human ones.
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections import defaultdict
 from itertools import combinations
@@ -60,11 +61,17 @@ def _group_key(row: dict, group_by: Sequence[str]) -> tuple:
 
 
 def _label(key: dict) -> str:
-    """"source/model/prompt", leaving out empty values and a model named like its source."""
+    """"source/model/prompt", leaving out empty values and a model named like its source; a model given as a
+    local path is named by its folder, as its reviews' source is."""
     parts: list[str] = []
-    for value in key.values():
-        if value is not None and (not parts or parts[-1] != str(value)):
-            parts.append(str(value))
+    for column, value in key.items():
+        if value is None:
+            continue
+        text = str(value)
+        if column == "model" and os.path.isabs(text):
+            text = os.path.basename(text.rstrip("/\\")) or text
+        if not parts or parts[-1] != text:
+            parts.append(text)
     return "/".join(parts) or "(all)"
 
 
@@ -200,7 +207,8 @@ def _rated_by_year_group(columns: dict) -> tuple[list, ...]:
 
 def _agreement(group: dict, panels: tuple[list, ...], is_reference: bool) -> dict:
     if is_reference:
-        return alpha_by_venue(*panels)
+        # A human group's own panels: grouped by venue, the ICLR row has no NeurIPS alpha.
+        return alpha_by_venue(*_rated_by_year_group(group))
     model = _rated(group)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -261,6 +269,7 @@ def evaluate_reviews(
     table = scored(reviews, group_by)
     n_input = len(table)
     partial = Partial(tuple(group_by), scale, separate_reference=reference is not None)
+    group_by = partial.group_by
     partial.add(INPUT, 0, table.rows(), table.text_scores)
     if reference is not None:
         human = scored(reference, group_by)
@@ -423,7 +432,7 @@ def group_entries(partial: Partial) -> list[dict]:
                        _rated_by_year_group(reference) if reference["paper_id"] else None)
     entries = []
     if partial.separate_reference and reference["paper_id"]:
-        key = {c: (HUMAN_SOURCE if c == "source" else None) for c in partial.group_by}
+        key = {"source": HUMAN_SOURCE, **{c: None for c in partial.group_by if c != "source"}}
         entries.append({**_group_entry(key, reference, partial.text_scores(partial.reference), human, True,
                                        partial.scale), "key": None})
     for key in sorted(partial.groups, key=lambda k: tuple("" if v is None else str(v) for v in k)):

@@ -86,6 +86,14 @@ def _concat(chunks: list[Chunk], name: str, empty: np.ndarray) -> np.ndarray:
     return np.concatenate([getattr(c, name) for c in chunks]) if chunks else empty
 
 
+def humans_apart(group_by: Sequence[str], separate_reference: bool) -> tuple[str, ...]:
+    """The grouping an evaluation uses: ``group_by``, led by ``source`` when it lacks it and the human reference
+    is the input's own human reviews, so that no group mixes human and model reviews and the human rows stay
+    the reference (``--group-by venue,year`` groups by source, venue and year)."""
+    group_by = tuple(group_by)
+    return group_by if separate_reference or "source" in group_by else ("source", *group_by)
+
+
 @dataclass
 class Partial:
     """The compact columns of the batches folded so far, per group of ``group_by`` on the input side
@@ -100,6 +108,9 @@ class Partial:
     groups: dict[tuple, list[Chunk]] = field(default_factory=dict)
     reference: list[Chunk] = field(default_factory=list)
     batches: dict[str, set[int]] = field(default_factory=lambda: {INPUT: set(), REFERENCE: set()})
+
+    def __post_init__(self) -> None:
+        self.group_by = humans_apart(self.group_by, self.separate_reference)
 
     # -- folding ----------------------------------------------------------------------------
 

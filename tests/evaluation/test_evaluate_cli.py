@@ -154,7 +154,17 @@ def test_separate_reference_file_gives_the_same_model_results(reviews_file, tmp_
 def test_group_by_changes_the_groups(reviews_file, tmp_path):
     output = tmp_path / "results.json"
     run(["evaluate", str(reviews_file), "-o", str(output), "--group-by", "decision", "--no-progress"])
-    assert set(groups_by_label(output)) == {"Accept (oral)", "Accept (poster)", "Reject"}
+    # Grouped by source too, so the human reviews stay the reference (issue 14).
+    assert set(groups_by_label(output)) == {f"{source}/{decision}" for source in ("human", "toy-lm")
+                                            for decision in ("Accept (oral)", "Accept (poster)", "Reject")}
+    # With a reference of its own, the input is grouped as asked.
+    rows = records()
+    model_file, human_file = tmp_path / "model.jsonl", tmp_path / "human.jsonl"
+    model_file.write_text("".join(json.dumps(r) + "\n" for r in rows if r["source"] != "human"))
+    human_file.write_text("".join(json.dumps(r) + "\n" for r in rows if r["source"] == "human"))
+    run(["evaluate", str(model_file), "--reference", str(human_file), "-o", str(output), "--group-by", "decision",
+         "--no-progress"])
+    assert set(groups_by_label(output)) == {"human", "Accept (oral)", "Accept (poster)", "Reject"}
 
 
 def test_bad_input_fails_with_file_line_and_field(tmp_path):
@@ -224,3 +234,39 @@ def test_without_human_reviews_the_report_says_why_comparisons_are_missing(tmp_p
     model = groups_by_label(output)["toy-lm/extended"]
     assert model["krippendorff_alpha"] == {} and model["confidence_gap"] is None
     assert model["rating_distribution"]["ICLR 2025"]["distribution"]["8"] == 0.75
+
+
+def test_grouping_without_source_keeps_the_human_reviews_the_reference(tmp_path):
+    """--group-by venue,year used to put human and model reviews in one group with no reference row."""
+    output = tmp_path / "results.json"
+    result = run(["evaluate", "--demo", "--group-by", "venue,year", "--output", str(output), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "Grouping by source,venue,year: the human reviews of INPUT are the reference" in result.output
+    data = json.loads(output.read_text())
+    assert data["group_by"] == ["source", "venue", "year"]
+    references = {g["label"]: g for g in data["groups"] if g["is_reference"]}
+    assert set(references) == {"human/ICLR/2025", "human/NeurIPS/2025"}
+    assert all(g["n_reviews"] == 13 for g in references.values())
+    assert all(not g["label"].startswith("human") for g in data["groups"] if not g["is_reference"])
+
+
+def test_a_human_row_per_venue_has_only_its_own_venues_alpha(tmp_path):
+    output = tmp_path / "results.json"
+    assert run(["evaluate", "--demo", "--group-by", "source,venue", "--output", str(output),
+                "--no-progress"]).exit_code == 0
+    groups = groups_by_label(output)
+    iclr, neurips = groups["human/ICLR"], groups["human/NeurIPS"]
+    assert set(iclr["krippendorff_alpha"]) == {"ICLR"} and set(neurips["krippendorff_alpha"]) == {"NeurIPS"}
+    # The same alpha as the ICLR column of the whole human panel.
+    assert run(["evaluate", "--demo", "--no-progress", "--output", str(tmp_path / "all.json")]).exit_code == 0
+    human = next(g for g in json.loads((tmp_path / "all.json").read_text())["groups"] if g["is_reference"])
+    assert iclr["krippendorff_alpha"]["ICLR"] == human["krippendorff_alpha"]["ICLR"]
+
+
+def test_a_model_given_as_a_local_path_is_labelled_by_its_folder(tmp_path):
+    rows = [{**r, "model": str(tmp_path / "models" / "toy-lm")} if r["source"] == "toy-lm" else r for r in records()]
+    path = tmp_path / "reviews.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    output = tmp_path / "results.json"
+    assert run(["evaluate", str(path), "--output", str(output), "--no-progress"]).exit_code == 0
+    assert set(groups_by_label(output)) == {"human", "toy-lm/extended"}
