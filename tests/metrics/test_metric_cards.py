@@ -5,6 +5,7 @@ its requirements."""
 import ast
 import doctest
 import re
+import warnings
 
 import evaluate
 import pytest
@@ -27,8 +28,12 @@ def test_card_example_runs_and_prints_what_the_card_shows(name, monkeypatch):
     card = (REPO / "metrics" / name / "README.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", card, re.S)
     assert blocks and all(">>> " in block for block in blocks), "the card's examples are doctests"
-    results = run_examples("\n".join(blocks), f"metrics/{name}/README.md", {})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = run_examples("\n".join(blocks), f"metrics/{name}/README.md", {})
     assert results.attempted > 0 and results.failed == 0
+    # A card's example runs clean: a warning the card does not show would surprise whoever copies it.
+    assert [str(w.message) for w in caught] == []
 
 
 @pytest.mark.parametrize("name", MODULES)
