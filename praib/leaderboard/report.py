@@ -648,8 +648,15 @@ def _markdown_cell(cell: Cell) -> str:
     return f"**{text} ★**" if cell.closest else text
 
 
+def _shown_and_left_out(sections: list[Section]) -> tuple[list[Section], list[Section]]:
+    """The sections with something to show, and those without: these are not rendered, only named at the end
+    with what would produce them."""
+    return ([s for s in sections if s.tables or s.plots], [s for s in sections if not (s.tables or s.plots)])
+
+
 def render_markdown(sections: list[Section], title: str) -> str:
     lines = [f"# {markdown_escape(title)}", ""]
+    sections, left_out = _shown_and_left_out(sections)
     for section in sections:
         lines += [f"## {section.title}", ""]
         if section.intro:
@@ -669,6 +676,9 @@ def render_markdown(sections: list[Section], title: str) -> str:
         if section.plots:
             lines += [f"_{len(section.plots)} plot(s) in the HTML report: "
                       + "; ".join(markdown_escape(p.title) for p in section.plots) + "._", ""]
+    if left_out:
+        lines += ["## Not in this report", ""]
+        lines += [f"- {section.title}: {markdown_escape(section.note)}" for section in left_out]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -677,7 +687,8 @@ REPORT_TEMPLATES = TemplateSet("report", Path(__file__).parent / "templates", au
 
 
 def render_html(sections: list[Section], title: str) -> str:
-    return REPORT_TEMPLATES.template("report.html").render(title=title, sections=sections)
+    shown, left_out = _shown_and_left_out(sections)
+    return REPORT_TEMPLATES.template("report.html").render(title=title, sections=shown, left_out=left_out)
 
 
 def write_report(directory: str | Path, html_path: str | Path, markdown_path: str | Path | None = None,

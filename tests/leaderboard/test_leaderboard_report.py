@@ -14,9 +14,10 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from praib.leaderboard.report import (ReportError, build_sections, load_results, render_markdown, review_spreads,
-                                     write_report)
+from praib.leaderboard.report import (ReportError, build_sections, load_results, render_html, render_markdown,
+                                     review_spreads, write_report)
 from tests.leaderboard.report_page import cell, decode_png, parse, table
+from tests.paths import ROOT
 
 EVIL = '$5 $x$ <script>alert("x")</script> *bold* | [link](http://example.com)'
 
@@ -185,8 +186,13 @@ def test_sections_without_data_are_left_out_with_a_note(tmp_path):
     for anchor in ("coverage", "target-aspect", "robustness", "treatment", "eras", "other"):
         assert sections[anchor].note and not sections[anchor].tables and not sections[anchor].plots, anchor
     assert sections["coverage"].note.startswith("No coverage metrics in this run")
+    # Not rendered as empty sections: named once at the end with what would produce them.
     markdown = render_markdown(list(sections.values()), "t")
-    assert "_No era analysis" in markdown
+    assert "## Coverage" not in markdown and "## Not in this report" in markdown
+    assert f"- {sections['eras'].title}: No era analysis" in markdown
+    html = render_html(list(sections.values()), "t")
+    assert '<section id="coverage">' not in html and '<section id="not-in-this-report">' in html
+    assert f"<li>{sections['coverage'].title}: No coverage metrics in this run" in html
 
 
 def test_family_tables_robustness_verdicts_and_other_metrics(tmp_path):
@@ -437,3 +443,52 @@ def test_table_1_has_math_engagement_and_its_conditional_rates(tmp_path):
     assert [cell(pooled, "m", c) for c in ("Math", "Δ Math", "P(+|+)", "Δ P(+|+)", "P(+|−)")] == \
         ["0.758 ★", "0.331 ★", "0.91", "–", "0.68"]
     assert cell(pooled, "human (reference)", "Math") == "0.427"
+
+
+FIT_SCRIPT = """<script>
+window.addEventListener("load", () => {
+  const boxes = Array.from(document.querySelectorAll(".scroll"), (box) => {
+    const first = box.querySelector("tbody td");
+    return {wide: box.scrollWidth > box.clientWidth, sticky: first ? getComputedStyle(first).position : null};
+  });
+  const out = document.createElement("pre");
+  out.id = "fit-check";
+  out.textContent = JSON.stringify({page: document.documentElement.scrollWidth, window: window.innerWidth, boxes});
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="headless check needs Chromium at /usr/bin/chromium")
+def test_the_demo_report_fits_a_1280_pixel_window(tmp_path):
+    """The pooled and per-venue behaviour tables were wider than the page (a page scrollbar, alpha columns cut
+    off): now the page is as wide as the window and a wide table scrolls in its own box, its first column fixed."""
+    from praib.cli.main import main
+
+    demo = ROOT / "praib" / "data" / "demo"
+    runner = CliRunner()
+    for model in ("a", "b"):
+        folder = tmp_path / f"model-{model}"
+        folder.mkdir()
+        rows = [line for line in (demo / "reviews.jsonl").read_text().splitlines()
+                if f'"model": "demo-model-{model}"' in line and '"prompt": "extended"' in line]
+        (folder / "reviews.jsonl").write_text("\n".join(rows) + "\n")
+        (folder / "manifest.json").write_text(json.dumps({"model": f"demo-model-{model}", "backend": "hand-written",
+                                                          "prompts": ["extended"], "sampling": {"temperature": 0.0},
+                                                          "date": "2026-01-05"}))
+    ran = runner.invoke(main, ["leaderboard", "run", str(tmp_path / "model-a"), str(tmp_path / "model-b"), "--demo",
+                               "--n-bootstrap", "50", "--output", str(tmp_path / "results"), "--no-progress"])
+    assert ran.exit_code == 0, ran.output
+    page = tmp_path / "report.html"
+    assert runner.invoke(main, ["leaderboard", "report", str(tmp_path / "results"), "--output",
+                                str(page)]).exit_code == 0
+    checked = tmp_path / "checked.html"
+    checked.write_text(page.read_text().replace("</body>", FIT_SCRIPT + "\n</body>"))
+    dom = chromium("--window-size=1280,900", "--virtual-time-budget=5000", "--dump-dom", checked.as_uri(),
+                   user_data_dir=tmp_path / "profile")
+    found = re.search(r'<pre id="fit-check">(.*?)</pre>', dom.stdout)
+    assert found, dom.stderr[-2000:]
+    fit = json.loads(unescape(found.group(1)))
+    assert fit["page"] <= fit["window"] == 1280, fit
+    assert any(box["wide"] for box in fit["boxes"]), "the demo has a table wider than the page"
+    assert all(box["sticky"] == "sticky" for box in fit["boxes"] if box["wide"]), fit["boxes"]
