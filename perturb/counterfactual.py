@@ -373,17 +373,25 @@ def build_counterfactuals(papers: Any, judge: Any, *, logic: Any = None,
                           progress: bool = True) -> CounterfactualResult:
     """Soundness-critical and soundness-neutral variants of ``papers`` (a PAPER_FEATURES Dataset).
 
-    ``logic`` (from :func:`~praib.perturb.logic.extract_logic`) is extracted with ``judge`` when not
-    given. The variants keep their original's ``paper_id``; their ``perturbation`` says the category,
-    the kind and, for critical edits, the edited paragraphs and spans."""
+    ``logic`` (from :func:`~praib.perturb.logic.extract_logic`) is extracted with ``judge`` for the
+    papers it lacks (all of them when not given). The variants keep their original's ``paper_id``;
+    their ``perturbation`` says the category, the kind and, for critical edits, the edited paragraphs
+    and spans."""
+    from datasets import concatenate_datasets
+
     from praib.records import records_to_dataset
 
     with_logic = papers
-    if families and logic is None:
-        logic = extract_logic(papers, judge, templates=templates, progress=progress)
+    if families:
+        # Papers the given logic lacks (an earlier extraction failed on them) are extracted now.
+        given = set(logic["paper_id"]) if logic is not None else set()
+        missing = [i for i, paper_id in enumerate(papers["paper_id"]) if paper_id not in given]
+        if missing:
+            extracted = extract_logic(papers.select(missing), judge, templates=templates, progress=progress)
+            logic = extracted if logic is None else concatenate_datasets([logic, extracted])
         # Papers whose extraction failed are in the judge's failure log; the others go on.
-        extracted = set(logic["paper_id"])
-        with_logic = papers.select([i for i, paper_id in enumerate(papers["paper_id"]) if paper_id in extracted])
+        known = set(logic["paper_id"])
+        with_logic = papers.select([i for i, paper_id in enumerate(papers["paper_id"]) if paper_id in known])
     variants, attempts = ([], []) if not families else critical_counterfactuals(
         with_logic, logic, judge, families=families, max_attempts=max_attempts, seed=seed, templates=templates,
         progress=progress)

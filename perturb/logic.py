@@ -207,9 +207,10 @@ def extract_logic(papers: Any, judge: Any, *, max_retries: int = 1, templates: s
     records = []
     for row, answer, found, n in zip(rows, answers, problems, attempts):
         if found:
+            what = "invalid" if answer.ok or answer.error == UNREADABLE_ANSWER else "missing"
             judge.failures.failed(FailedItem(
                 str(row["paper_id"]), "counterfactual:logic", answer.error or UNREADABLE_ANSWER,
-                f"the research logic is invalid after {n} attempt(s): {'; '.join(found)}", n, answer.raw))
+                f"the research logic is {what} after {n} attempt(s): {'; '.join(found)}", n, answer.raw))
         else:
             judge.failures.succeeded()
             records.append(_as_record(row["paper_id"], answer.value, judge.backend.model, n))

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 import click
 
 from praib.llm.backends import DEFAULT_BASE_URL
-from praib.llm.failures import EXIT_FAILED_ITEMS, FailureLog, TooManyFailures, parse_max_failures
+from praib.llm.failures import EXIT_FAILED_ITEMS, FailureLog, TooManyFailures, failures_path, parse_max_failures
 
 BACKENDS = ["vllm", "openai", "transformers"]
 CACHE_DIR_HELP = "Call cache; a rerun resumes from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]"
@@ -292,6 +292,32 @@ def failure_log(max_failures: str | None, output: Path | None) -> Iterator[Failu
 
 def _write_failures(log: FailureLog, output: Path | None) -> Path | None:
     return log.write(output) if output is not None else None
+
+
+def failed_names(log: FailureLog, owners: dict[str, str], most: int = 5) -> str:
+    """What a summary line calls the failed items: ``owners`` maps a record's name (its paper, review or
+    rebuttal id, with which a failure's ``item_id`` starts: ``p3``, ``p3/finding``) to the name to show
+    (its paper id); each is named once, at most ``most`` of them, then how many more."""
+    names: list[str] = []
+    for item in log.items:
+        name = item.item_id
+        while name not in owners and "/" in name:
+            name = name.rsplit("/", 1)[0]
+        shown = owners.get(name, item.item_id)
+        if shown not in names:
+            names.append(shown)
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def stop_if_nothing_made(log: FailureLog, made: int, what: str, output: Path | None) -> None:
+    """A run in which every item failed made nothing, which is an error (exit 1, one line), not a
+    partial result (exit 3); a server that answered none of them is said as such."""
+    if made or not log.items:
+        return
+    log.stop_if_none_answered()
+    kept = f"; the failure records are in {failures_path(output)}" if output is not None else ""
+    raise click.ClickException(f"{what}: every item failed ({log.describe()}){kept}")
 
 
 def model_options(command):

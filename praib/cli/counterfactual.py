@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from praib.cli.common import (failure_log, judge_options, max_failures_option, model_options, no_progress_option,
-                              output_option, seed_option)
+from praib.cli.common import (failed_names, failure_log, judge_options, max_failures_option, model_options,
+                              no_progress_option, output_option, seed_option, stop_if_nothing_made)
 from praib.llm.judge import default_cache_dir
 
 CRITICAL_CHOICES = ("finding", "conclusion", "result")
@@ -29,6 +29,20 @@ def _errors():
     from praib.perturb.logic import LogicError
 
     return (BackendError, RecordError, LogicError, ProjectionError, ValueError, KeyError)
+
+
+def _failed_papers(failures, papers, *others) -> str:
+    """``; failed: p2, p5`` naming the papers (by paper_id) of the failed items, empty when none failed;
+    ``others`` (reviews, rebuttals) count toward their paper."""
+    from praib.perturb.rewrite import record_name
+
+    if not failures.items:
+        return ""
+    owners = {str(paper_id): str(paper_id) for paper_id in papers["paper_id"]}
+    for records in others:
+        if records is not None:
+            owners.update((record_name(row), str(row["paper_id"])) for row in records.to_list())
+    return f"; failed: {failed_names(failures, owners)}"
 
 
 _template_dir_option = click.option(
@@ -69,8 +83,10 @@ def extract(papers_source, output, max_tries, templates, judge_spec, cache_dir, 
                                   templates=templates, progress=not no_progress)
         except (PaperError, *_errors()) as err:
             raise click.ClickException(str(err)) from None
+        stop_if_nothing_made(failures, len(logic), "no research logic extracted", output)
         save_records(logic, output)
-        click.echo(f"extracted the research logic of {len(logic)} of {len(papers)} papers; wrote {output}")
+        click.echo(f"extracted the research logic of {len(logic)} of {len(papers)} papers"
+                   f"{_failed_papers(failures, papers)}; wrote {output}")
 
 
 @counterfactual.command()
@@ -81,7 +97,8 @@ def extract(papers_source, output, max_tries, templates, judge_spec, cache_dir, 
               help="Comma-separated: soundness-critical finding, conclusion, result; soundness-neutral "
                    "perturbations of the registry (spelling, voice, language-errors, layout).")
 @click.option("--logic", "logic_source", type=click.Path(exists=True, path_type=Path),
-              help="Logic records from `praib counterfactual extract` (default: extract them now).")
+              help="Logic records from `praib counterfactual extract`; the papers it lacks are extracted now "
+                   "(default: extract them all now).")
 @seed_option("Seed of the soundness-neutral edits' random choices.")
 @click.option("--max-tries", type=click.IntRange(min=1), default=3, show_default=True,
               help="Findings tried, most relevant first, per paper and soundness-critical edit.")
@@ -115,10 +132,11 @@ def build(papers_source, output, edits, logic_source, seed, max_tries, templates
                 max_attempts=max_tries, seed=seed, templates=templates, progress=not no_progress)
         except (PaperError, *_errors()) as err:
             raise click.ClickException(str(err)) from None
+        stop_if_nothing_made(failures, len(result.papers), "no variant written", output)
         paths = result.save(output)
         critical = sum(1 for p in result.papers["perturbation"] if p["category"] == "soundness-critical")
         click.echo(f"{critical} soundness-critical and {len(result.papers) - critical} soundness-neutral variants; "
-                   f"attempts: {describe_attempts(result.attempts)}")
+                   f"attempts: {describe_attempts(result.attempts)}{_failed_papers(failures, papers)}")
         click.echo(f"wrote {paths['papers']}, {paths['logic']}, {paths['attempts']}")
 
 
@@ -211,4 +229,5 @@ def meta_review(model_spec, papers_source, reviews_source, rebuttals_source, max
                 source=source, progress=not no_progress, failures=failures)
         except (PaperError, *_errors()) as err:
             raise click.ClickException(str(err)) from None
-        click.echo(f"{run}; wrote {output}")
+        stop_if_nothing_made(failures, len(run.records), "no meta-review written", output)
+        click.echo(f"{run}{_failed_papers(failures, papers, reviews, rebuttals)}; wrote {output}")

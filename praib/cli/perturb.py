@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from praib.cli.common import (failure_log, judge_options, key_values, max_failures_option, no_progress_option,
-                              output_option, seed_option, split_option)
+from praib.cli.common import (failed_names, failure_log, judge_options, key_values, max_failures_option,
+                              no_progress_option, output_option, seed_option, split_option, stop_if_nothing_made)
 
 
 def _option_values(pairs: tuple[str, ...]) -> dict:
@@ -102,12 +102,26 @@ def perturb(kind, input_path, list_kinds, output, seed, split, claims, papers, t
                                            **options)
         except (RecordError, ValueError, BackendError) as err:
             raise click.ClickException(str(err)) from None
+        stop_if_nothing_made(failures, len(perturbed), f"no {perturbation.component} record perturbed", output)
         save_records(perturbed, output)
         unchanged = sum(_same(original, row) for original, row in _kept_pairs(records.to_list(), perturbed.to_list()))
         left_out = len(records) - len(perturbed)
+        named = _failed_records(failures, records)
         click.echo(f"{kind}: {len(perturbed) - unchanged} of {len(records)} {perturbation.component} records changed"
                    f"{f' ({unchanged} left unchanged, see their perturbation.description)' if unchanged else ''}"
-                   f"{f'; {left_out} left out (no usable LLM answer)' if left_out else ''}; wrote {output}")
+                   f"{f'; {left_out} left out (no usable LLM answer{named})' if left_out else ''}; wrote {output}")
+
+
+def _failed_records(failures, records) -> str:
+    """``: p2, r7`` naming the records (a review or rebuttal by its own id) the failed items were for."""
+    from praib.perturb.rewrite import record_name
+
+    if not failures.items:
+        return ""
+    rows = records.to_list()
+    owners = {str(row["paper_id"]): str(row["paper_id"]) for row in rows}  # a paper's false-claim bucket
+    owners.update((record_name(row), record_name(row)) for row in rows)
+    return f": {failed_names(failures, owners)}"
 
 
 # Fields only one record kind has, to catch a file of the wrong kind before its fields are dropped.
