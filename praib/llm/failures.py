@@ -173,7 +173,7 @@ class FailureLog:
             return f"stopped: none of the first {self._no_answer_streak} requests got an answer; is the server up?"
         limit = self.max_failures
         if isinstance(limit, int) and failed >= limit:
-            return f"stopped: {failed} items failed (--max-failures {limit})"
+            return f"stopped: {_items(failed)} failed (--max-failures {limit})"
         if isinstance(limit, float) and self.tried >= SHARE_AFTER and failed > limit * self.tried:
             return f"stopped: {failed} of {self.tried} items failed (--max-failures {limit:g})"
         return None
@@ -189,7 +189,8 @@ class FailureLog:
         if not self.items:
             return "no failed items"
         kinds = ", ".join(f"{n} {error}" for error, n in sorted(self.by_error().items()))
-        return f"{len(self.items)} failed items ({kinds}); first: {self.items[0].id_and_reason()}"
+        return f"{len(self.items)} failed {'item' if len(self.items) == 1 else 'items'} ({kinds}); first: " \
+               f"{self.items[0].id_and_reason()}"
 
     def write(self, output: str | Path) -> Path | None:
         """Write the records to ``<output>.failures.jsonl`` (removing a stale one when there are none)."""
@@ -206,3 +207,7 @@ def read_failures(path: str | Path) -> list[FailedItem]:
     """The failure records of a ``.failures.jsonl`` file."""
     with Path(path).open(encoding="utf-8") as handle:
         return [FailedItem(**json.loads(line)) for line in handle if line.strip()]
+
+
+def _items(n: int) -> str:
+    return f"{n} item" if n == 1 else f"{n} items"

@@ -166,7 +166,7 @@ def test_a_failed_paper_is_recorded_the_others_written_and_the_rerun_retries_onl
     assert "3 reviews of 3 papers" not in first.output
     assert "2 reviews of 3 papers (0 from cache, 2 generated now, 1 failed)" in first.output
     assert "failed: 1 of 3 papers got no review" in first.output
-    assert "warning: 1 failed items (1 RequestRejected); first: beta: RequestRejected: HTTP 400" in first.output
+    assert "warning: 1 failed item (1 RequestRejected); first: beta: RequestRejected: HTTP 400" in first.output
     assert paper_ids(server) == ["alpha", "beta", "gamma"]
     assert load_records(out)["paper_id"] == ["alpha", "gamma"]
     [failure] = [json.loads(line) for line in (tmp_path / "all.jsonl.failures.jsonl").read_text().splitlines()]

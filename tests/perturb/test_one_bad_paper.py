@@ -355,7 +355,7 @@ def test_max_failures_1_is_the_strict_mode_the_first_failure_stops_the_run(tmp_p
     args = command(server, tmp_path, papers, reviews) if command is meta_review else command(server, tmp_path, papers)
     result = invoke([*args, "--max-failures", "1"])
     assert result.exit_code == 1, result.output
-    assert result.output.startswith("Error: stopped: 1 items failed (--max-failures 1) (last: P-102")
+    assert result.output.startswith("Error: stopped: 1 item failed (--max-failures 1) (last: P-102")
     output = Path(args[args.index("-o") + 1])
     assert failures_of(output)[0]["item_id"].startswith("P-102")
     assert not output.exists()
