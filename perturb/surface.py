@@ -4,8 +4,10 @@ These are the soundness-neutral edits of the counterfactual-review study (Americ
 spelling, minor language errors, layout) and the typo side of the presentation perturbation, done
 by rule rather than by an LLM so that they are exact under a seed. Each edit takes the paper record,
 a ``random.Random`` seeded for that record, and its options, and returns the edited record with a
-description of what changed. Only prose paragraphs outside the references are edited; maths, code,
-tables, URLs and citation keys are never touched.
+description of what changed. They see the paper through :mod:`praib.perturb.structure`: word and
+space edits change prose paragraphs only (never the title, headings, figures, tables, captions,
+equations, code, HTML or the reference list), and inside prose they step over maths, code, links'
+targets and titles, URLs and citations; ``layout`` moves whole figure and table blocks.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ import random
 import re
 from functools import lru_cache
 
-from praib.perturb.text import (Block, blocks, editable_words, edit_words, match_case, prose_blocks, protected_spans, read_pairs,
-                   sections)
+from praib.perturb.structure import Block, blocks, edit_words, editable_words, inline_spans, prose
+from praib.perturb.text import match_case, read_pairs
 
 _LISTED = 6  # word changes quoted in a description before "..."
 
@@ -28,12 +30,6 @@ def american_to_british() -> dict[str, str]:
 @lru_cache(maxsize=None)
 def language_error_rules() -> dict[str, str]:
     return read_pairs("language_errors.tsv")
-
-
-def _paragraphs(text: str) -> list[Block]:
-    """Prose paragraphs outside the references: a respelt or misspelt reference list changes citations."""
-    excluded = [(s.start, s.end) for s in sections(text) if s.type == "references"]
-    return [b for b in prose_blocks(text) if not any(start <= b.start < end for start, end in excluded)]
 
 
 def _pick(paragraphs: list[Block], rng: random.Random, fraction: float) -> list[Block]:
@@ -59,7 +55,7 @@ def spelling(row: dict, rng: random.Random, fraction: float = 0.4) -> tuple[dict
     """Respell American words in British spelling in a ``fraction`` of the paragraphs (whole words, case kept)."""
     text = row["text"] or ""
     table = american_to_british()
-    chosen = _pick(_paragraphs(text), rng, fraction)
+    chosen = _pick(prose(text), rng, fraction)
     changes: list[str] = []
 
     def respell(word: re.Match) -> str | None:
@@ -87,12 +83,12 @@ def whitespace(row: dict, rng: random.Random, rate: float = 0.1, widths: tuple[i
         raise ValueError(f"rate must be in (0, 1], got {rate}")
     text = row["text"] or ""
     edited, total, widened = {}, 0, 0
-    for block in _paragraphs(text):
+    for block in prose(text):
         chunk = text[block.start:block.end]
-        protected = protected_spans(chunk)
+        protected = inline_spans(chunk)
         pieces, cursor = [], 0
         for space in re.finditer(r"(?<=\S) (?=\S)", chunk):
-            if any(start < space.start() < end for start, end in protected):
+            if any(start <= space.start() < end for start, end in protected):
                 continue
             total += 1
             if rng.random() < rate:
@@ -157,7 +153,7 @@ def _word_errors(row, rng, fraction, per_paragraph, label, eligible, corrupt) ->
     if per_paragraph < 1:
         raise ValueError(f"per_paragraph must be at least 1, got {per_paragraph}")
     text = row["text"] or ""
-    chosen = _pick(_paragraphs(text), rng, fraction)
+    chosen = _pick(prose(text), rng, fraction)
     edited, changes = {}, []
     for block in chosen:
         chunk = text[block.start:block.end]
