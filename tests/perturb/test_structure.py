@@ -4,7 +4,8 @@ Each synthetic paper is written with its editable prose between « and »: every
 marks (title, headings, figure and table blocks, captions, equations, code, HTML, links' targets and
 titles, citations, the reference list, the blank lines between blocks) must come back byte-identical.
 The optional tests run every rule-based kind on a real paper of the UKP counterfactual release, whose
-markup the tests find with their own simple patterns.
+markup the tests find with their own simple patterns, and compare `layout` with the release's own
+layout variant of that paper.
 """
 
 import difflib
@@ -252,6 +253,23 @@ def test_injection_goes_after_the_first_paragraph_or_at_the_end(placement, paper
     assert edited[at:].startswith(hidden) and edited == text[:at] + hidden + text[at:]
 
 
+@pytest.mark.parametrize("paper_format, moved", [
+    ("ukp", [UKP_FIGURE, UKP_TABLE]), ("pdf", [PDF_FIGURE_CAPTION, PDF_TABLE_CAPTION]),
+    ("markdown", [MD_FIGURE, MD_TABLE, MD_HTML_TABLE])])
+def test_layout_moves_whole_figure_and_table_blocks_and_nothing_else(paper_format, moved):
+    text = plain(FORMATS[paper_format])
+    edited = surface.layout({"text": text}, random.Random(0), line_breaks=(1,))[0]["text"]
+    body = text
+    for block in moved:
+        body = body.replace(block + "\n\n", "")
+    assert edited == body.rstrip("\n") + "\n\n## Figures and Tables\n\n" + "\n\n".join(moved) + "\n"
+    assert markers(edited) == markers(text)
+    tripled = surface.layout({"text": text}, random.Random(0), line_breaks=(3,))[0]["text"]
+    # Only the line breaks between blocks multiply: inside the moved blocks they stay as they were.
+    assert re.sub(r"\n\n\n\n\n\n", "\n\n", re.sub(r"(?<!\n)\n\n\n(?!\n)", "\n", tripled)) == edited
+    assert all(block in tripled for block in moved)
+
+
 def test_every_rule_based_paper_kind_is_covered_here():
     rule_based = {p.name for p in list_perturbations() if p.component == "paper" and not p.needs_llm}
     covered = {*WORD_EDITS, "layout", *(f"injection-{p}" for p in injection.PLACEMENTS)}
@@ -302,3 +320,44 @@ def test_real_paper_markup_is_untouched_by_every_word_edit_and_injection(kind):
         hits = [(s, e) for s, e in changed_ranges(text, edited) for ms, me in markup
                 if max(s, ms) < min(e, me) or ms < s == e < me]
         assert not hits, f"{kind} changed markup: {[text[max(0, s - 20):e + 20] for s, e in hits[:3]]}"
+
+
+@needs_release
+def test_real_paper_layout_moves_the_eight_figure_and_table_blocks_and_keeps_the_equations():
+    text = REAL_PAPER.read_text(encoding="utf-8")
+    edited, description = surface.layout({"text": text}, random.Random(0), line_breaks=(2,))
+    edited = edited["text"]
+    assert description == ("moved 3 figures, 5 tables into a closing 'Figures and Tables' section; "
+                           "line breaks between blocks multiplied by 2")
+    body, closing = edited.split("\n## Figures and Tables\n")
+    ids = re.findall(r"^\[(?:FIGURE|TABLE) ([^\]]+)\]$", closing, re.M)
+    assert ids == ["S1.F1.g1", "S2.F2.g1", "S4.F3.g1", "S3.T1", "S3.T2", "S4.T3", "S4.T4", "A1.T5"]
+    blocks = [m.group() for m in re.finditer(r"^\[(FIGURE|TABLE)[^\]\n]*\]$.*?^\[/\1\]$", text, re.S | re.M)]
+    assert all(block in closing for block in blocks) and markers(edited)[1:] == markers(text)[1:]
+    equations = re.findall(r"^\|  \| \$\$.*\|$", text, re.M)
+    assert len(equations) == 8 and re.findall(r"^\|  \| \$\$.*\|$", body, re.M) == equations
+    remaining = text
+    for block in blocks:
+        remaining = remaining.replace(block, "")
+    assert re.sub(r"\n+", "\n", body).strip() == re.sub(r"\n+", "\n", remaining).strip()
+
+
+@needs_release
+def test_real_paper_layout_reproduces_the_release_layout_variant():
+    text = REAL_PAPER.read_text(encoding="utf-8")
+    release = json.loads(REAL_LAYOUT.read_text(encoding="utf-8"))
+    assert release["changes"] == ["replaced \\n by random number of \\n",
+                                  "moved all figures and tables to the very back of the paper"]
+    # The release's variants are made from the paper without its appendix, and this one tripled the line breaks.
+    main = text[:text.index("\n## Appendix\n") + 1]
+    edited = surface.layout({"text": main}, random.Random(0), line_breaks=(3,))[0]["text"]
+
+    def sections(md):
+        return re.findall(r"^#+ (.*?) *$", md, re.M)
+
+    assert sections(edited) == sections(release["cf_paper"]["md"])
+    assert sections(edited)[-2:] == ["References", "Figures and Tables"]
+    # Same blocks, same order, same words: the texts differ only where the release also multiplied
+    # the line breaks inside blocks (the title's wrap, inside figures and tables).
+    assert re.sub(r"\n+", "\n", edited).strip() == re.sub(r"\n+", "\n", release["cf_paper"]["md"]).strip()
+    assert [len(run) for run in re.findall(r"(\n+)#", edited)] == [3] + [6] * (len(sections(edited)) - 1)
