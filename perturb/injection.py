@@ -18,7 +18,7 @@ from pathlib import Path
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 
 from praib.perturb.logic import TEMPLATES
-from praib.perturb.text import prose_blocks
+from praib.perturb.structure import prose
 
 PLACEMENTS = ("white-text", "comment", "appendix")
 
@@ -44,7 +44,7 @@ def inject(row: dict, rng: random.Random, placement: str, template: str | Path |
                 "instruction asking for the top rating added as an appendix section at the end")
     hidden = (f'<span style="color:white;font-size:1px">{instruction}</span>' if placement == "white-text"
               else f"<!-- {instruction} -->")
-    paragraphs = prose_blocks(text)
+    paragraphs = prose(text)
     at = paragraphs[0].end if paragraphs else len(text)
     where = "after the first paragraph" if paragraphs else "at the end of the text"
     return ({**row, "text": f"{text[:at]}\n\n{hidden}{text[at:]}"},

@@ -68,7 +68,8 @@ _ALL = [
     Perturbation("whitespace", "paper", NEUTRAL, False,
                  "10% of the spaces between words widened to 2-3 spaces", surface.whitespace),
     Perturbation("layout", "paper", NEUTRAL, False,
-                 "figure and table captions, tables and figures moved to the end of the paper", surface.layout),
+                 "figures and tables with their captions moved into a closing Figures and Tables section, line "
+                 "breaks between blocks multiplied by 1-3 (the UKP release's layout variant)", surface.layout),
     Perturbation("language-errors", "paper", NEUTRAL, False,
                  "two minor grammar slips in 20% of the paragraphs (rules in data/language_errors.tsv)",
                  surface.language_errors),

@@ -4,8 +4,10 @@ These are the soundness-neutral edits of the counterfactual-review study (Americ
 spelling, minor language errors, layout) and the typo side of the presentation perturbation, done
 by rule rather than by an LLM so that they are exact under a seed. Each edit takes the paper record,
 a ``random.Random`` seeded for that record, and its options, and returns the edited record with a
-description of what changed. Only prose paragraphs outside the references are edited; maths, code,
-tables, URLs and citation keys are never touched.
+description of what changed. They see the paper through :mod:`praib.perturb.structure`: word and
+space edits change prose paragraphs only (never the title, headings, figures, tables, captions,
+equations, code, HTML or the reference list), and inside prose they step over maths, code, links'
+targets and titles, URLs and citations; ``layout`` moves whole figure and table blocks.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ import random
 import re
 from functools import lru_cache
 
-from praib.perturb.text import (Block, blocks, editable_words, edit_words, match_case, prose_blocks, protected_spans, read_pairs,
-                   sections)
+from praib.perturb.structure import FLOAT_KINDS, Block, blocks, edit_words, editable_words, floats, inline_spans, prose
+from praib.perturb.text import match_case, read_pairs
 
 _LISTED = 6  # word changes quoted in a description before "..."
 
@@ -28,12 +30,6 @@ def american_to_british() -> dict[str, str]:
 @lru_cache(maxsize=None)
 def language_error_rules() -> dict[str, str]:
     return read_pairs("language_errors.tsv")
-
-
-def _paragraphs(text: str) -> list[Block]:
-    """Prose paragraphs outside the references: a respelt or misspelt reference list changes citations."""
-    excluded = [(s.start, s.end) for s in sections(text) if s.type == "references"]
-    return [b for b in prose_blocks(text) if not any(start <= b.start < end for start, end in excluded)]
 
 
 def _pick(paragraphs: list[Block], rng: random.Random, fraction: float) -> list[Block]:
@@ -59,7 +55,7 @@ def spelling(row: dict, rng: random.Random, fraction: float = 0.4) -> tuple[dict
     """Respell American words in British spelling in a ``fraction`` of the paragraphs (whole words, case kept)."""
     text = row["text"] or ""
     table = american_to_british()
-    chosen = _pick(_paragraphs(text), rng, fraction)
+    chosen = _pick(prose(text), rng, fraction)
     changes: list[str] = []
 
     def respell(word: re.Match) -> str | None:
@@ -87,12 +83,12 @@ def whitespace(row: dict, rng: random.Random, rate: float = 0.1, widths: tuple[i
         raise ValueError(f"rate must be in (0, 1], got {rate}")
     text = row["text"] or ""
     edited, total, widened = {}, 0, 0
-    for block in _paragraphs(text):
+    for block in prose(text):
         chunk = text[block.start:block.end]
-        protected = protected_spans(chunk)
+        protected = inline_spans(chunk)
         pieces, cursor = [], 0
         for space in re.finditer(r"(?<=\S) (?=\S)", chunk):
-            if any(start < space.start() < end for start, end in protected):
+            if any(start <= space.start() < end for start, end in protected):
                 continue
             total += 1
             if rng.random() < rate:
@@ -105,25 +101,43 @@ def whitespace(row: dict, rng: random.Random, rate: float = 0.1, widths: tuple[i
             f"{widened} of {total} spaces between words widened to {'/'.join(map(str, widths))} spaces")
 
 
-def layout(row: dict, rng: random.Random) -> tuple[dict, str]:
-    """Move figure and table captions, tables and figures to the end of the paper, in their order."""
+FIGURES_AND_TABLES = "## Figures and Tables"
+
+
+def layout(row: dict, rng: random.Random, line_breaks: tuple[int, ...] = (1, 2, 3)) -> tuple[dict, str]:
+    """The UKP release's layout variant: every figure, table and algorithm, with its caption, moves into
+    a closing "Figures and Tables" section (figures, then tables, then algorithms, each in reading
+    order), and the line breaks between blocks are multiplied by one of ``line_breaks``, drawn once per
+    paper. Equation rows stay in place, and every block keeps its bytes."""
+    if not line_breaks or any(not isinstance(n, int) or n < 1 for n in line_breaks):
+        raise ValueError(f"line_breaks must be whole numbers of at least 1, got {line_breaks}")
     text = row["text"] or ""
-    every = blocks(text)
-    moved = [b for b in every if b.kind in ("caption", "table", "figure")]
+    parsed = blocks(text)
+    moved = floats(text, parsed)
     if not moved:
-        return row, "no figure or table captions, tables or figures to move"
-    kept, cursor = [], 0
-    for index, block in enumerate(every):
-        if block in moved:
-            kept.append(text[cursor:block.start])
-            cursor = every[index + 1].start if index + 1 < len(every) else len(text)
-    kept.append(text[cursor:])
-    body = "".join(kept).rstrip()
-    trailing = text[len(text.rstrip()):]
-    moved_text = "\n\n".join(text[b.start:b.end] for b in moved)
-    counts = {kind: sum(b.kind == kind for b in moved) for kind in ("caption", "table", "figure")}
-    described = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in counts.items() if n)
-    return {**row, "text": f"{body}\n\n{moved_text}{trailing or ''}"}, f"moved to the end of the paper: {described}"
+        return row, "no figures, tables or algorithms to move"
+    factor = rng.choice(line_breaks)
+    units = sorted([(f.start, f.end, True) for f in moved]
+                   + [(b.start, b.end, False) for b in parsed if not any(f.start <= b.start < f.end for f in moved)])
+    pieces, separator, position = [], None, 0
+    for start, end, is_moved in units:
+        # A moved block takes the white space after it along; the one before it stays.
+        separator = text[position:start] if separator is None else separator
+        if not is_moved:
+            pieces += [separator.replace("\n", "\n" * factor), text[start:end]]
+            separator = None
+        position = end
+    # The white space that ended the last kept line (a markdown line break, say) stays with it.
+    body = "".join(pieces) + re.match(r"[ \t]*", text[position:] if separator is None else separator).group()
+    ordered = sorted(moved, key=lambda f: (FLOAT_KINDS.index(f.kind), f.start))
+    between = "\n\n" * factor
+    closing = between.join([FIGURES_AND_TABLES, *(text[f.start:f.end] for f in ordered)])
+    trailing = "\n" * (factor * text[len(text.rstrip()):].count("\n"))
+    counts = [(kind, sum(f.kind == kind for f in moved)) for kind in FLOAT_KINDS]
+    listing = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in counts if n)
+    spacing = f"line breaks between blocks multiplied by {factor}" if factor > 1 else "line breaks kept"
+    return ({**row, "text": f"{body}{between if body else ''}{closing}{trailing}"},
+            f"moved {listing} into a closing 'Figures and Tables' section; {spacing}")
 
 
 def _typo(word: str, rng: random.Random) -> str:
@@ -157,7 +171,7 @@ def _word_errors(row, rng, fraction, per_paragraph, label, eligible, corrupt) ->
     if per_paragraph < 1:
         raise ValueError(f"per_paragraph must be at least 1, got {per_paragraph}")
     text = row["text"] or ""
-    chosen = _pick(_paragraphs(text), rng, fraction)
+    chosen = _pick(prose(text), rng, fraction)
     edited, changes = {}, []
     for block in chosen:
         chunk = text[block.start:block.end]

@@ -95,24 +95,47 @@ More discussion follows here.
 ## 2 Conclusion
 Done.
 
+## Figures and Tables
+
+![plot](fig2.png)
+
+Figure 2. Training curves.
+
 | model | acc |
 |---|---|
 | ours | 91 |
 
 Table 1: Accuracy on the test set.
-
-![plot](fig2.png)
-
-Figure 2. Training curves.
 """
+# Twice the line breaks between blocks; the blank line inside the figure (image, then caption) is the figure's own.
+LAYOUT_OUT_SPACED = (
+    "# Paper\n\n\n\n## 1 Results\n\nOur method wins.\n\n\n\nMore discussion follows here.\n\n\n\n"
+    "## 2 Conclusion\n\nDone.\n\n\n\n## Figures and Tables\n\n\n\n![plot](fig2.png)\n\nFigure 2. Training curves."
+    "\n\n\n\n| model | acc |\n|---|---|\n| ours | 91 |\n\nTable 1: Accuracy on the test set.\n\n")
 
 
-def test_layout_moves_tables_figures_and_captions_to_the_end_in_order():
-    edited, description = surface.layout(paper(LAYOUT_IN), random.Random(0))
+def test_layout_moves_figures_then_tables_with_their_captions_into_a_closing_section():
+    edited, description = surface.layout(paper(LAYOUT_IN), random.Random(0), line_breaks=(1,))
     assert edited["text"] == LAYOUT_OUT
-    assert description == "moved to the end of the paper: 2 captions, 1 table, 1 figure"
+    assert description == "moved 1 figure, 1 table into a closing 'Figures and Tables' section; line breaks kept"
+    spaced, description = surface.layout(paper(LAYOUT_IN), random.Random(0), line_breaks=(2,))
+    assert spaced["text"] == LAYOUT_OUT_SPACED
+    assert description.endswith("; line breaks between blocks multiplied by 2")
     unchanged, why = surface.layout(paper("# P\n\nNo floats here.\n"), random.Random(0))
-    assert unchanged["text"] == "# P\n\nNo floats here.\n" and why.startswith("no figure")
+    assert unchanged["text"] == "# P\n\nNo floats here.\n" and why == "no figures, tables or algorithms to move"
+    with pytest.raises(ValueError, match="line_breaks must be whole numbers of at least 1"):
+        surface.layout(paper(LAYOUT_IN), random.Random(0), line_breaks=(0, 2))
+
+
+def test_layout_draws_one_line_break_factor_per_paper_from_the_seed():
+    factors = set()
+    for seed in range(12):
+        edited = apply_perturbation("layout", papers(LAYOUT_IN), seed=seed)[0]["text"]
+        assert apply_perturbation("layout", papers(LAYOUT_IN), seed=seed)[0]["text"] == edited
+        after_title = edited[len("# Paper"):edited.index("## 1 Results")]
+        assert set(after_title) == {"\n"}
+        factors.add(len(after_title) // 2)
+    assert factors == {1, 2, 3}
 
 
 # --- typos and language errors ----------------------------------------------------------------
