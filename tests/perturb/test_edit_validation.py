@@ -3,9 +3,13 @@ asked again, then rejected and recorded; a good rewrite is applied. Stub models 
 random-weight model of tests/tiny_model.py for what a real garbage answer looks like."""
 
 import json
+import re
+from fnmatch import fnmatch
 
 import pytest
+from click.testing import CliRunner
 
+from praib.cli.main import main
 from praib.llm.backends import SamplingConfig, make_backend
 from praib.llm.cache import CachedBackend, CallCache
 from praib.llm.judge import Judge
@@ -16,6 +20,7 @@ from praib.perturb.reviews import generate_claim_buckets
 from praib.perturb.validation import EDIT_BOUNDS, EditTally, check_edit, word_overlap
 from praib.records import coerce_record, records_to_dataset
 from tests.doubles import StubBackend
+from tests.paths import DEMO, ROOT
 
 PAPER_UNIT = ("We train a 5-layer CNN as in Lee et al. (2020) with batch size 64 and seed 3, "
               "and we report the mean over five runs.")
@@ -285,6 +290,22 @@ def test_false_claim_buckets_without_claims_are_rejected_and_recorded():
     assert tally.describe() == "false-claims: 0 of 1 claim buckets accepted, 1 rejected"
 
 
+def test_perturb_command_counts_accepted_and_rejected_edits(tmp_path, monkeypatch):
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text(json.dumps(records("voice", f"# T\n\n{PAPER_UNIT}\n\nWe trained the model.\n")[0]) + "\n")
+    backend = StubBackend(lambda request: "The model was trained by us."
+                          if "We trained the model." in request.messages[-1][1] else GARBAGE)
+    monkeypatch.setattr("praib.llm.judge.make_judge", lambda *args, failures, **options: Judge(backend, failures=failures))
+    output = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(main, ["perturb", "voice", str(papers), "--output", str(output), "--judge", "stub",
+                                       "--perturbation-arg", "fraction=1.0", "--no-progress"])
+    assert result.exit_code == 3, result.output
+    assert ("voice: 1 of 1 paper records changed; LLM edits: voice: 1 of 2 paragraphs accepted, 1 rejected; "
+            f"wrote {output}") in result.output
+    [failed] = [json.loads(line) for line in (tmp_path / "out.jsonl.failures.jsonl").read_text().splitlines()]
+    assert (failed["item_id"], failed["error"]) == ("p1/paragraph at 5", "RejectedEdit")
+
+
 def test_garbage_from_a_random_model_is_rejected_and_recorded(tiny_model_dir):
     """The issue's case: a random-weight model's voice 'rewrites' must not become a soundness-neutral variant."""
     paragraphs = [f"We train model {i} on the data and the results are reported in Table {i}." for i in range(1, 5)]
@@ -302,6 +323,34 @@ def test_garbage_from_a_random_model_is_rejected_and_recorded(tiny_model_dir):
     assert out[0]["text"] == text
     assert out[0]["perturbation"]["description"].startswith(
         "0 of 4 paragraphs rewritten between active and passive voice; 2 paragraphs rejected: ")
+
+
+def test_the_readme_table_gives_every_kind_its_bounds():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("| kind | one edit | length ratio |", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in table]
+    for kind, bounds in EDIT_BOUNDS.items():
+        [row] = [r for r in rows if any(fnmatch(kind, name) for name in r[0].split("`")[1::2])]
+        assert bounds.unit in row[1]
+        assert row[2] == "{:g}–{:g}".format(*bounds.length_ratio)
+        assert row[3].split(" ")[0] == (f"{bounds.min_overlap:g}" if bounds.min_overlap is not None else "none")
+        assert row[4] == ("yes" if bounds.keep_protected else "no")
+
+
+def test_counterfactual_build_makes_no_neutral_variant_of_rejected_rewrites(tmp_path, monkeypatch):
+    stub = StubBackend([GARBAGE])
+    monkeypatch.setattr("praib.llm.judge.make_backend", lambda kind, name, **options: stub)
+    output = tmp_path / "variants.jsonl"
+    result = CliRunner().invoke(main, ["counterfactual", "build", str(DEMO / "papers.jsonl"), "-o", str(output),
+                                       "--edits", "voice", "--judge", "stub", "--cache-dir", str(tmp_path / "cache"),
+                                       "--no-progress"])
+    assert result.exit_code == 3, result.output
+    counts = re.search(r"0 soundness-critical and 0 soundness-neutral variants; attempts: no attempts; "
+                       r"LLM edits: voice: 0 of (\d+) paragraphs accepted, (\d+) rejected", result.output)
+    assert counts and counts[1] == counts[2] and "changed nothing, left out: voice 8 of 8 papers" in result.output
+    failed = [json.loads(line) for line in (tmp_path / "variants.jsonl.failures.jsonl").read_text().splitlines()]
+    assert len(failed) == int(counts[1]) and {f["error"] for f in failed} == {"RejectedEdit"}
+    assert len(stub.prompts) == 2 * len(failed)
 
 
 def test_a_logic_edit_that_restates_the_finding_unchanged_is_an_invalid_edit():
