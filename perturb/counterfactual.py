@@ -22,6 +22,7 @@ findings; every attempt is recorded. Soundness-neutral variants come from
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ from praib.llm.failures import UNREADABLE_ANSWER, FailedItem
 from praib.records import CRITICAL, NEUTRAL
 from praib.perturb.logic import (TEMPLATES, extract_logic, logic_by_paper, logic_features, numbered_paragraphs,
                                 split_paragraphs, table)
+from praib.perturb.validation import PROJECTION_BOUNDS, EditTally, check_edit
 
 CRITICAL_FAMILIES = ("finding", "conclusion", "result")
 NEUTRAL_KINDS = ("spelling", "voice", "language-errors", "layout")
@@ -51,6 +53,7 @@ EDIT_SCHEMAS = {
         "result_id": {"type": "string"}, "change": {"enum": ["negated", "weakened"]},
         "edited_result": {"type": "string"}}},
 }
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 PROJECTION_SCHEMA = {"type": "object", "required": ["reasoning", "edits"], "properties": {
     "reasoning": {"type": "string"},
     "edits": {"type": "array", "items": {"type": "object", "required": ["paragraph", "original", "replacement"],
@@ -89,7 +92,10 @@ class ProjectionError(ValueError):
 def apply_edits(text: str, edits: Sequence[dict], allowed: Sequence[str] | None = None) -> str:
     """``text`` with each edit's ``original`` span replaced inside its ``paragraph`` (an id of
     :func:`~praib.perturb.logic.split_paragraphs`). ``original`` must occur exactly once in the
-    paragraph; with ``allowed``, only those paragraphs may change. Everything else is kept byte for byte."""
+    paragraph; with ``allowed``, only those paragraphs may change; a replacement may not split its
+    paragraph, and each edited paragraph must keep the projection bounds
+    (:data:`~praib.perturb.validation.PROJECTION_BOUNDS`) against the original. Everything else is
+    kept byte for byte."""
     if not edits:
         raise ProjectionError("the projection proposed no edits")
     paragraphs = {p.id: p for p in split_paragraphs(text)}
@@ -102,6 +108,8 @@ def apply_edits(text: str, edits: Sequence[dict], allowed: Sequence[str] | None 
             raise ProjectionError(f"paragraph {pid} is not cited by the edited items ({', '.join(allowed)})")
         if not isinstance(replacement, str) or replacement == original:
             raise ProjectionError(f"the edit of {pid} changes nothing")
+        if _BLANK_LINE.search(replacement):
+            raise ProjectionError(f"the replacement in {pid} holds a blank line, which would split the paragraph")
         paragraph = paragraphs[pid]
         body = paragraph.text_of(text)
         count = body.count(original) if original else 0
@@ -109,13 +117,22 @@ def apply_edits(text: str, edits: Sequence[dict], allowed: Sequence[str] | None 
             found = "is empty" if not original else f"occurs {count} times"
             raise ProjectionError(f"{pid}: the span to replace {found} (it must occur exactly once): {original[:80]!r}")
         start = paragraph.start + body.index(original)
-        placed.append((start, start + len(original), replacement))
+        placed.append((start, start + len(original), replacement, pid))
     placed.sort()
-    for (_, end, _), (start, _, _) in zip(placed, placed[1:]):
+    for (_, end, _, _), (start, _, _, _) in zip(placed, placed[1:]):
         if start < end:
             raise ProjectionError("two edits overlap")
-    for start, end, replacement in reversed(placed):
-        text = text[:start] + replacement + text[end:]
+    after: dict[str, str] = {}  # each edited paragraph's new text
+    for start, end, replacement, pid in reversed(placed):
+        paragraph = paragraphs[pid]
+        body = after.get(pid, paragraph.text_of(text))
+        after[pid] = body[:start - paragraph.start] + replacement + body[end - paragraph.start:]
+    for pid, body in after.items():
+        problem = check_edit(PROJECTION_BOUNDS, paragraphs[pid].text_of(text), body)
+        if problem:
+            raise ProjectionError(f"{pid} as edited: {problem}")
+    for pid in sorted(after, key=lambda p: paragraphs[p].start, reverse=True):
+        text = text[:paragraphs[pid].start] + after[pid] + text[paragraphs[pid].end:]
     return text
 
 
@@ -175,6 +192,16 @@ def _edit_context(job: _Job) -> dict:
             "paragraphs": [p for p in job.paragraphs if p["id"] in cited]}
 
 
+def _changed(item: dict, edited: Any) -> dict:
+    """{id, before, after} of a logic item the edit restates; it must restate it differently."""
+    after = str(edited or "")
+    if not after.strip():
+        raise ProjectionError(f"the edit gives no new text for {item['id']}")
+    if " ".join(after.split()) == " ".join(item["summary"].split()):
+        raise ProjectionError(f"the edit restates {item['id']} unchanged")
+    return {"id": item["id"], "before": item["summary"], "after": after}
+
+
 def _interpret_edit(job: _Job, answer: Any) -> tuple[str | None, str, list[dict], list[str]]:
     """(kind, what changed in words, [{id, before, after}] of the logic, paragraphs the edit may touch)."""
     if not isinstance(answer, dict):
@@ -184,15 +211,13 @@ def _interpret_edit(job: _Job, answer: Any) -> tuple[str | None, str, list[dict]
         kind = _FINDING_KIND.get(answer.get("claim_type"))
         if kind is None:
             return None, "the finding is neither correlational, causal nor conditional", [], []
-        changed = [{"id": finding["id"], "before": finding["summary"], "after": str(answer.get("edited_finding", ""))}]
+        changed = [_changed(finding, answer.get("edited_finding"))]
         return kind, f"finding {finding['id']} ({answer['claim_type']}) restated", changed, finding["paragraphs"]
     if job.family == "conclusion":
         conclusion = _items_by_id(job.logic, "conclusions").get(answer.get("conclusion_id"))
         if conclusion is None or conclusion["id"] not in finding["conclusions"]:
             raise ProjectionError(f"conclusion {answer.get('conclusion_id')} does not support finding {finding['id']}")
-        changed = [{"id": conclusion["id"], "before": conclusion["summary"],
-                    "after": str(answer.get("edited_conclusion", ""))},
-                   {"id": finding["id"], "before": finding["summary"], "after": str(answer.get("edited_finding", ""))}]
+        changed = [_changed(conclusion, answer.get("edited_conclusion")), _changed(finding, answer.get("edited_finding"))]
         return ("conclusion-extra-result",
                 f"conclusion {conclusion['id']} and finding {finding['id']} now claim an unsupported result "
                 f"({answer.get('hypothetical_result', '')})", changed,
@@ -204,7 +229,7 @@ def _interpret_edit(job: _Job, answer: Any) -> tuple[str | None, str, list[dict]
     kind = _RESULT_KIND.get(answer.get("change"))
     if kind is None:
         raise ProjectionError(f"unknown result change {answer.get('change')!r}")
-    changed = [{"id": result["id"], "before": result["summary"], "after": str(answer.get("edited_result", ""))}]
+    changed = [_changed(result, answer.get("edited_result"))]
     return kind, f"result {result['id']} {answer['change']}", changed, result["paragraphs"]
 
 
@@ -343,9 +368,10 @@ def _record(job: _Job, status: str, *, kind: str | None = None, problem: str | N
 
 
 def neutral_counterfactuals(papers: Any, kinds: Sequence[str] = NEUTRAL_KINDS, *, seed: int = 0,
-                            judge: Any = None, progress: bool = True) -> list[dict]:
+                            judge: Any = None, progress: bool = True, tally: EditTally | None = None) -> list[dict]:
     """Soundness-neutral variant rows from the perturbation registry (kinds of category
-    ``soundness-neutral`` only). A paper the edit left unchanged (nothing to respell, say) gives no variant."""
+    ``soundness-neutral`` only). A paper the edit left unchanged (nothing to respell, every LLM
+    rewrite rejected, say) gives no variant; ``tally`` counts the LLM edits accepted and rejected."""
     if not kinds:
         return []
     from praib.perturb.registry import apply_perturbation, get_perturbation
@@ -356,7 +382,7 @@ def neutral_counterfactuals(papers: Any, kinds: Sequence[str] = NEUTRAL_KINDS, *
     originals = {row["paper_id"]: row["text"] for row in papers.to_list()}
     rows, unchanged = [], {}
     for kind in kinds:
-        for row in apply_perturbation(kind, papers, seed=seed, judge=judge, progress=progress).to_list():
+        for row in apply_perturbation(kind, papers, seed=seed, judge=judge, progress=progress, tally=tally).to_list():
             if row["text"] == originals[row["paper_id"]]:
                 unchanged[kind] = unchanged.get(kind, 0) + 1
             else:
@@ -370,13 +396,14 @@ def neutral_counterfactuals(papers: Any, kinds: Sequence[str] = NEUTRAL_KINDS, *
 def build_counterfactuals(papers: Any, judge: Any, *, logic: Any = None,
                           families: Sequence[str] = CRITICAL_FAMILIES, neutral_kinds: Sequence[str] = NEUTRAL_KINDS,
                           max_attempts: int = 3, seed: int = 0, templates: str | Path | None = None,
-                          progress: bool = True) -> CounterfactualResult:
+                          progress: bool = True, tally: EditTally | None = None) -> CounterfactualResult:
     """Soundness-critical and soundness-neutral variants of ``papers`` (a PAPER_FEATURES Dataset).
 
     ``logic`` (from :func:`~praib.perturb.logic.extract_logic`) is extracted with ``judge`` for the
     papers it lacks (all of them when not given). The variants keep their original's ``paper_id``;
     their ``perturbation`` says the category, the kind and, for critical edits, the edited paragraphs
-    and spans."""
+    and spans. ``tally`` (an :class:`~praib.perturb.validation.EditTally`) counts the neutral kinds' LLM
+    edits."""
     from datasets import concatenate_datasets
 
     from praib.records import records_to_dataset
@@ -395,7 +422,7 @@ def build_counterfactuals(papers: Any, judge: Any, *, logic: Any = None,
     variants, attempts = ([], []) if not families else critical_counterfactuals(
         with_logic, logic, judge, families=families, max_attempts=max_attempts, seed=seed, templates=templates,
         progress=progress)
-    variants += neutral_counterfactuals(papers, neutral_kinds, seed=seed, judge=judge, progress=progress)
+    variants += neutral_counterfactuals(papers, neutral_kinds, seed=seed, judge=judge, progress=progress, tally=tally)
     if logic is None:
         logic = table([], logic_features())
     return CounterfactualResult(records_to_dataset(variants, "paper"), logic, table(attempts, attempt_features()))

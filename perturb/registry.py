@@ -19,10 +19,11 @@ from praib.records import NEUTRAL, REVIEW_SECTIONS
 
 from praib.perturb import injection, reviews, rewrite, surface
 from praib.perturb.text import aspect_section_types
+from praib.perturb.validation import MAX_TRIES
 
 logger = logging.getLogger(__name__)
 
-_POSITIONAL = ("row", "rng", "rows", "rngs", "judge", "progress")
+_POSITIONAL = ("row", "rng", "rows", "rngs", "judge", "progress", "kind", "tally")
 _ID_FIELD = {"paper": "paper_id", "review": "review_id", "rebuttal": "rebuttal_id"}
 
 
@@ -33,25 +34,30 @@ class Perturbation:
     category: str
     needs_llm: bool
     summary: str
-    # rule-based: (row, rng, **options) -> (row, description); LLM-driven: (rows, rngs, judge, progress, **options)
+    # rule-based: (row, rng, **options) -> (row, description); LLM-driven: (rows, rngs, judge, progress, kind,
+    # tally, **options), its edits checked against validation.EDIT_BOUNDS[kind] and counted in the tally
     run: Callable
 
 
 def _llm_sections(template: str, aspect: str | None):
-    def run(rows, rngs, judge, progress, template_file=None):
+    def run(rows, rngs, judge, progress, kind, tally, template_file=None, max_tries: int = MAX_TRIES):
         types = aspect_section_types(aspect) if aspect else None
-        return rewrite.edit_paper_sections(rows, judge, template, types, progress=progress, override=template_file)
+        return rewrite.edit_paper_sections(rows, judge, template, types, progress=progress, override=template_file,
+                                           kind=kind, max_tries=max_tries, tally=tally)
     return run
 
 
 def _llm_whole(template: str, fields: tuple[str, ...] = ()):
-    def run(rows, rngs, judge, progress, template_file=None):
-        return rewrite.edit_whole_texts(rows, judge, template, progress=progress, override=template_file, fields=fields)
+    def run(rows, rngs, judge, progress, kind, tally, template_file=None, max_tries: int = MAX_TRIES):
+        return rewrite.edit_whole_texts(rows, judge, template, progress=progress, override=template_file, fields=fields,
+                                        kind=kind, max_tries=max_tries, tally=tally)
     return run
 
 
-def _voice(rows, rngs, judge, progress, template_file=None, fraction: float = 0.4):
-    return rewrite.rewrite_voice(rows, rngs, judge, fraction=fraction, progress=progress, override=template_file)
+def _voice(rows, rngs, judge, progress, kind, tally, template_file=None, fraction: float = 0.4,
+           max_tries: int = MAX_TRIES):
+    return rewrite.rewrite_voice(rows, rngs, judge, fraction=fraction, progress=progress, override=template_file,
+                                 max_tries=max_tries, tally=tally)
 
 
 def _injection(placement: str):
@@ -143,7 +149,8 @@ def record_rng(seed: int, kind: str, record_id: str) -> random.Random:
     return random.Random(f"{seed}/{kind}/{record_id}")
 
 
-def apply_perturbation(kind: str, records, *, seed: int = 0, judge=None, progress: bool = False, **options):
+def apply_perturbation(kind: str, records, *, seed: int = 0, judge=None, progress: bool = False, tally=None,
+                       **options):
     """``records`` (a Dataset of the kind's component) with the edit ``kind`` applied to each.
 
     Every returned record keeps its ``paper_id`` (and id) and gets the ``perturbation`` struct:
@@ -151,10 +158,12 @@ def apply_perturbation(kind: str, records, *, seed: int = 0, judge=None, progres
     does not apply to (e.g. a review that is not accept-leaning, for ``rating-flip``) are returned
     unchanged with a description that says why. Records the edit could not be made for (the LLM gave
     no answer for them: see ``judge.failures``; no false claims for their paper) are left out, with a
-    warning that counts them. LLM-driven kinds need ``judge``. Options:
+    warning that counts them. LLM-driven kinds need ``judge``; each of their edits is checked
+    (:mod:`praib.perturb.validation`), a rejected one is left undone and said in the description, and
+    ``tally`` (an :class:`~praib.perturb.validation.EditTally`) counts them. Options:
     ``fraction``/``per_paragraph``/``rate``/``widths`` for the surface edits, ``claims`` (paper id ->
     list of claims) for ``false-claims``, ``template_file`` (a .jinja path) for the LLM and
-    injection kinds.
+    injection kinds, ``max_tries`` (answers asked per edit, default 2) for the LLM kinds.
     """
     from tqdm.auto import tqdm
 
@@ -176,7 +185,7 @@ def apply_perturbation(kind: str, records, *, seed: int = 0, judge=None, progres
     rows = records.to_list()
     rngs = [record_rng(seed, kind, row[_ID_FIELD[component]] or row["paper_id"]) for row in rows]
     if perturbation.needs_llm:
-        edited = perturbation.run(rows, rngs, judge, progress, **options)
+        edited = perturbation.run(rows, rngs, judge, progress, kind, tally, **options)
     else:
         edited = [perturbation.run(row, rng, **options)
                   for row, rng in tqdm(list(zip(rows, rngs)), desc=kind, unit="record", disable=not progress)]

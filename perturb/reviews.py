@@ -23,6 +23,8 @@ from praib.records.atomic import write_text_atomically
 from praib.records import iter_jsonl, read_json
 from praib.scales import Scale, UnknownScaleError, generic_scales, venue_scales
 
+from praib.perturb.validation import MAX_TRIES, EditTally
+
 # Score-line labels that carry the overall rating, as praib.parsing reads them.
 _RATING_LABELS = ("overall rating", "overall score", "final score", "final rating", "rating", "score",
                   "overall recommendation", "final recommendation", "recommendation", "final decision", "decision")
@@ -127,16 +129,27 @@ def parse_false_claims(output: str) -> list[str]:
     return [re.sub(r"\s+", " ", c).strip(" *-") for c in _CLAIM.findall(output) if c.strip(" *-\n")]
 
 
-def generate_claim_buckets(papers, judge, progress: bool = False) -> dict[str, list[str]]:
-    """One bucket of false weakness claims per paper (``papers``: a Dataset of paper records). A paper
-    the judge gave no answer for has no bucket (the failure is in the judge's log)."""
-    from praib.perturb.rewrite import generate_texts
+def generate_claim_buckets(papers, judge, progress: bool = False, max_tries: int = MAX_TRIES,
+                           tally: EditTally | None = None) -> dict[str, list[str]]:
+    """One bucket of false weakness claims per paper (``papers``: a Dataset of paper records). An
+    answer with no claim in the format is asked again (``max_tries`` answers in all), then recorded
+    as rejected; a paper the judge gave no usable answer for has no bucket (the failure is in the
+    judge's log). ``tally`` counts the buckets accepted and rejected."""
+    from praib.perturb.rewrite import generate_checked
 
     rows = list(papers)
-    answers = generate_texts(judge, "false_claims", [{"title": r["title"] or "", "paper": r["text"] or ""}
-                                                     for r in rows], progress=progress,
-                             ids=[f"{r['paper_id']}/false claims" for r in rows])
-    return {row["paper_id"]: parse_false_claims(answer.value) for row, answer in zip(rows, answers) if answer.ok}
+
+    def check(_, output: str) -> tuple[list[str] | None, str | None]:
+        claims = parse_false_claims(output)
+        return (claims, None) if claims else (None, "the answer holds no 'False Claim: ...' line")
+
+    outcomes = generate_checked(judge, "false_claims", [{"title": r["title"] or "", "paper": r["text"] or ""}
+                                                        for r in rows],
+                                [f"{r['paper_id']}/false claims" for r in rows], check, progress=progress,
+                                max_tries=max_tries)
+    if tally is not None:
+        tally.add("false-claims", "claim bucket", outcomes)
+    return {row["paper_id"]: outcome.value for row, outcome in zip(rows, outcomes) if outcome.ok}
 
 
 def false_claims(row: dict, rng: random.Random,

@@ -7,10 +7,18 @@ section of the aspect's type (``data/section_types.yaml``), a whole review or re
 the units, and every span the answer does not name, stays byte-identical; spans that cannot be found
 are counted in the record's description. The active/passive voice edit rewrites whole paragraphs.
 
+Every answer is checked before it is applied (:mod:`praib.perturb.validation`): a span-edit answer
+must name at least one span in the format, found in its unit, lying in prose (no heading, table,
+figure, maths or code inside it), changed, and within its kind's length and word-overlap bounds;
+a voice answer must be one paragraph within the bounds. A rejected unit is asked again with the
+reasons (``max_tries`` answers in all), then left unedited, recorded in the judge's failure log
+(``RejectedEdit``) and counted in the record's description.
+
 Every prompt goes through the judge's backend (so through the call cache when it has one), in one
 batch for all records. A record with a unit the judge gave no answer for is left out (``None`` in
 place of the edited record, with the reason); the failure is in the judge's log. Templates live in
-``templates/``; pass ``template=PATH`` to use your own.
+``templates/``; pass ``template=PATH`` to use your own (it is given ``rejected``, the reasons the
+unit's earlier answers were rejected: show them, or a retry asks the same question again).
 """
 
 from __future__ import annotations
@@ -22,12 +30,15 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from praib.perturb.logic import TEMPLATES
-from praib.perturb.text import prose_blocks, sections
+from praib.perturb.text import blocks, prose_blocks, sections
+from praib.perturb.validation import (EDIT_BOUNDS, MAX_TRIES, REJECTED_EDIT, EditBounds, EditTally, ask_checked,
+                                      check_edit, describe_rejections)
 
 _SPAN_EDIT = re.compile(
     r"Start Words\s*:[ \t]*(?P<start>[^\n]*)\n[ \t\-*]*Ending Words\s*:[ \t]*(?P<end>[^\n]*)\n"
     r".*?Edited Text Span[ \t*:]*\n?(?P<edited>.*?)(?=\n[^\n]*Text Span to Edit|\Z)", re.S | re.I)
 _QUOTES = " \t\"'“”‘’`*"
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 @dataclass(frozen=True)
@@ -37,25 +48,28 @@ class SpanEdit:
     edited: str
 
 
-def generate_texts(judge, template: str, items: Sequence[dict[str, Any]], progress: bool = False,
-                   override: str | Path | None = None, ids: Sequence[str] | None = None) -> list[Any]:
-    """One free-text :class:`~praib.llm.judge.Answer` per item from ``template`` rendered with the
-    item, through the judge; ``ids`` name the items in failure records."""
+def generate_checked(judge, template: str, items: Sequence[dict[str, Any]], ids: Sequence[str],
+                     check, *, progress: bool = False, override: str | Path | None = None,
+                     max_tries: int = MAX_TRIES):
+    """:func:`~praib.perturb.validation.ask_checked` with ``template`` (or ``override``) and the
+    ``perturb:<template>`` label the call cache knows these prompts by."""
     path = TEMPLATES.path(Path(override) if override else template)
-    return judge.text(path, items, label=f"perturb:{path.stem}", progress=progress, ids=ids)
+    return ask_checked(judge, path, items, ids, check, label=f"perturb:{path.stem}", max_tries=max_tries,
+                       progress=progress)
 
 
 def record_name(row: dict) -> str:
     """How a failure record names the record an edit was for."""
-    return str(row.get("review_id") or row.get("rebuttal_id") or row.get("paper_id"))
+    return str(row.get("rebuttal_id") or row.get("review_id") or row.get("paper_id"))
 
 
-def _failed(answers: Sequence[Any]) -> str | None:
-    """Why a record cannot be edited: the first of its units that got no answer."""
-    bad = [a for a in answers if not a.ok]
+def _failed(outcomes: Sequence[Any]) -> str | None:
+    """Why a record cannot be edited: the first of its units that got no answer (a rejected one is
+    left unedited instead)."""
+    bad = [o for o in outcomes if not o.ok and o.error != REJECTED_EDIT]
     if not bad:
         return None
-    return f"failed: {len(bad)} of {len(answers)} answers missing ({bad[0].error}: {bad[0].reason})"
+    return f"failed: {len(bad)} of {len(outcomes)} answers missing ({bad[0].error}: {bad[0].reason})"
 
 
 def parse_span_edits(output: str) -> list[SpanEdit]:
@@ -69,34 +83,68 @@ def parse_span_edits(output: str) -> list[SpanEdit]:
     return edits
 
 
-def apply_span_edits(text: str, edits: Sequence[SpanEdit]) -> tuple[str, list[tuple[str, str]], int]:
-    """``text`` with each edit's span (from its start words to its ending words) replaced.
-    Returns the new text, the (old span, new span) pairs applied, and how many spans were not found."""
+def _locate(text: str, edit: SpanEdit) -> tuple[int, int] | None:
+    """Where ``edit``'s span (from its start words to its ending words) lies in ``text``, None if it is not there."""
+    begin = text.find(edit.start)
+    finish = text.find(edit.end, begin + len(edit.start)) if begin >= 0 else -1
+    if begin >= 0 and finish < 0 and edit.end in edit.start:
+        finish = text.find(edit.end, begin)
+    if begin < 0 or finish < 0:
+        return None
+    return begin, finish + len(edit.end)
+
+
+def check_span_answer(bounds: EditBounds, text: str, output: str
+                      ) -> tuple[tuple[str, list[tuple[str, str]], int] | None, str | None]:
+    """((edited text, applied pairs, spans not found), None) when ``output`` is an acceptable span-edit
+    answer for ``text``, else (None, why not). Spans not found in ``text``, and spans the answer
+    leaves as they were, touch nothing and are skipped; any other span must lie in prose and keep
+    ``bounds``."""
+    edits = parse_span_edits(output)
+    if not edits:
+        return None, "the answer names no span in the format asked for (Start Words, Ending Words, Edited Text Span)"
     applied, missed = [], 0
     for edit in edits:
-        begin = text.find(edit.start)
-        finish = text.find(edit.end, begin + len(edit.start)) if begin >= 0 else -1
-        if begin >= 0 and finish < 0 and edit.end in edit.start:
-            finish = text.find(edit.end, begin)
-        if begin < 0 or finish < 0:
+        where = _locate(text, edit)
+        if where is None:
             missed += 1
             continue
-        old = text[begin:finish + len(edit.end)]
-        text = text[:begin] + edit.edited + text[finish + len(edit.end):]
+        old = text[where[0]:where[1]]
+        if " ".join(old.split()) == " ".join(edit.edited.split()):
+            continue
+        name = f"span {edit.start[:40]!r}...{edit.end[-40:]!r}"
+        crossed = next((b.kind for b in blocks(text) if b.kind != "prose" and b.start < where[1] and where[0] < b.end),
+                       None)
+        if crossed:
+            return None, f"{name} covers a {crossed}, which the edit may not touch"
+        problem = check_edit(bounds, old, edit.edited)
+        if problem:
+            return None, f"{name}: {problem}"
+        text = text[:where[0]] + edit.edited + text[where[1]:]
         applied.append((old, edit.edited))
-    return text, applied, missed
+    if not applied:
+        return None, (f"none of the {len(edits)} spans the answer names is in the text" if missed == len(edits)
+                      else "the answer changes none of the spans it names")
+    return (text, applied, missed), None
 
 
-def _summary(applied: int, missed: int, where: str) -> str:
-    if not applied and not missed:
-        return "unchanged: the model's answer named no span to edit"
-    text = f"{applied} span{'s' if applied != 1 else ''} rewritten {where}"
-    return text + (f"; {missed} span{'s' if missed != 1 else ''} named by the model not found" if missed else "")
+def _summary(applied: int, missed: int, where: str, rejections: str) -> str:
+    text = f"{applied} span{'s' if applied != 1 else ''} rewritten {where}" if applied else "unchanged"
+    if missed:
+        text += f"; {missed} span{'s' if missed != 1 else ''} named by the model not found"
+    return text + (f"{': ' if not applied else '; '}{rejections}" if rejections else "")
+
+
+def _tally(tally: EditTally | None, kind: str, outcomes) -> None:
+    if tally is not None:
+        tally.add(kind, EDIT_BOUNDS[kind].unit, outcomes)
 
 
 def edit_paper_sections(rows: list[dict], judge, template: str, section_types: tuple[str, ...] | None,
-                        progress: bool = False, override: str | Path | None = None) -> list[tuple[dict, str]]:
-    """Span edits in each section of the given types (``None``: every section but the references)."""
+                        progress: bool = False, override: str | Path | None = None, *, kind: str,
+                        max_tries: int = MAX_TRIES, tally: EditTally | None = None) -> list[tuple[dict, str]]:
+    """Span edits in each section of the given types (``None``: every section but the references),
+    checked against the bounds of ``kind``."""
     units = []  # (row index, section)
     for index, row in enumerate(rows):
         text = row["text"] or ""
@@ -104,13 +152,17 @@ def edit_paper_sections(rows: list[dict], judge, template: str, section_types: t
             wanted = (section.type in section_types) if section_types else section.type != "references"
             if wanted and text[section.start:section.end].strip():
                 units.append((index, section))
-    outputs = generate_texts(judge, template, [{"title": rows[i]["title"] or "", "section": s.heading or "",
-                                                "text": rows[i]["text"][s.start:s.end]} for i, s in units],
-                             progress=progress, override=override,
-                             ids=[f"{record_name(rows[i])}/section {s.heading or s.start}" for i, s in units])
+    bodies = [rows[i]["text"][s.start:s.end] for i, s in units]
+    outcomes = generate_checked(
+        judge, template, [{"title": rows[i]["title"] or "", "section": s.heading or "", "text": body}
+                          for (i, s), body in zip(units, bodies)],
+        [f"{record_name(rows[i])}/section {s.heading or s.start}" for i, s in units],
+        lambda n, output: check_span_answer(EDIT_BOUNDS[kind], bodies[n], output),
+        progress=progress, override=override, max_tries=max_tries)
+    _tally(tally, kind, outcomes)
     results: list[tuple[dict | None, str]] = []
     for index, row in enumerate(rows):
-        mine = [(s, out) for (i, s), out in zip(units, outputs) if i == index]
+        mine = [(s, out) for (i, s), out in zip(units, outcomes) if i == index]
         if not mine:
             kinds = ", ".join(section_types) if section_types else "any"
             results.append((row, f"unchanged: no sections of type {kinds}"))
@@ -119,37 +171,47 @@ def edit_paper_sections(rows: list[dict], judge, template: str, section_types: t
         if failure:
             results.append((None, failure))
             continue
-        mine = [(s, out.value) for s, out in mine]
         text, applied, missed, touched = row["text"], 0, 0, []
-        for section, output in sorted(mine, key=lambda item: item[0].start, reverse=True):
-            body, pairs, lost = apply_span_edits(text[section.start:section.end], parse_span_edits(output))
+        for section, outcome in sorted(mine, key=lambda item: item[0].start, reverse=True):
+            if not outcome.ok:
+                continue
+            body, pairs, lost = outcome.value
             text = text[:section.start] + body + text[section.end:]
             applied, missed = applied + len(pairs), missed + lost
-            if pairs:
-                touched.insert(0, section.heading or "(untitled)")
+            touched.insert(0, section.heading or "(untitled)")
         where = f"in {len(touched)} of {len(mine)} targeted sections" + (f" ({'; '.join(touched)})" if touched else "")
-        results.append(({**row, "text": text}, _summary(applied, missed, where)))
+        results.append(({**row, "text": text},
+                         _summary(applied, missed, where, describe_rejections([o for _, o in mine], "section"))))
     return results
 
 
 def edit_whole_texts(rows: list[dict], judge, template: str, progress: bool = False,
-                     override: str | Path | None = None, fields: Sequence[str] = ()) -> list[tuple[dict, str]]:
-    """Span edits of each record's whole text; an edit that lies inside one of ``fields`` (a review's
-    sections) is made there too, so fields and text stay consistent."""
+                     override: str | Path | None = None, fields: Sequence[str] = (), *, kind: str,
+                     max_tries: int = MAX_TRIES, tally: EditTally | None = None) -> list[tuple[dict, str]]:
+    """Span edits of each record's whole text, checked against the bounds of ``kind``; an edit that
+    lies inside one of ``fields`` (a review's sections) is made there too, so fields and text stay
+    consistent."""
     with_text = [row for row in rows if (row["text"] or "").strip()]
-    answers = dict(zip(map(id, with_text), generate_texts(judge, template, [{"text": row["text"]} for row in with_text],
-                                                          progress=progress, override=override,
-                                                          ids=[record_name(row) for row in with_text])))
+    outcomes = generate_checked(
+        judge, template, [{"text": row["text"]} for row in with_text], [record_name(row) for row in with_text],
+        lambda n, output: check_span_answer(EDIT_BOUNDS[kind], with_text[n]["text"], output),
+        progress=progress, override=override, max_tries=max_tries)
+    _tally(tally, kind, outcomes)
+    by_row = dict(zip(map(id, with_text), outcomes))
     results: list[tuple[dict | None, str]] = []
     for row in rows:
-        if id(row) not in answers:
+        if id(row) not in by_row:
             results.append((row, "unchanged: no text"))
             continue
-        failure = _failed([answers[id(row)]])
+        outcome = by_row[id(row)]
+        failure = _failed([outcome])
         if failure:
             results.append((None, failure))
             continue
-        text, pairs, missed = apply_span_edits(row["text"], parse_span_edits(answers[id(row)].value))
+        if not outcome.ok:
+            results.append((row, f"unchanged: the edit was rejected: {outcome.reason}"))
+            continue
+        text, pairs, missed = outcome.value
         edited, unsynced = {**row, "text": text}, 0
         for old, new in pairs:
             holders = [f for f in fields if edited.get(f) and edited[f].count(old) == 1]
@@ -157,15 +219,25 @@ def edit_whole_texts(rows: list[dict], judge, template: str, progress: bool = Fa
                 edited[holders[0]] = edited[holders[0]].replace(old, new)
             elif any(row.get(f) for f in fields):
                 unsynced += 1
-        description = _summary(len(pairs), missed, "in the text")
+        description = _summary(len(pairs), missed, "in the text", "")
         if unsynced:
             description += f"; {unsynced} of them cross section fields, which keep their original wording"
         results.append((edited, description))
     return results
 
 
+def check_paragraph_answer(bounds: EditBounds, paragraph: str, output: str) -> tuple[str | None, str | None]:
+    """(the rewritten paragraph, None) when ``output`` may replace ``paragraph``, else (None, why not)."""
+    rewritten = output.strip()
+    problem = check_edit(bounds, paragraph, rewritten)
+    if problem is None and _BLANK_LINE.search(rewritten):
+        problem = "the answer is more than one paragraph"
+    return (rewritten, None) if problem is None else (None, problem)
+
+
 def rewrite_voice(rows: list[dict], rngs: list[random.Random], judge, fraction: float = 0.4,
-                  progress: bool = False, override: str | Path | None = None) -> list[tuple[dict, str]]:
+                  progress: bool = False, override: str | Path | None = None, *, max_tries: int = MAX_TRIES,
+                  tally: EditTally | None = None) -> list[tuple[dict, str]]:
     """Rewrite a ``fraction`` of each paper's prose paragraphs between active and passive voice."""
     if not 0 < fraction <= 1:
         raise ValueError(f"fraction must be in (0, 1], got {fraction}")
@@ -175,24 +247,27 @@ def rewrite_voice(rows: list[dict], rngs: list[random.Random], judge, fraction: 
         if paragraphs:
             count = max(1, round(fraction * len(paragraphs)))
             units += [(index, paragraphs[i]) for i in sorted(rng.sample(range(len(paragraphs)), count))]
-    outputs = generate_texts(judge, "paper_voice", [{"text": rows[i]["text"][b.start:b.end]} for i, b in units],
-                             progress=progress, override=override,
-                             ids=[f"{record_name(rows[i])}/paragraph at {b.start}" for i, b in units])
+    originals = [rows[i]["text"][b.start:b.end] for i, b in units]
+    outcomes = generate_checked(
+        judge, "paper_voice", [{"text": original} for original in originals],
+        [f"{record_name(rows[i])}/paragraph at {b.start}" for i, b in units],
+        lambda n, output: check_paragraph_answer(EDIT_BOUNDS["voice"], originals[n], output),
+        progress=progress, override=override, max_tries=max_tries)
+    _tally(tally, "voice", outcomes)
     results: list[tuple[dict | None, str]] = []
     for index, row in enumerate(rows):
-        answers = [out for (i, _), out in zip(units, outputs) if i == index]
-        failure = _failed(answers)
+        mine = [(b, out) for (i, b), out in zip(units, outcomes) if i == index]
+        failure = _failed([out for _, out in mine])
         if failure:
             results.append((None, failure))
             continue
-        mine = [(b, out.value.strip()) for (i, b), out in zip(units, outputs) if i == index]
-        text, rewritten = row["text"] or "", 0
-        for block, output in sorted(mine, key=lambda item: item[0].start, reverse=True):
-            if output and output != text[block.start:block.end]:
-                text = text[:block.start] + output + text[block.end:]
-                rewritten += 1
+        text = row["text"] or ""
+        accepted = sorted(((b, out.value) for b, out in mine if out.ok), key=lambda item: item[0].start, reverse=True)
+        for block, rewritten in accepted:
+            text = text[:block.start] + rewritten + text[block.end:]
+        rejections = describe_rejections([out for _, out in mine], "paragraph")
         total = len(prose_blocks(row["text"] or ""))
         results.append(({**row, "text": text},
-                         f"{rewritten} of {total} paragraphs rewritten between active and passive voice"
-                         + (f" ({len(mine) - rewritten} answers empty or unchanged)" if len(mine) > rewritten else "")))
+                        f"{len(accepted)} of {total} paragraphs rewritten between active and passive voice"
+                        + (f"; {rejections}" if rejections else "")))
     return results

@@ -116,6 +116,7 @@ def build(papers_source, output, edits, logic_source, seed, max_tries, templates
 
     from praib.perturb.counterfactual import build_counterfactuals, describe_attempts
     from praib.perturb.logic import load_logic
+    from praib.perturb.validation import EditTally
 
     chosen = [k.strip() for k in edits.split(",") if k.strip()]
     if not chosen:
@@ -124,19 +125,21 @@ def build(papers_source, output, edits, logic_source, seed, max_tries, templates
     neutral = [k for k in chosen if k not in CRITICAL_CHOICES]
     if families and not judge_spec.model:
         raise click.UsageError("soundness-critical edits need --judge MODEL")
+    tally = EditTally()
     with failure_log(max_failures, output) as failures:
         try:
             papers, logic = load_papers(papers_source), load_logic(logic_source) if logic_source else None
             result = build_counterfactuals(
                 papers, judge_spec.make(failures), logic=logic, families=families, neutral_kinds=neutral,
-                max_attempts=max_tries, seed=seed, templates=templates, progress=not no_progress)
+                max_attempts=max_tries, seed=seed, templates=templates, progress=not no_progress, tally=tally)
         except (PaperError, *_errors()) as err:
             raise click.ClickException(str(err)) from None
         stop_if_nothing_made(failures, len(result.papers), "no variant written", output)
         paths = result.save(output)
         critical = sum(1 for p in result.papers["perturbation"] if p["category"] == "soundness-critical")
         click.echo(f"{critical} soundness-critical and {len(result.papers) - critical} soundness-neutral variants; "
-                   f"attempts: {describe_attempts(result.attempts)}{_failed_papers(failures, papers)}")
+                   f"attempts: {describe_attempts(result.attempts)}{_failed_papers(failures, papers)}"
+                   + (f"; LLM edits: {tally.describe()}" if tally.counts else ""))
         click.echo(f"wrote {paths['papers']}, {paths['logic']}, {paths['attempts']}")
 
 

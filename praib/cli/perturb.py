@@ -55,6 +55,7 @@ def perturb(kind, input_path, list_kinds, output, seed, split, claims, papers, t
 
     from praib.perturb.registry import apply_perturbation, get_perturbation, list_perturbations
     from praib.perturb.reviews import generate_claim_buckets, load_claim_buckets, save_claim_buckets
+    from praib.perturb.validation import EditTally
 
     if no_progress:
         import datasets
@@ -70,6 +71,7 @@ def perturb(kind, input_path, list_kinds, output, seed, split, claims, papers, t
         return
     if not (kind and input_path):
         raise click.UsageError("give PERTURBATION and INPUT (or --list)")
+    tally = EditTally()
     with failure_log(max_failures, output) as failures:
         try:
             perturbation = get_perturbation(kind)
@@ -94,12 +96,12 @@ def perturb(kind, input_path, list_kinds, output, seed, split, claims, papers, t
                 raise click.UsageError("false-claims needs --claims FILE, or --papers FILE to generate the claims")
             judge = judge_spec.make(failures)
             if claim_papers is not None:
-                options["claims"] = generate_claim_buckets(claim_papers, judge, progress=not no_progress)
+                options["claims"] = generate_claim_buckets(claim_papers, judge, progress=not no_progress, tally=tally)
                 claims_path = output.with_name(output.name + ".claims.jsonl")
                 save_claim_buckets(options["claims"], claims_path)
                 click.echo(f"wrote the generated false-claim buckets to {claims_path}")
             perturbed = apply_perturbation(kind, records, seed=seed, judge=judge, progress=not no_progress,
-                                           **options)
+                                           tally=tally, **options)
         except (RecordError, ValueError, BackendError) as err:
             raise click.ClickException(str(err)) from None
         stop_if_nothing_made(failures, len(perturbed), f"no {perturbation.component} record perturbed", output)
@@ -109,7 +111,8 @@ def perturb(kind, input_path, list_kinds, output, seed, split, claims, papers, t
         named = _failed_records(failures, records)
         click.echo(f"{kind}: {len(perturbed) - unchanged} of {len(records)} {perturbation.component} records changed"
                    f"{f' ({unchanged} left unchanged, see their perturbation.description)' if unchanged else ''}"
-                   f"{f'; {left_out} left out (no usable LLM answer{named})' if left_out else ''}; wrote {output}")
+                   f"{f'; {left_out} left out (no usable LLM answer{named})' if left_out else ''}"
+                   f"{f'; LLM edits: {tally.describe()}' if tally.counts else ''}; wrote {output}")
 
 
 def _failed_records(failures, records) -> str:

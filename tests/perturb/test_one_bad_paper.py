@@ -266,7 +266,7 @@ def test_perturb_leaves_out_the_paper_whose_server_fails_and_the_rerun_sends_onl
     out = tmp_path / "voiced.jsonl"
     first = invoke(perturb(server, tmp_path, papers))
     assert first.exit_code == 3, first.output
-    assert "voice: 2 of 3 paper records changed; 1 left out (no usable LLM answer: P-102); wrote" in first.output
+    assert "voice: 2 of 3 paper records changed; 1 left out (no usable LLM answer: P-102); LLM edits: voice:" in first.output
     assert paper_ids(out) == ["P-101", "P-103"]
     failures = failures_of(out)
     assert failures and all(f["item_id"].startswith("P-102/paragraph at ") and f["error"] == "ServerError"

@@ -1,6 +1,7 @@
 """`praib perturb` end to end on the shipped demo set."""
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -77,9 +78,19 @@ def test_false_claims_from_a_claims_file(tmp_path):
             assert row["weaknesses"].count(f"- {row['paper_id']} claim ") == 3
 
 
+def overclaim_first_sentence(request):
+    """A span edit, in the registry's answer format, that claims novelty for the first sentence of the section asked about."""
+    body = request.messages[-1][1].split("\nSection: ", 1)[1].split("\n", 1)[1]
+    sentence = re.match(r"\s*([^\n]+?\.)(?:\s|$)", body).group(1)
+    edited = ("We are the first to notice that dense graphs are slow." if sentence.startswith("Dense graphs") else
+              "We are the first to show that " + sentence[0].lower() + sentence[1:])
+    words = sentence.split()
+    return (f"1. Text Span to Edit\n- Start Words: {' '.join(words[:2])}\n- Ending Words: {' '.join(words[-2:])}\n"
+            f"2. Edited Text Span\n{edited}")
+
+
 def test_llm_kind_through_the_judge_options(tmp_path, monkeypatch):
-    backend = StubBackend(["1. Text Span to Edit\n- Start Words: Dense graphs\n- Ending Words: not nodes.\n"
-                                "2. Edited Text Span\nWe are the first to notice that dense graphs are slow."])
+    backend = StubBackend(overclaim_first_sentence)
     monkeypatch.setattr("praib.llm.judge.make_judge", lambda *args, failures, **options: Judge(backend, failures=failures))
     output = tmp_path / "out.jsonl"
     result = run("overclaim-novelty", str(DEMO / "papers.jsonl"), "--output", str(output),

@@ -6,7 +6,8 @@ from praib.llm.cache import CachedBackend, CallCache
 from praib.llm.judge import Judge
 from praib.perturb.registry import apply_perturbation
 from praib.perturb.reviews import generate_claim_buckets
-from praib.perturb.rewrite import SpanEdit, apply_span_edits, parse_span_edits
+from praib.perturb.rewrite import SpanEdit, check_span_answer, parse_span_edits
+from praib.perturb.validation import EditBounds
 from praib.records import coerce_record, records_to_dataset
 from tests.doubles import StubBackend
 
@@ -100,9 +101,12 @@ def test_presentation_edits_every_section_but_the_references():
     backend = StubBackend(["no edits"])
     out = apply_perturbation("presentation", paper_records(), judge=Judge(backend))
     sections = [p.split("Section: ")[1].split("\n")[0] for p in user_prompts(backend)]
-    assert sections == ["1 Introduction", "2 Method", "3 Experiments"]  # the title heading has no body
+    # the title heading has no body; an answer naming no span is asked again once, then rejected
+    assert sections == ["1 Introduction", "2 Method", "3 Experiments"] * 2
     assert out[0]["text"] == PAPER
-    assert out[0]["perturbation"]["description"] == "unchanged: the model's answer named no span to edit"
+    assert out[0]["perturbation"]["description"] == (
+        "unchanged: 3 sections rejected: the answer names no span in the format asked for "
+        "(Start Words, Ending Words, Edited Text Span)")
 
 
 def test_aspect_kind_without_matching_sections_leaves_the_paper():
@@ -149,7 +153,9 @@ def test_voice_rewrites_the_chosen_paragraphs_whole():
 
 
 def test_llm_edits_go_through_the_call_cache(tmp_path):
-    inner = StubBackend([span_answer("We train a", "seed 3.", "We train a network.")])
+    inner = StubBackend(lambda request: span_answer("We train a", "seed 3.", "We train a network.")
+                        if "Section: 2 Method" in request.messages[-1][1] else
+                        span_answer("We report", "t-test.", "We report one run."))
     judge = Judge(CachedBackend(inner, CallCache(tmp_path)))
     first = apply_perturbation("remove-details", paper_records(), judge=judge)
     assert len(inner.requests) == 2
@@ -169,7 +175,7 @@ def test_false_claim_buckets_are_generated_from_the_papers():
 def test_own_template_replaces_the_builtin(tmp_path):
     own = tmp_path / "tone.jinja"
     own.write_text("Be rude to: {{ text }}")
-    backend = StubBackend(["nothing"])
+    backend = StubBackend([span_answer("Fine", "paper.", "Fine paper, if you like trivia.")])
     row = coerce_record({"paper_id": "p1", "source": "human", "text": "Fine paper."}, "review", "t")
     apply_perturbation("tone-sarcastic", records_to_dataset([row], "review"), judge=Judge(backend),
                        template_file=str(own))
@@ -185,6 +191,7 @@ def test_span_edit_parsing_and_application():
               "2. Edited Text Span\nBeta")
     edits = parse_span_edits(answer)
     assert edits == [SpanEdit("The loss", "entropy.", "The loss is standard."), SpanEdit("Alpha", "Alpha", "Beta")]
-    text, applied, missed = apply_span_edits("Alpha. The loss is cross-entropy. End.", edits)
-    assert text == "Beta. The loss is standard. End."
+    any_length = EditBounds("text", (0.0, 10.0), None)
+    (text, applied, missed), problem = check_span_answer(any_length, "Alpha. The loss is cross-entropy. End.", answer)
+    assert text == "Beta. The loss is standard. End." and problem is None
     assert applied == [("The loss is cross-entropy.", "The loss is standard."), ("Alpha", "Beta")] and missed == 0
