@@ -593,6 +593,8 @@ def find_validation(judge_description: Mapping[str, Any], task: str,
     sets, the result with the latest ``date`` is returned. A store file that is not a validation result
     is a :class:`~praib.records.RecordError` naming it.
     """
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; tasks: {', '.join(TASKS)}")
     try:
         _, template_hash = template_fingerprint(task, judge_description.get("templates"))
     except ValueError:

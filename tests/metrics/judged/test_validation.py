@@ -314,6 +314,8 @@ def test_the_store_round_trip_and_the_lookup_by_judge_and_task(polarity_run, tmp
     assert find_validation({**description, "model_revision": "rev2"}, "polarity", cache) is None
     assert find_validation({**description, "model": "another"}, "polarity", cache) is None
     assert find_validation(description, "polarity", tmp_path / "elsewhere") is None
+    with pytest.raises(ValueError, match="unknown task 'tone'"):
+        find_validation(description, "tone", cache)
 
 
 def test_a_replaced_template_is_another_judge(tmp_path):
