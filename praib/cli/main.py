@@ -441,9 +441,10 @@ from praib.cli.robustness import effects, robustness  # noqa: E402
 from praib.cli.leaderboard import leaderboard  # noqa: E402
 from praib.cli.doctor import doctor  # noqa: E402
 from praib.cli.tables import tables  # noqa: E402
+from praib.cli.judge import judge  # noqa: E402
 
 counterfactual.add_command(effects)
-for command in (perturb, counterfactual, meta_review, robustness, leaderboard, data, doctor, tables):
+for command in (perturb, counterfactual, meta_review, robustness, leaderboard, data, doctor, tables, judge):
     main.add_command(command)
 
 if __name__ == "__main__":

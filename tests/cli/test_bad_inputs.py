@@ -202,6 +202,26 @@ RESULT_CASES = {
     "integer beyond float": _with(RESULT_ROW, value=10**400), "missing column": _line({"submission": "m"}),
     "NaN (not JSON)": _line(RESULT_ROW).replace(b"1.0", b"NaN"), "nested too deeply": DEEP,
 }
+GOLD_ROW = {"id": "p1", "task": "polarity", "text": "The method is sound.", "label": "strength"}
+GOLD_CASES = {
+    "missing file": None, "directory for a file": "dir", "empty file": b"", "whitespace-only file": b"\n \n",
+    "non-UTF-8 bytes": _line(GOLD_ROW).replace(b"sound", b"so\xffund"), "truncated last line": _line(GOLD_ROW)[:-15],
+    "list for an object": _line(GOLD_ROW) + b'["p2", "polarity"]\n', "wrong JSON type": _with(GOLD_ROW, text=["a"]),
+    "a label outside the task's": _with(GOLD_ROW, label="praise"), "missing text": _line({**GOLD_ROW, "text": None}),
+    "no item of the task": _with(GOLD_ROW, task="math", label="yes"), "an item twice": _line(GOLD_ROW) * 2,
+    "NaN (not JSON)": _line(GOLD_ROW).replace(b"{", NAN, 1), "nested too deeply": _line(GOLD_ROW) + DEEP,
+}
+DISAPERE_REVIEW = {"review_id": "r1", "review_sentences": [
+    {"review_id": "r1", "sentence_index": 0, "text": "Clear.", "aspect": "asp_clarity", "polarity": "pol_positive"}]}
+DISAPERE_CASES = {
+    "missing file": None, "folder without the release": "dir", "empty file": b"",
+    "non-UTF-8 bytes": _line(DISAPERE_REVIEW).replace(b"Clear", b"Cl\xffear"),
+    "truncated last line": _line(DISAPERE_REVIEW)[:-20], "list for an object": b'["r1"]\n',
+    "string for a list": _with(DISAPERE_REVIEW, review_sentences="Clear."),
+    "unknown aspect": _line(DISAPERE_REVIEW).replace(b"asp_clarity", b"asp_tone"),
+    "no labelled sentence": _line(DISAPERE_REVIEW).replace(b"pol_positive", b"none"),
+    "NaN (not JSON)": _line(DISAPERE_REVIEW).replace(b"{", NAN, 1), "nested too deeply": DEEP,
+}
 ARG_FILE_CASES = {"missing file": None, "directory for a file": "dir", "empty file": b"",
                   "non-UTF-8 bytes": b"Be \xffkind.\n"}
 FILE_FOR_DIRECTORY = {"file for a directory": b"results\n"}
@@ -374,6 +394,10 @@ SLOTS = [
     ("data push DIR (README.md)", {"empty file": b"", "non-UTF-8 bytes": b"---\nlicense: \xff\n---\n",
                                    "no configs": b"---\nlicense: mit\n---\n# Data\n"}, "md", _dataset_repo),
     ("data pdf", PDF_CASES, "pdf", lambda t, bad: ["data", "pdf", bad, "-o", t / "papers.jsonl"]),
+    ("judge validate --gold", GOLD_CASES, "jsonl",
+     lambda t, bad: ["judge", "validate", "--task", "polarity", "--gold", bad, "--judge", MODEL]),
+    ("judge validate --gold disapere:PATH", DISAPERE_CASES, "jsonl",
+     lambda t, bad: ["judge", "validate", "--task", "aspect", "--gold", f"disapere:{bad}", "--judge", MODEL]),
     ("generate --prompt-arg @FILE", ARG_FILE_CASES, "txt",
      lambda t, bad: ["generate", MODEL, _good(t, "paper"), "--prompt-arg", f"guidelines=@{bad}"]),
     ("prompts show --prompt-arg @FILE", ARG_FILE_CASES, "txt",
