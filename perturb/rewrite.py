@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from praib.perturb.logic import TEMPLATES
-from praib.perturb.text import blocks, prose_blocks, sections
+from praib.perturb.structure import blocks, prose
+from praib.perturb.text import sections
 from praib.perturb.validation import (EDIT_BOUNDS, MAX_TRIES, REJECTED_EDIT, EditBounds, EditTally, ask_checked,
                                       check_edit, describe_rejections)
 
@@ -243,7 +244,7 @@ def rewrite_voice(rows: list[dict], rngs: list[random.Random], judge, fraction: 
         raise ValueError(f"fraction must be in (0, 1], got {fraction}")
     units = []
     for index, (row, rng) in enumerate(zip(rows, rngs)):
-        paragraphs = prose_blocks(row["text"] or "")
+        paragraphs = prose(row["text"] or "")
         if paragraphs:
             count = max(1, round(fraction * len(paragraphs)))
             units += [(index, paragraphs[i]) for i in sorted(rng.sample(range(len(paragraphs)), count))]
@@ -266,7 +267,7 @@ def rewrite_voice(rows: list[dict], rngs: list[random.Random], judge, fraction: 
         for block, rewritten in accepted:
             text = text[:block.start] + rewritten + text[block.end:]
         rejections = describe_rejections([out for _, out in mine], "paragraph")
-        total = len(prose_blocks(row["text"] or ""))
+        total = len(prose(row["text"] or ""))
         results.append(({**row, "text": text},
                         f"{len(accepted)} of {total} paragraphs rewritten between active and passive voice"
                         + (f"; {rejections}" if rejections else "")))

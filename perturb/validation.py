@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 from praib.llm.failures import FailedItem
 
-from praib.perturb.text import protected_spans
+from praib.perturb.structure import inline_spans
 
 #: Error class of a failure record whose edit failed its checks after every try.
 REJECTED_EDIT = "RejectedEdit"
@@ -103,7 +103,7 @@ def check_edit(bounds: EditBounds, original: str, edited: str) -> str | None:
     if overlap is not None and overlap < bounds.min_overlap:
         return f"word overlap {overlap:.2f} below {bounds.min_overlap:g}"
     if bounds.keep_protected:
-        lost = [original[start:end] for start, end in protected_spans(original) if original[start:end] not in edited]
+        lost = [original[start:end] for start, end in inline_spans(original) if original[start:end] not in edited]
         if lost:
             return f"the protected span {lost[0][:60]!r} (maths, code, URL, tag or citation key) is changed or missing"
     return None
