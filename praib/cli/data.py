@@ -329,10 +329,10 @@ def import_ukp_command(release_dir, output):
     datasets.disable_progress_bars()
     try:
         release = read_release(release_dir)
-        outputs = {"papers.jsonl": records_to_dataset([coerce_record(r, "paper", "paper") for r in release.papers],
-                                                      "paper"),
-                   "counterfactuals.jsonl": records_to_dataset(
-                       [coerce_record(r, "paper", "counterfactual") for r in release.counterfactuals], "paper"),
+        papers = [coerce_record(r, "paper", f"paper {r['paper_id']}") for r in release.papers]
+        variants = [coerce_record(r, "paper", f"counterfactual of {r['paper_id']}") for r in release.counterfactuals]
+        outputs = {"papers.jsonl": records_to_dataset(papers, "paper"),
+                   "counterfactuals.jsonl": records_to_dataset(variants, "paper"),
                    "logic.jsonl": table(release.logic, logic_features())}
     except ValueError as err:
         raise click.ClickException(str(err)) from None

@@ -141,9 +141,13 @@ def _read_json(path: Path) -> tuple[dict, str]:
     return value, raw
 
 
-def _write_json(path: Path, value: Any, style: dict | None, default: dict = _INDEX_STYLE) -> None:
+def _write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(_dump(value, style or default), encoding="utf-8", newline="")
+    path.write_text(text, encoding="utf-8", newline="")
+
+
+def _write_json(path: Path, value: Any, style: dict | None, default: dict = _INDEX_STYLE) -> None:
+    _write_text(path, _dump(value, style or default))
 
 
 def _pointer(*parts: Any) -> str:
@@ -516,8 +520,18 @@ def logic_to_blueprint(logic: dict, text: str, paper_id: str | None = None) -> d
         ("all_contributions", all_contributions), ("findings_contributions", [f["id"] for f in logic["findings"]]),
         ("conclusions", conclusions), ("results", results), ("method", method_json),
         ("meta", {"architect": logic["model"]} if logic.get("model") else None)])
-    for pointer, value in json.loads(logic.get("blueprint_extra") or "{}").items():
-        _set(blueprint, pointer, value)
+    where = f"logic of {logic['paper_id']}"
+    try:
+        extra = json.loads(logic.get("blueprint_extra") or "{}")
+    except json.JSONDecodeError as err:
+        raise ReleaseError(where, "blueprint_extra", f"not JSON ({err.msg})") from None
+    if not isinstance(extra, dict):
+        raise ReleaseError(where, "blueprint_extra", f"expected a JSON object, found {type(extra).__name__}")
+    for pointer, value in extra.items():
+        try:
+            _set(blueprint, pointer, value)
+        except (IndexError, ValueError, TypeError, AttributeError):
+            raise ReleaseError(where, "blueprint_extra", f"{pointer} is no place in the blueprint") from None
     return blueprint
 
 
@@ -722,9 +736,8 @@ def write_release(output: str | Path, papers: list[dict], counterfactuals: list[
             by_role["counterfactual", entry["paper_id"], entry["data"]["counterfactual_type"]] = entry
         elif entry["role"] in ("meta", "index", "blueprint"):
             by_role[entry["role"], entry["paper_id"]] = entry
-        else:  # venue forms, the split, a dataset's meta.json: written as they were
-            (output / entry["path"]).parent.mkdir(parents=True, exist_ok=True)
-            (output / entry["path"]).write_text(entry["text"], encoding="utf-8", newline="")
+        elif entry["role"] != "other":  # venue forms and the split: written as they were
+            _write_text(output / entry["path"], entry["text"])
     originals = {}
     for paper in papers:
         if paper.get("perturbation") is not None:
@@ -753,6 +766,9 @@ def write_release(output: str | Path, papers: list[dict], counterfactuals: list[
         written.add((variant["paper_id"], kind))
         _write_counterfactual(output, variant, kind, by_role.get(("counterfactual", variant["paper_id"], kind)),
                               originals.get(variant["paper_id"]))
+    for entry in files:  # a counterfactual dataset's own meta.json, beside the counterfactuals written of it
+        if entry["role"] == "other" and (output / entry["path"]).parent.is_dir():
+            _write_text(output / entry["path"], entry["text"])
     return {"papers": len(originals), "blueprints": len(logic), "counterfactuals": len(written)}
 
 
@@ -765,10 +781,9 @@ def _write_paper(output: Path, paper: dict, by_role: dict) -> tuple[str, Path, s
     folder = output / (Path(meta_entry["path"]).parent if meta_entry
                        else Path(PAPERS) / _file_name(release_id.split("%")[0], f"paper {paper['paper_id']}")
                        / release_id)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "paper.md").write_text(paper["text"], encoding="utf-8", newline="")
+    _write_text(folder / "paper.md", paper["text"])
     if meta_entry:
-        (folder / "meta.json").write_text(meta_entry["text"], encoding="utf-8", newline="")
+        _write_text(folder / "meta.json", meta_entry["text"])
         meta = parse_json(meta_entry["text"], folder / "meta.json")
         if not isinstance(meta, dict):
             raise ReleaseError(str(folder / "meta.json"), None, f"expected a JSON object, found {type(meta).__name__}")

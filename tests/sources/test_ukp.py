@@ -341,3 +341,12 @@ def test_logic_files_from_before_the_blueprint_fields_still_load(tmp_path):
     [row] = load_logic(tmp_path / "logic.jsonl").to_list()
     assert row["findings"] == old["findings"] and row["goal"]["summary"] == "g"
     assert row["contributions"] is row["method"] is row["blueprint_extra"] is row["goal"]["genre"] is None
+
+
+def test_a_blueprint_extra_that_fits_no_place_is_named():
+    text = (PAPER_DIR / "paper.md").read_text()
+    logic = blueprint_to_logic(json.loads(BLUEPRINT.read_text()), text)
+    with pytest.raises(RecordError, match=r"logic of .*: field 'blueprint_extra': /all_contributions/9/score is no "):
+        logic_to_blueprint({**logic, "blueprint_extra": json.dumps({"/all_contributions/9/score": 1})}, text)
+    with pytest.raises(RecordError, match=r"field 'blueprint_extra': not JSON"):
+        logic_to_blueprint({**logic, "blueprint_extra": "{"}, text)
