@@ -308,3 +308,83 @@ def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, rej
     kept = ", ".join(f"{n} {kind.replace('_', '-')}s" for kind, n in counts.items() if kind != "paper")
     click.echo(f"sampled {counts['paper']} papers ({groups}) with seed {seed}"
                + (f"; kept {kept}" if kept else "") + f"; wrote {output}")
+
+
+@data.command("import-ukp")
+@click.argument("release_dir", metavar="DIR")
+@output_option("Directory for papers.jsonl (the originals), counterfactuals.jsonl, logic.jsonl and release.jsonl "
+               "(what the records do not hold, for export-ukp).", default="ukp", file_okay=False)
+def import_ukp_command(release_dir, output):
+    """Read the UKP counter-review-logic release's data folder DIR (papers/, blueprints/, cf_datasets/)
+    into praib records: the papers, the research logic of the blueprints, and the counterfactuals as
+    variant papers (soundness-critical for the blueprint_* types)."""
+    import json
+
+    import datasets
+
+    from praib.perturb.logic import logic_features, table
+    from praib.records import coerce_record, records_to_dataset, save_records
+    from praib.sources.ukp import RELEASE_FILES, read_release
+
+    datasets.disable_progress_bars()
+    try:
+        release = read_release(release_dir)
+        papers = [coerce_record(r, "paper", f"paper {r['paper_id']}") for r in release.papers]
+        variants = [coerce_record(r, "paper", f"counterfactual of {r['paper_id']}") for r in release.counterfactuals]
+        outputs = {"papers.jsonl": records_to_dataset(papers, "paper"),
+                   "counterfactuals.jsonl": records_to_dataset(variants, "paper"),
+                   "logic.jsonl": table(release.logic, logic_features())}
+    except ValueError as err:
+        raise click.ClickException(str(err)) from None
+    for note in release.notes:
+        click.echo(f"warning: {note}", err=True)
+    output.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, records in outputs.items():
+        if len(records):
+            save_records(records, output / name)
+            written.append(name)
+        else:  # a file left by an earlier import would be exported with this one
+            (output / name).unlink(missing_ok=True)
+    (output / RELEASE_FILES).write_text("".join(json.dumps(f, ensure_ascii=False) + "\n" for f in release.files),
+                                        encoding="utf-8")
+    click.echo(f"read {release.describe()}; wrote {', '.join([*written, RELEASE_FILES])} to {output}")
+
+
+@data.command("export-ukp")
+@click.argument("records_path", metavar="RECORDS")
+@click.option("--counterfactuals", type=click.Path(exists=True),
+              help="Counterfactual paper records (e.g. from `praib counterfactual build`) to export instead of "
+                   "RECORDS/counterfactuals.jsonl.")
+@click.option("--logic", "logic_path", type=click.Path(exists=True),
+              help="Logic records (e.g. from `praib counterfactual extract`) to export instead of RECORDS/logic.jsonl.")
+@output_option("The release's data folder to write: papers/, blueprints/, cf_datasets/.", default="ukp-release",
+               file_okay=False)
+def export_ukp_command(records_path, counterfactuals, logic_path, output):
+    """Write praib records in the UKP counter-review-logic release's layout: a paper folder (paper.md,
+    index.json, meta.json) per paper, a blueprint per logic record and a counterfactual dataset file
+    per variant. RECORDS is a folder written by `praib data import-ukp` (papers.jsonl, and
+    counterfactuals.jsonl, logic.jsonl, release.jsonl when there) or a file of paper records. Files
+    that came from the release are written back as they were."""
+    from pathlib import Path
+
+    from praib.perturb.logic import load_logic
+    from praib.records import load_records
+    from praib.sources.ukp import RELEASE_FILES, describe_counts, read_release_files, write_release
+
+    records = Path(records_path)
+
+    def beside(name: str) -> Path | None:
+        return records / name if records.is_dir() and (records / name).exists() else None
+
+    counterfactuals = counterfactuals or beside("counterfactuals.jsonl")
+    logic_path = logic_path or beside("logic.jsonl")
+    try:
+        papers = load_records(records / "papers.jsonl" if records.is_dir() else records, "paper").to_list()
+        variants = load_records(counterfactuals, "paper").to_list() if counterfactuals else []
+        logic = load_logic(logic_path).to_list() if logic_path else []
+        files = read_release_files(beside(RELEASE_FILES)) if beside(RELEASE_FILES) else []
+        counts = write_release(output, papers, variants, logic, files)
+    except ValueError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(f"wrote {describe_counts(counts)} in the UKP release's layout to {output}")

@@ -274,6 +274,54 @@ def _import(fmt: str):
     return lambda t, bad: ["data", "import-dump", bad, "ICLR", "2023", "--format", fmt, "-o", t / "out"]
 
 
+# A UKP release folder of one paper, its blueprint and a counterfactual; each slot puts the bad file in one place.
+UKP_ID = "ICLR.cc_2025%p1"
+UKP_PAPER_DIR = f"papers/ICLR.cc_2025_Conference/{UKP_ID}"
+UKP_MD = "\n# A paper\n\n###### Abstract\n\nWe study things.\n\n## 1 Introduction\n\nThey work.\n"
+UKP_META = {"title": "A paper", "summary": "We study things."}
+UKP_BLUEPRINT = {"paper": UKP_ID, "research_goal": {"research_goal": "g"}, "all_contributions": [],
+                 "findings_contributions": [], "conclusions": {}, "results": {}, "method": {"steps": []}}
+UKP_COUNTERFACTUAL = {"o_paper": UKP_ID, "cf_paper": {"id": UKP_ID, "meta": UKP_META, "md": UKP_MD + "\n"},
+                      "changes": ["whitespace"], "counterfactual_type": "paper_layout"}
+UKP_FILES = {f"{UKP_PAPER_DIR}/paper.md": UKP_MD, f"{UKP_PAPER_DIR}/meta.json": json.dumps(UKP_META),
+             f"{UKP_PAPER_DIR}/index.json": json.dumps({"title": [1, 1]}),
+             f"blueprints/{UKP_ID}.json": json.dumps(UKP_BLUEPRINT),
+             f"cf_datasets/paper_layout/{UKP_ID}.json": json.dumps(UKP_COUNTERFACTUAL)}
+UKP_COUNTERFACTUAL_CASES = {
+    **json_object_cases(UKP_COUNTERFACTUAL),
+    "string for an object": json.dumps({**UKP_COUNTERFACTUAL, "cf_paper": "the paper"}).encode(),
+    "no markdown": json.dumps({**UKP_COUNTERFACTUAL, "cf_paper": {"id": UKP_ID}}).encode(),
+    "no type": json.dumps({key: v for key, v in UKP_COUNTERFACTUAL.items() if key != "counterfactual_type"}).encode(),
+}
+UKP_TEXT_CASES = {"missing file": None, "directory for a file": "dir", "empty file": b"",
+                  "non-UTF-8 bytes": b"# A \xffpaper\n"}
+RELEASE_FILE = {"path": "papers/split.json", "role": "split", "paper_id": None, "text": "{}"}
+RELEASE_FILE_CASES = {
+    "non-UTF-8 bytes": _line(RELEASE_FILE).replace(b"split.json", b"split\xff.json"),
+    "truncated last line": _line(RELEASE_FILE)[:-9], "list for an object": b'["papers/split.json"]\n',
+    "a path outside the folder": _with(RELEASE_FILE, path="../split.json"),
+    "an absolute path": _with(RELEASE_FILE, path="/tmp/split.json"),
+    "an unknown role": _with(RELEASE_FILE, role="readme"),
+    "no text of a verbatim file": _with(RELEASE_FILE, text=None),
+    "a counterfactual without its data": _with(RELEASE_FILE, role="counterfactual", paper_id="p1", data=None),
+    "a style of the wrong shape": _with(RELEASE_FILE, role="index", paper_id="p1", style={"indent": "4"}),
+    "NaN (not JSON)": _line(RELEASE_FILE).replace(b'"text"', b'"nan": NaN, "text"'), "nested too deeply": DEEP,
+}
+
+
+def _ukp_release(name: str):
+    def build(tmp_path: Path, bad: Path):
+        files = {path: text for path, text in UKP_FILES.items() if path != name}
+        return ["data", "import-ukp", tmp_path / "release", "-o", tmp_path / "out"], _into(
+            tmp_path / "release", name, bad, files)[1]
+    return build
+
+
+def _ukp_records(tmp_path: Path, bad: Path):
+    folder, target = _into(tmp_path / "records", "release.jsonl", bad, {"papers.jsonl": json.dumps(PAPER) + "\n"})
+    return ["data", "export-ukp", folder, "-o", tmp_path / "out"], target
+
+
 # --------------------------------------------------------------------------- commands x slots
 # A slot: (command id, cases, suffix, argv builder). The builder gets tmp_path and the bad file, and
 # returns the command line, or (command line, the bad file's new place) when it moves the file to
@@ -391,6 +439,23 @@ SLOTS = [
     ("data import-dump (csv)", CSV_CASES, "csv", _import("csv")),
     ("data import-dump (peersum)", PEERSUM_CASES, "jsonl", _import("peersum")),
     ("data collect (cached page)", json_object_cases({"notes": []}), "json", _cached_page),
+    ("data import-ukp DIR", FILE_FOR_DIRECTORY, "txt", lambda t, bad: ["data", "import-ukp", bad, "-o", t / "out"]),
+    ("data import-ukp (paper.md)", UKP_TEXT_CASES, "md", _ukp_release(f"{UKP_PAPER_DIR}/paper.md")),
+    ("data import-ukp (meta.json)", {"missing file": None, **json_object_cases(UKP_META)}, "json",
+     _ukp_release(f"{UKP_PAPER_DIR}/meta.json")),
+    ("data import-ukp (index.json)", json_object_cases({"title": [1, 1]}), "json",
+     _ukp_release(f"{UKP_PAPER_DIR}/index.json")),
+    ("data import-ukp (blueprint)", {**json_object_cases(UKP_BLUEPRINT), "a paper not in the release":
+                                     json.dumps({**UKP_BLUEPRINT, "paper": "ICLR.cc_2025%p2"}).encode()},
+     "json", _ukp_release(f"blueprints/{UKP_ID}.json")),
+    ("data import-ukp (counterfactual)", UKP_COUNTERFACTUAL_CASES, "json",
+     _ukp_release(f"cf_datasets/paper_layout/{UKP_ID}.json")),
+    _records_slot("data export-ukp RECORDS", "paper", lambda t, bad: ["data", "export-ukp", bad, "-o", t / "out"]),
+    _records_slot("data export-ukp --counterfactuals", "paper",
+                  lambda t, bad: ["data", "export-ukp", _good(t, "paper"), "--counterfactuals", bad, "-o", t / "out"]),
+    ("data export-ukp --logic", LOGIC_CASES, "jsonl",
+     lambda t, bad: ["data", "export-ukp", _good(t, "paper"), "--logic", bad, "-o", t / "out"]),
+    ("data export-ukp (release.jsonl)", RELEASE_FILE_CASES, "jsonl", _ukp_records),
     ("data push DIR (README.md)", {"empty file": b"", "non-UTF-8 bytes": b"---\nlicense: \xff\n---\n",
                                    "no configs": b"---\nlicense: mit\n---\n# Data\n"}, "md", _dataset_repo),
     ("data pdf", PDF_CASES, "pdf", lambda t, bad: ["data", "pdf", bad, "-o", t / "papers.jsonl"]),

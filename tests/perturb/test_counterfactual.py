@@ -105,8 +105,11 @@ def test_extraction_refines_the_draft_and_saves_ranked_records():
     row = logic[0]
     assert [f["id"] for f in row["findings"]] == ["F1", "F2"]  # the refined answer, not the draft
     assert [f["rank"] for f in row["findings"]] == [1, 2]
-    assert row["results"] == [{"id": "R1", "summary": "24.8 BLEU against 21.3 on en-sw.", "paragraphs": ["p5", "p6"]}]
+    assert row["results"] == [{"id": "R1", "summary": "24.8 BLEU against 21.3 on en-sw.", "paragraphs": ["p5", "p6"],
+                               "relevance": None, "conclusions": None, "evidences": None, "coreferences": None}]
     assert row["attempts"] == 1 and row["model"] == "scripted-model"
+    # Logic praib extracted has none of the UKP release's blueprint fields.
+    assert row["contributions"] is row["method"] is row["blueprint_extra"] is row["goal"]["genre"] is None
 
 
 def test_validation_names_unknown_paragraphs_and_dangling_links():

@@ -364,7 +364,8 @@ def test_a_logic_edit_that_restates_the_finding_unchanged_is_an_invalid_edit():
     logic = table([{"paper_id": "p1", "goal": {"summary": "g", "paragraphs": ["p2"]},
                     "findings": [{"id": "F1", "rank": 1, "summary": finding, "paragraphs": ["p2"],
                                   "conclusions": []}],
-                   "conclusions": [], "results": [], "model": "m", "attempts": 1}], logic_features())
+                   "conclusions": [], "results": [], "model": "m", "attempts": 1, "contributions": None,
+                   "method": None, "blueprint_extra": None}], logic_features())
     backend = StubBackend([json.dumps({"claim_type": "correlational", "edited_finding": f" {finding}"})])
     variants, attempts = critical_counterfactuals(paper, logic, Judge(backend), families=["finding"], progress=False)
     assert variants == [] and len(backend.prompts) == 1  # nothing to project
