@@ -1,10 +1,10 @@
-"""The structure of a paper's markdown text that perturbations work on: blocks, sections, protected spans.
+"""The structure of a paper's markdown text that perturbations work on: blocks and typed sections.
 
 A paper text is cut into blocks: headings, prose paragraphs, display maths, code, tables, figures
 (``![...](...)``) and figure/table captions. Sections run from one heading to the next and get a
 canonical type from the section-name taxonomy in ``data/section_types.yaml`` (method, experiments,
-background, ...), so aspect-targeted edits touch only the sections of their aspect. Word-level edits
-skip protected spans: inline maths, code, URLs, link targets and citation keys.
+background, ...), so aspect-targeted edits touch only the sections of their aspect. Which parts of a
+paper an edit may change is :mod:`praib.perturb.structure`'s finer view.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
 
 import yaml
 
@@ -24,17 +23,6 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 # Blocks that may hold blank lines, so they are cut out before the text is split into paragraphs.
 _FENCED = re.compile(r"^```.*?^```[^\n]*$|\$\$.*?\$\$|\\begin\{(\w+\*?)\}.*?\\end\{\1\}", re.S | re.M)
 _CAPTION = re.compile(r"^(?:\*\*|__)?(?:figure|fig\.|table)\s*[A-Z]?\d+(?:\.\d+)?\s*[.:|]", re.I)
-_PROTECTED = re.compile(
-    r"\$[^$\n]+\$"                                  # inline maths
-    r"|\\\(.*?\\\)"                                 # \( maths \)
-    r"|`[^`\n]+`"                                   # inline code
-    r"|<[^<>\n]+>"                                  # HTML tags and autolinks
-    r"|https?://\S+|www\.\S+"                       # URLs
-    r"|\]\([^)\s]*\)"                               # markdown link targets
-    r"|\\[a-zA-Z]+\*?(?:\[[^\]]*\])?\{[^}]*\}"      # LaTeX commands with a key: \cite{...}, \ref{...}
-    r"|\[@[^\]]*\]|@[A-Za-z][\w:-]*\d\w*"           # pandoc citation keys
-)
-_WORD = re.compile(r"(?<![\w'’])[A-Za-z]+(?:['’][a-z]+)?(?![\w'’])")
 _NUMBERING = re.compile(r"^(?:(?:\d+|[ivxlc]+)(?:\.\d+)*\.?|[A-H](?:\.\d+)+\.?)\s+", re.I)
 _LETTER_NUMBERED = re.compile(r"^[A-H](?:\.\d+)*[.:]?\s+\S")
 
@@ -105,8 +93,6 @@ def _classify(text: str, start: int, end: int) -> Block:
     return Block(start, end, kind)
 
 
-def prose_blocks(text: str) -> list[Block]:
-    return [b for b in blocks(text) if b.kind == "prose"]
 
 
 @lru_cache(maxsize=None)
@@ -156,40 +142,10 @@ def aspect_section_types(aspect: str) -> tuple[str, ...]:
     return section_taxonomy()[1][aspect]
 
 
-def edit_words(text: str, edit: Callable[[re.Match], str | None]) -> tuple[str, int]:
-    """Apply ``edit`` to every word of ``text`` outside protected spans; a None answer keeps the word.
-    Returns the new text and the number of words changed."""
-    pieces, changed, position = [], 0, 0
-    for protected in [*_PROTECTED.finditer(text), None]:
-        stop = protected.start() if protected else len(text)
-        segment_pieces, cursor = [], position
-        for word in _WORD.finditer(text, position, stop):
-            replacement = edit(word)
-            if replacement is not None and replacement != word.group():
-                segment_pieces += [text[cursor:word.start()], replacement]
-                cursor = word.end()
-                changed += 1
-        pieces += segment_pieces + [text[cursor:stop]]
-        if protected:
-            pieces.append(protected.group())
-            position = protected.end()
-    return "".join(pieces), changed
 
 
-def protected_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of the spans of ``text`` that edits leave alone: maths, code, URLs, citation keys."""
-    return [(m.start(), m.end()) for m in _PROTECTED.finditer(text)]
 
 
-def editable_words(text: str) -> list[re.Match]:
-    """The words of ``text`` outside protected spans, in order."""
-    words, position = [], 0
-    for protected in [*_PROTECTED.finditer(text), None]:
-        stop = protected.start() if protected else len(text)
-        words += list(_WORD.finditer(text, position, stop))
-        if protected:
-            position = protected.end()
-    return words
 
 
 def match_case(template: str, word: str) -> str:
