@@ -28,13 +28,44 @@ def _apply(command, options):
     return command
 
 
-def output_option(help: str, default: str | None = None, file_okay: bool = True, dir_okay: bool = True):
+def output_option(help: str, default: str | None = None, file_okay: bool = True, dir_okay: bool = True,
+                  layout: str = "praib.records.io:SAVED_DATASET_FILES"):
     """-o/--output, the one spelling of where a command writes its result. The command runs holding the
     output's lock (:func:`praib.records.locks.output_lock`), which also covers the files it writes beside
-    the output: a second run on the same output is refused at once."""
+    the output: a second run on the same output is refused at once.
+
+    An output that may be a folder comes with --overwrite. The command replaces the folder's own files,
+    those ``layout`` names ("module:NAME" of their glob patterns, as
+    :func:`praib.records.atomic.replace_folder` takes them; by default a saved dataset's), and refuses
+    a folder that holds anything else unless --overwrite is given (it then keeps those entries)."""
     option = click.option("--output", "-o", type=click.Path(file_okay=file_okay, dir_okay=dir_okay, path_type=Path),
                           default=default, show_default=default is not None, help=help)
-    return lambda command: option(_holding_output_lock(command))
+    if not dir_okay:
+        return lambda command: option(_holding_output_lock(command))
+    overwrite = click.option("--overwrite", is_flag=True,
+                             help="Write into an output folder that holds files this command does not write: "
+                                  "its own files there are replaced, the others kept.")
+    return lambda command: option(overwrite(_holding_output_lock(_refusing_foreign_files(command, layout))))
+
+
+def _refusing_foreign_files(command, layout: str):
+    @functools.wraps(command)
+    def run(**params):
+        from pkgutil import resolve_name
+
+        from praib.records.atomic import foreign_entries
+
+        output = params["output"]
+        if not params.pop("overwrite") and output is not None:
+            foreign = foreign_entries(output, resolve_name(layout))
+            if foreign:
+                shown = ", ".join(map(str, foreign[:5])) + (", ..." if len(foreign) > 5 else "")
+                raise click.ClickException(
+                    f"{output}: holds files that `{click.get_current_context().command_path}` does not write "
+                    f"({shown}); give --overwrite to replace its own files there and keep these, or choose "
+                    "another --output")
+        return command(**params)
+    return run
 
 
 def _holding_output_lock(command):

@@ -52,7 +52,7 @@ from praib.evaluation.results import EvaluationResult
 from praib.evaluation.scored import ScoredReviews
 from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, perturbation_kind, read_parquet_rows
-from praib.records.atomic import replace_atomically, write_text_atomically
+from praib.records.atomic import replace_folder, write_text_atomically
 from praib.metrics.registry import BY_NAME, DIFFERENCE, JUDGED, METRICS, SCORES, SHORTFALL, TEXT
 from praib.metrics.scores.agreement import panel_alpha_draws
 from praib.metrics.scores.distributions import gaps_to_panel_median, total_variation
@@ -62,6 +62,8 @@ if TYPE_CHECKING:
     from praib.llm.judge import Judge
 
 ALL_VENUES = "all"
+#: The files of a results directory: a rerun replaces them all (:func:`run_leaderboard`).
+RESULT_FILES = ("results.parquet", "results.jsonl", "manifests/*.json", "details/*.json", "eras.json", "run.json")
 RESULT_FEATURES = Features({
     "submission": Value("string"),
     "model": Value("string"),
@@ -427,32 +429,33 @@ def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, outpu
                     workers: int | None = None, progress: bool = False) -> Dataset:
     """Score every submission (:func:`score_submissions`) and write the results directory:
     ``results.parquet`` / ``results.jsonl``, ``manifests/``, ``details/``, ``eras.json`` (when the
-    human reference spans both eras) and ``run.json``. Returns the results table."""
+    human reference spans both eras) and ``run.json`` (:data:`RESULT_FILES`), in place of those of an
+    earlier run (:func:`praib.records.atomic.replace_folder`). Returns the results table."""
     import pyarrow.parquet as pq
 
     from praib.leaderboard.eras import era_analysis, spans_both_eras
 
-    output = Path(output)
     rows, details = score_submissions(submissions, reference, n_bootstrap, seed, judge, workers, progress)
     results = Dataset.from_list(rows, features=RESULT_FEATURES)
-    with replace_atomically(output / "results.parquet") as temporary:
-        pq.write_table(results.data.table, temporary)
-    write_text_atomically(output / "results.jsonl", "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
-    for submission in submissions:
-        _write_json(output / "manifests" / f"{submission.name}.json", submission.manifest)
-        _write_json(output / "details" / f"{submission.name}.json", details[submission.name])
     human_reviews = select_rows(reference, lambda row: row["source"] == HUMAN_SOURCE)
-    if spans_both_eras(human_reviews):
-        _write_json(output / "eras.json", era_analysis(human_reviews))
-    _write_json(output / "run.json", {
-        "reference": reference_label,
-        "submissions": {s.name: s.source for s in submissions},
-        "n_bootstrap": n_bootstrap,
-        "seed": seed,
-        "judge": judge.describe() if judge is not None else None,
-        "praib_version": __version__,
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-    })
+    with replace_folder(output, RESULT_FILES) as folder:
+        pq.write_table(results.data.table, folder / "results.parquet")
+        (folder / "results.jsonl").write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows),
+                                              encoding="utf-8")
+        for submission in submissions:
+            _write_json(folder / "manifests" / f"{submission.name}.json", submission.manifest)
+            _write_json(folder / "details" / f"{submission.name}.json", details[submission.name])
+        if spans_both_eras(human_reviews):
+            _write_json(folder / "eras.json", era_analysis(human_reviews))
+        _write_json(folder / "run.json", {
+            "reference": reference_label,
+            "submissions": {s.name: s.source for s in submissions},
+            "n_bootstrap": n_bootstrap,
+            "seed": seed,
+            "judge": judge.describe() if judge is not None else None,
+            "praib_version": __version__,
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        })
     return results
 
 

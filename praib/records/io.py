@@ -20,7 +20,7 @@ import pyarrow as pa
 import yaml
 from datasets import Dataset, List, Value
 
-from praib.records.atomic import replace_atomically
+from praib.records.atomic import replace_atomically, replace_folder
 from praib.records.ids import record_id
 from praib.records.schema import REVIEW_SECTIONS, SCHEMAS, RecordError, perturbation_kind
 from praib.scales import subscore_names
@@ -523,22 +523,29 @@ def records_to_dataset(rows: list[dict], kind: str = "review") -> Dataset:
     return Dataset(pa.Table.from_pylist(rows, schema=features.arrow_schema))
 
 
+#: The files ``Dataset.save_to_disk`` writes in its folder (see :func:`praib.records.atomic.replace_folder`).
+SAVED_DATASET_FILES = ("*.arrow", "dataset_info.json", "state.json")
+
+
 def save_records(records: Dataset, destination: str | Path) -> Path:
     """Write records as .jsonl, .parquet, or (any other path) a saved Dataset directory; the file or
-    directory is built under a temporary name and renamed into place (:mod:`praib.records.atomic`)."""
+    directory is built under a temporary name and renamed into place (:mod:`praib.records.atomic`),
+    the directory keeping files of other programs that an earlier one held."""
     destination = Path(destination)
     suffix = destination.suffix.lower()
     # Writing takes a moment; a progress bar of datasets' own here would only clutter the caller's.
     shown = datasets.utils.logging.is_progress_bar_enabled()
     datasets.disable_progress_bars()
     try:
-        with replace_atomically(destination) as temporary:
-            if suffix == ".jsonl":
-                records.to_json(str(temporary), lines=True, force_ascii=False)
-            elif suffix == ".parquet":
-                records.to_parquet(str(temporary))
-            else:
-                records.save_to_disk(str(temporary))
+        if suffix in (".jsonl", ".parquet"):
+            with replace_atomically(destination) as temporary:
+                if suffix == ".jsonl":
+                    records.to_json(str(temporary), lines=True, force_ascii=False)
+                else:
+                    records.to_parquet(str(temporary))
+        else:
+            with replace_folder(destination, SAVED_DATASET_FILES) as folder:
+                records.save_to_disk(str(folder))
     finally:
         if shown:
             datasets.enable_progress_bars()

@@ -32,7 +32,7 @@ from datasets import Dataset
 from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
 from praib.records import (HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl,
                            read_json, read_json_list, read_text, records_to_dataset, save_records)
-from praib.records.atomic import write_text_atomically
+from praib.records.atomic import replace_folder, write_text_atomically
 from praib.records.duplicates import drop_duplicates, find_repeats
 from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
 
@@ -42,6 +42,8 @@ EDITIONS_DIR = Path(__file__).resolve().parents[1] / "data" / "openreview"
 API_BASEURLS = {1: "https://api.openreview.net", 2: "https://api2.openreview.net"}
 RECORD_FILES = {"paper": "papers.jsonl", "review": "reviews.jsonl", "meta_review": "meta_reviews.jsonl",
                 "rebuttal": "rebuttals.jsonl"}
+#: The files of a records folder (:func:`write_records`).
+RECORD_FOLDER_FILES = tuple(RECORD_FILES.values())
 
 _FORM_TARGETS = {*REVIEW_SECTIONS, "body", "rating", "confidence", "recommendation"}
 
@@ -444,11 +446,11 @@ def collect(venue: str, years: Iterable[int], fetcher: NoteFetcher, progress: bo
 
 
 def write_records(records: dict[str, Dataset], output: str | Path) -> dict[str, int]:
-    """Write each kind to its JSONL file in ``output``; returns the counts."""
-    output = Path(output)
-    output.mkdir(parents=True, exist_ok=True)
-    for kind, table in records.items():
-        save_records(table, output / RECORD_FILES[kind])
+    """Write each kind to its JSONL file in the folder ``output``, in place of the record files an earlier
+    run wrote there (:func:`praib.records.atomic.replace_folder`); returns the counts."""
+    with replace_folder(output, RECORD_FOLDER_FILES) as folder:
+        for kind, table in records.items():
+            save_records(table, folder / RECORD_FILES[kind])
     return {kind: len(table) for kind, table in records.items()}
 
 
