@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import logging
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,18 @@ from praib.llm.failures import EXIT_FAILED_ITEMS, FailureLog, TooManyFailures, p
 
 BACKENDS = ["vllm", "openai", "transformers"]
 CACHE_DIR_HELP = "Call cache; a rerun resumes from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]"
+
+
+def configure_output() -> None:
+    """What a command prints besides its own lines: warnings as ``praib: ...`` lines, each once. (datasets
+    and huggingface_hub give their loggers a handler of their own, and the root's printed every line
+    of theirs a second time.)"""
+    import datasets  # noqa: F401 - imported for its logger's handler, added on import
+    import huggingface_hub  # noqa: F401
+
+    logging.basicConfig(level=logging.WARNING, format="praib: %(message)s")
+    for library in ("datasets", "huggingface_hub"):
+        logging.getLogger(library).handlers.clear()
 
 
 def _apply(command, options):

@@ -448,12 +448,44 @@ def paths_outside(source: str | Path) -> list[str]:
 
     repo = str(source).partition(":")[0]
     try:
+        check_hub(repo, "download README.md to check its data_files")
         card = Path(hf_hub_download(repo, "README.md", repo_type="dataset"))
+    except RecordError as err:
+        return [str(err)]
     except RemoteEntryNotFoundError:  # a repository without a card: its files are found inside it
         return []
     except Exception as err:  # noqa: BLE001 - the Hub client raises many unrelated types
-        return [f"{repo}: could not download README.md to check its data_files ({type(err).__name__}: {err})"]
+        return [str(hub_error(repo, err, "download README.md to check its data_files"))]
     return _config_paths_outside(card, repo, None)
+
+
+def check_hub(label: str, what: str = "load the dataset") -> None:
+    """Fail at once with a :class:`RecordError` naming ``label`` (a Hub id) and what to do when the Hub
+    cannot be reached (:func:`praib.http_retry.check_reachable`), rather than let the Hub client retry
+    for half a minute. With HF_HUB_OFFLINE set the network is not asked; see :func:`hub_error`."""
+    from huggingface_hub import constants
+
+    from praib.http_retry import Unreachable, check_reachable
+
+    if datasets.config.HF_HUB_OFFLINE:
+        return
+    try:
+        check_reachable(constants.ENDPOINT)
+    except Unreachable as err:
+        raise RecordError(label, None, f"could not {what}: not a local file or folder, and the Hub cannot be "
+                                       f"reached: {err}; give a local path, or set HF_HUB_OFFLINE=1 to read a copy "
+                                       "in the Hugging Face cache") from None
+
+
+def hub_error(label: str, err: Exception, what: str = "load the dataset") -> RecordError:
+    """The :class:`RecordError` for the Hub dataset ``label`` that the Hub client could not ``what``
+    (``err``); when HF_HUB_OFFLINE kept the client to its cache, it says so and what to do."""
+    if datasets.config.HF_HUB_OFFLINE:
+        # Offline, the clients look in their cache and fail when it holds nothing usable, whatever they call it.
+        return RecordError(label, None, f"could not {what}: not a local file or folder, and not in the Hugging Face "
+                                        "cache (HF_HUB_OFFLINE is set, so nothing is downloaded); give a local path, "
+                                        "or unset HF_HUB_OFFLINE")
+    return RecordError(label, None, f"could not {what} ({type(err).__name__}: {_first_line(err)})")
 
 
 def _first_line(err: BaseException) -> str:

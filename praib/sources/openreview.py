@@ -29,7 +29,8 @@ from typing import Any, Callable, Iterable, Iterator
 import yaml
 from datasets import Dataset
 
-from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
+from praib.http_retry import (GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status,
+                               retry_after_seconds, unreachable_reason)
 from praib.records import (HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl,
                            read_json, read_json_list, read_text, records_to_dataset, save_records)
 from praib.records.atomic import replace_folder, write_text_atomically
@@ -124,7 +125,8 @@ class NoteFetcher:
 
     Failures that a later attempt can cure are retried: 429 (waiting the Retry-After
     the server asks for), 5xx, timeouts, dropped connections and bodies that are not
-    the JSON the API sends. Other 4xx answers fail at once with the server's message.
+    the JSON the API sends. Other 4xx answers fail at once with the server's message, and so
+    do a host name that does not resolve and a server on this machine that refuses the connection.
     """
 
     def __init__(self, cache_dir: str | Path, *, baseurl: str | None = None, offline: bool = False,
@@ -189,6 +191,10 @@ class NoteFetcher:
             try:
                 response = self._session.get(url, params=params, headers=headers, timeout=self.timeout)
             except (requests.Timeout, requests.ConnectionError) as err:
+                unreachable = unreachable_reason(url, err)
+                if unreachable is not None:
+                    raise CollectionError(f"{url}: cannot reach OpenReview: {unreachable}; check the network and "
+                                          "--base-url, or rebuild the records from the cache with --offline") from None
                 raise Retryable(type(err).__name__) from err
             if is_retryable_status(response.status_code):
                 problem = ("429 Too Many Requests" if response.status_code == 429
