@@ -24,15 +24,22 @@ CACHE_DIR_HELP = "Call cache; a rerun resumes from it. [default: $PRAIB_CACHE or
 
 
 def configure_output() -> None:
-    """What a command prints besides its own lines: warnings as ``praib: ...`` lines, each once. (datasets
+    """What a command prints besides its own lines: warnings as ``praib: ...`` lines, each once (datasets
     and huggingface_hub give their loggers a handler of their own, and the root's printed every line
-    of theirs a second time.)"""
-    import datasets  # noqa: F401 - imported for its logger's handler, added on import
-    import huggingface_hub  # noqa: F401
+    of theirs a second time), and praib's progress (:mod:`praib.records.progress`), not the libraries'
+    bars: none of datasets' (``Map:``, ``Filter:``, ``Generating train split:``), and huggingface_hub's
+    downloads only on a terminal."""
+    import datasets
+    import huggingface_hub.utils
+
+    from praib.records.progress import shows_bars
 
     logging.basicConfig(level=logging.WARNING, format="praib: %(message)s")
     for library in ("datasets", "huggingface_hub"):
         logging.getLogger(library).handlers.clear()
+    datasets.disable_progress_bars()
+    if not shows_bars():
+        huggingface_hub.utils.disable_progress_bars()
 
 
 def _apply(command, options):
@@ -101,7 +108,16 @@ def cache_dir_option(help: str = CACHE_DIR_HELP):
     return click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, help=help)
 
 
-no_progress_option = click.option("--no-progress", is_flag=True, help="Hide progress bars.")
+def _hide_download_bars(context, parameter, hidden: bool) -> bool:
+    if hidden:
+        import huggingface_hub.utils
+
+        huggingface_hub.utils.disable_progress_bars()
+    return hidden
+
+
+no_progress_option = click.option("--no-progress", is_flag=True, callback=_hide_download_bars,
+                                  help="Hide progress bars.")
 
 split_option = click.option("--split", default="train", show_default=True,
                             help="Split to read from a dataset or Hub id.")

@@ -53,6 +53,7 @@ from praib.evaluation.scored import ScoredReviews
 from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, perturbation_kind, read_parquet_rows
 from praib.records.atomic import replace_folder, write_text_atomically
+from praib.records.progress import progress_bar
 from praib.metrics.registry import BY_NAME, DIFFERENCE, JUDGED, METRICS, SCORES, SHORTFALL, TEXT
 from praib.metrics.scores.agreement import panel_alpha_draws
 from praib.metrics.scores.distributions import gaps_to_panel_median, total_variation
@@ -351,9 +352,8 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
                       seed: int = 0, judge: "Judge | None" = None, workers: int | None = None,
                       progress: bool = False) -> tuple[list[dict], dict[str, dict]]:
     """The results rows (``RESULT_FEATURES``) of the human reference and every submission, and the
-    :func:`praib.evaluation.evaluate.evaluate_reviews` details of each submission by name."""
-    from tqdm.auto import tqdm
-
+    :func:`praib.evaluation.evaluate.evaluate_reviews` details of each submission by name. With
+    ``progress``, each stage (a side's text metrics, its bootstrap, the judge's requests) shows its own."""
     names = [s.name for s in submissions]
     if len(set(names)) != len(names) or HUMAN_SOURCE in names:
         raise ValueError(f"submission names must be distinct and not '{HUMAN_SOURCE}': {', '.join(names)}")
@@ -369,14 +369,14 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
     venues = [ALL_VENUES, *sorted(set(human.venue), key=str)]
     rows: list[dict] = []
     human_values: dict[tuple, float | None] = {}
-    for venue in tqdm(venues, desc="human reference bootstrap", disable=not progress):
+    for venue in progress_bar(venues, desc="human reference bootstrap", enabled=progress):
         metrics, n_papers, n_reviews = slice_metrics(None, human, venue, n_bootstrap, seed)
         for metric, m in metrics.items():
             human_values[(metric, venue)] = m["value"]
             rows.append(_row(HUMAN_SOURCE, HUMAN_SOURCE, metric, venue, m, n_papers, n_reviews, m["value"], None))
 
     details: dict[str, dict] = {}
-    for submission in tqdm(submissions, desc="submissions", disable=not progress):
+    for submission in submissions:
         originals = select_rows(submission.reviews, lambda row: perturbation_kind(row) is None)
         model_name = submission.manifest.get("model") or submission.name
         scored = ScoredReviews.score(originals, submission.scale, workers=workers, progress=progress)
@@ -387,7 +387,7 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
         result = evaluate_reviews(scored, human_scored[submission.scale], group_by=("source",),
                                   scale=submission.scale, workers=workers, judge=judge, progress=progress)
         details[submission.name] = result.to_dict()
-        for venue in tqdm(venues, desc=f"{submission.name} bootstrap", disable=not progress, leave=False):
+        for venue in progress_bar(venues, desc=f"{submission.name} bootstrap", enabled=progress):
             metrics, n_papers, n_reviews = slice_metrics(table, human, venue, n_bootstrap, seed)
             if not n_reviews:
                 continue

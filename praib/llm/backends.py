@@ -57,6 +57,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from praib.http_retry import (GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status,
                                retry_after_seconds, unreachable_reason)
+from praib.records.progress import progress_bar, shows_bars
 from praib.llm.failures import (BACKEND_EXCEPTION, CONNECTION_FAILED, MALFORMED_RESPONSE, REQUEST_REJECTED,
                                 SERVER_ERROR, TIMEOUT, TRUNCATED_RESPONSE, UNREADABLE_ANSWER, CallFailure)
 
@@ -154,13 +155,7 @@ def make_backend(kind: str, model: str, **options: Any) -> Backend:
 
 
 def _progress(iterable, total: int, enabled: bool, desc: str):
-    if not enabled:
-        return iterable
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a dependency
-        return iterable
-    return tqdm(iterable, total=total, desc=desc)
+    return progress_bar(iterable, total=total, desc=desc, enabled=enabled)
 
 
 def _extract_json(text: str) -> str | None:
@@ -895,7 +890,7 @@ class VLLMBackend:
             settle(index, reply)
 
     def _chat(self, conversations: list, params: list, progress: bool) -> list[str]:
-        outputs = self.llm.chat(conversations, sampling_params=params, use_tqdm=progress)
+        outputs = self.llm.chat(conversations, sampling_params=params, use_tqdm=progress and shows_bars())
         if len(outputs) != len(conversations):
             raise BackendError(f"vLLM returned {len(outputs)} outputs for {len(conversations)} requests")
         return [out.outputs[0].text for out in outputs]

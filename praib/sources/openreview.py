@@ -428,13 +428,13 @@ def records_from_submissions(submissions: Iterable[tuple[dict, str | None]], edi
 
 
 def _listed_notes(edition: Edition, fetcher: NoteFetcher, progress: bool) -> Iterator[tuple[dict, str | None]]:
-    from tqdm.auto import tqdm
+    from praib.records.progress import progress_bar
 
     # Listings that flag their papers (withdrawn, desk-rejected) come first, so that a paper
     # also listed as a plain submission keeps its flag.
     for invitation, status in sorted(edition.submissions, key=lambda listing: listing[1] is None):
         label = f"{edition.venue} {edition.year} {invitation.rsplit('/', 1)[-1]}"
-        for note in tqdm(fetcher.notes(edition, invitation), desc=label, unit=" papers", disable=not progress):
+        for note in progress_bar(fetcher.notes(edition, invitation), desc=label, unit=" papers", enabled=progress):
             yield note, status
 
 
