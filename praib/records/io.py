@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import sys
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -477,14 +478,21 @@ def check_hub(label: str, what: str = "load the dataset") -> None:
                                        "in the Hugging Face cache") from None
 
 
+#: The variables that keep the Hub clients offline, and the values that turn them on.
+_OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")
+_TRUE = {"1", "ON", "YES", "TRUE"}
+
+
 def hub_error(label: str, err: Exception, what: str = "load the dataset") -> RecordError:
     """The :class:`RecordError` for the Hub dataset ``label`` that the Hub client could not ``what``
     (``err``); when HF_HUB_OFFLINE kept the client to its cache, it says so and what to do."""
     if datasets.config.HF_HUB_OFFLINE:
         # Offline, the clients look in their cache and fail when it holds nothing usable, whatever they call it.
+        named = " and ".join(v for v in _OFFLINE_VARIABLES if os.environ.get(v, "").upper() in _TRUE) \
+            or "HF_HUB_OFFLINE"
         return RecordError(label, None, f"could not {what}: not a local file or folder, and not in the Hugging Face "
-                                        "cache (HF_HUB_OFFLINE is set, so nothing is downloaded); give a local path, "
-                                        "or unset HF_HUB_OFFLINE")
+                                        f"cache ({named} set, so nothing is downloaded); give a local path, or "
+                                        f"unset {named}")
     return RecordError(label, None, f"could not {what} ({type(err).__name__}: {_first_line(err)})")
 
 

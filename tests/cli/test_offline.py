@@ -48,20 +48,20 @@ def online(monkeypatch):
 
 
 def test_a_hub_id_with_hf_hub_offline_fails_at_once_saying_what_to_do():
-    assert datasets.config.HF_HUB_OFFLINE  # conftest's HF_HUB_OFFLINE=1
+    assert datasets.config.HF_HUB_OFFLINE  # conftest's HF_HUB_OFFLINE=1 and HF_DATASETS_OFFLINE=1
     lines, status, seconds = timed("evaluate", HUB_ID)
     assert status == 1 and seconds < 2
     assert lines == [f"Error: {HUB_ID}: could not load the dataset: not a local file or folder, and not in the Hugging "
-                     "Face cache (HF_HUB_OFFLINE is set, so nothing is downloaded); give a local path, or unset "
-                     "HF_HUB_OFFLINE"]
+                     "Face cache (HF_HUB_OFFLINE and HF_DATASETS_OFFLINE set, so nothing is downloaded); give a local "
+                     "path, or unset HF_HUB_OFFLINE and HF_DATASETS_OFFLINE"]
 
 
 def test_a_hub_submission_with_hf_hub_offline_fails_at_once_saying_what_to_do(tmp_path):
     lines, status, seconds = timed("leaderboard", "run", HUB_ID, "--demo", "-o", tmp_path / "results")
     assert status == 1 and seconds < 2
     assert lines == [f"Error: {HUB_ID}: could not download manifest.json: not a local file or folder, and not in the "
-                     "Hugging Face cache (HF_HUB_OFFLINE is set, so nothing is downloaded); give a local path, or "
-                     "unset HF_HUB_OFFLINE"]
+                     "Hugging Face cache (HF_HUB_OFFLINE and HF_DATASETS_OFFLINE set, so nothing is downloaded); give "
+                     "a local path, or unset HF_HUB_OFFLINE and HF_DATASETS_OFFLINE"]
 
 
 @pytest.mark.parametrize("endpoint, reason", [
