@@ -224,8 +224,8 @@ def run_requests(items: Sequence[RunItem], backend: Any, make_record: Callable[[
     size = batch_size or len(items) or 1
     bar = None
     if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=len(items), unit=unit, desc=description, file=sys.stderr, dynamic_ncols=True)
+        from praib.records.progress import progress_bar
+        bar = progress_bar(total=len(items), unit=unit, desc=description)
     made: dict[int, tuple[dict[str, Any], str]] = {}
     failed: list[FailedItem] = []
     backend_seconds = 0.0

@@ -165,9 +165,8 @@ def apply_perturbation(kind: str, records, *, seed: int = 0, judge=None, progres
     list of claims) for ``false-claims``, ``template_file`` (a .jinja path) for the LLM and
     injection kinds, ``max_tries`` (answers asked per edit, default 2) for the LLM kinds.
     """
-    from tqdm.auto import tqdm
-
     from praib.records import records_to_dataset
+    from praib.records.progress import progress_bar
 
     perturbation = get_perturbation(kind)
     component = perturbation.component
@@ -188,7 +187,7 @@ def apply_perturbation(kind: str, records, *, seed: int = 0, judge=None, progres
         edited = perturbation.run(rows, rngs, judge, progress, kind, tally, **options)
     else:
         edited = [perturbation.run(row, rng, **options)
-                  for row, rng in tqdm(list(zip(rows, rngs)), desc=kind, unit="record", disable=not progress)]
+                  for row, rng in progress_bar(list(zip(rows, rngs)), desc=kind, unit="record", enabled=progress)]
     out, left_out = [], []
     for row, (new, description) in zip(rows, edited):
         if new is None:

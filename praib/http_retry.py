@@ -7,6 +7,10 @@ differently) and raises :class:`Retryable` for a failure that a later attempt ca
 :class:`RetryPolicy` says, and raises :class:`GaveUp` when the tries are spent or the server
 asks for a longer wait than the caller will take.
 
+A host name that does not resolve, and a server on this machine that refuses the connection (nothing
+listens on its port), are no such failure: :func:`unreachable_reason` tells them from the others, and
+:func:`check_reachable` looks for them before a library that retries on its own is let loose.
+
 Written here rather than with ``urllib3.util.Retry``: that works only inside a ``requests``
 adapter (the backend uses ``urllib``), cannot retry a malformed body, cannot give up on a long
 ``Retry-After`` and sleeps through ``time.sleep`` where tests inject their own clock.
@@ -15,10 +19,14 @@ adapter (the backend uses ``urllib``), cannot retry a malformed body, cannot giv
 from __future__ import annotations
 
 import email.utils
+import ipaddress
 import math
+import socket
 import time
+import urllib.request
 from dataclasses import dataclass
-from typing import Callable, Literal, TypeVar
+from typing import Callable, Iterator, Literal, TypeVar
+from urllib.parse import urlsplit
 
 T = TypeVar("T")
 
@@ -114,3 +122,70 @@ def call_with_retries(attempt: Callable[[], T], policy: RetryPolicy, *,
             if on_retry is not None:
                 on_retry(failure, retry, wait)
             sleep(wait)
+
+
+class Unreachable(Exception):
+    """No attempt can reach the server (see :func:`unreachable_reason`); the message says why."""
+
+
+def unreachable_reason(url: str, error: BaseException) -> str | None:
+    """Why ``error``, met on the way to ``url``, means that no later attempt gets there either: the host
+    name does not resolve, or the host is this machine and refuses the connection (nothing listens on
+    the port). None for a failure that another attempt may cure: a timeout, a dropped connection, a
+    remote server refusing while it restarts."""
+    parts = urlsplit(url)
+    for cause in exception_chain(error):
+        if isinstance(cause, socket.gaierror):
+            return f"{parts.hostname} does not resolve ({cause.strerror or cause})"
+        if isinstance(cause, ConnectionRefusedError) and _is_loopback(parts.hostname):
+            return f"nothing listens on {parts.hostname}:{_port(parts)} (connection refused)"
+    return None
+
+
+def check_reachable(url: str, timeout: float = 2.0) -> None:
+    """Raise :class:`Unreachable` at once when ``url`` cannot be reached (:func:`unreachable_reason`): its
+    host name is looked up and, for a host on this machine, its port tried. Nothing is checked when a
+    proxy carries the request (the proxy resolves the name); any other failure is left to the request."""
+    parts = urlsplit(url)
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if not parts.hostname or (proxy and not urllib.request.proxy_bypass(parts.hostname)):
+        return
+    port = _port(parts)
+    try:
+        socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+        if _is_loopback(parts.hostname):
+            socket.create_connection((parts.hostname, port), timeout=timeout).close()
+    except OSError as err:
+        reason = unreachable_reason(url, err)
+        if reason is not None:
+            raise Unreachable(reason) from None
+
+
+def exception_chain(error: BaseException) -> Iterator[BaseException]:
+    """``error`` and what it wraps: its cause and context, urllib's ``reason``, and exceptions among its
+    arguments (requests and urllib3 nest them so)."""
+    seen: set[int] = set()
+    pending = [error]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        wrapped = [current.__cause__, current.__context__, getattr(current, "reason", None), *current.args]
+        pending.extend(e for e in wrapped if isinstance(e, BaseException))
+
+
+def _is_loopback(host: str | None) -> bool:
+    if host is None:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _port(parts) -> int:
+    return parts.port or (443 if parts.scheme == "https" else 80)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import logging
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,19 +23,69 @@ BACKENDS = ["vllm", "openai", "transformers"]
 CACHE_DIR_HELP = "Call cache; a rerun resumes from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]"
 
 
+def configure_output() -> None:
+    """What a command prints besides its own lines: warnings as ``praib: ...`` lines, each once (datasets
+    and huggingface_hub give their loggers a handler of their own, and the root's printed every line
+    of theirs a second time), and praib's progress (:mod:`praib.records.progress`), not the libraries'
+    bars: none of datasets' (``Map:``, ``Filter:``, ``Generating train split:``), and huggingface_hub's
+    downloads only on a terminal."""
+    import datasets
+    import huggingface_hub.utils
+
+    from praib.records.progress import shows_bars
+
+    logging.basicConfig(level=logging.WARNING, format="praib: %(message)s")
+    for library in ("datasets", "huggingface_hub"):
+        logging.getLogger(library).handlers.clear()
+    datasets.disable_progress_bars()
+    if not shows_bars():
+        huggingface_hub.utils.disable_progress_bars()
+
+
 def _apply(command, options):
     for option in reversed(options):
         command = option(command)
     return command
 
 
-def output_option(help: str, default: str | None = None, file_okay: bool = True, dir_okay: bool = True):
+def output_option(help: str, default: str | None = None, file_okay: bool = True, dir_okay: bool = True,
+                  layout: str = "praib.records.io:SAVED_DATASET_FILES"):
     """-o/--output, the one spelling of where a command writes its result. The command runs holding the
     output's lock (:func:`praib.records.locks.output_lock`), which also covers the files it writes beside
-    the output: a second run on the same output is refused at once."""
+    the output: a second run on the same output is refused at once.
+
+    An output that may be a folder comes with --overwrite. The command replaces the folder's own files,
+    those ``layout`` names ("module:NAME" of their glob patterns, as
+    :func:`praib.records.atomic.replace_folder` takes them; by default a saved dataset's), and refuses
+    a folder that holds anything else unless --overwrite is given (it then keeps those entries)."""
     option = click.option("--output", "-o", type=click.Path(file_okay=file_okay, dir_okay=dir_okay, path_type=Path),
                           default=default, show_default=default is not None, help=help)
-    return lambda command: option(_holding_output_lock(command))
+    if not dir_okay:
+        return lambda command: option(_holding_output_lock(command))
+    overwrite = click.option("--overwrite", is_flag=True,
+                             help="Write into an output folder that holds files this command does not write: "
+                                  "its own files there are replaced, the others kept.")
+    return lambda command: option(overwrite(_holding_output_lock(_refusing_foreign_files(command, layout))))
+
+
+def _refusing_foreign_files(command, layout: str):
+    @functools.wraps(command)
+    def run(**params):
+        from pkgutil import resolve_name
+
+        from praib.records.atomic import foreign_entries
+
+        output = params["output"]
+        if not params.pop("overwrite") and output is not None:
+            foreign = foreign_entries(output, resolve_name(layout))
+            if foreign:
+                shown = ", ".join(map(str, foreign[:5])) + (", ..." if len(foreign) > 5 else "")
+                raise click.ClickException(
+                    f"{output}: holds files that `{click.get_current_context().command_path}` does not write "
+                    f"({shown}); give --overwrite to replace its own files there and keep these, or choose "
+                    "another --output")
+        return command(**params)
+    return run
 
 
 def _holding_output_lock(command):
@@ -57,7 +108,16 @@ def cache_dir_option(help: str = CACHE_DIR_HELP):
     return click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, help=help)
 
 
-no_progress_option = click.option("--no-progress", is_flag=True, help="Hide progress bars.")
+def _hide_download_bars(context, parameter, hidden: bool) -> bool:
+    if hidden:
+        import huggingface_hub.utils
+
+        huggingface_hub.utils.disable_progress_bars()
+    return hidden
+
+
+no_progress_option = click.option("--no-progress", is_flag=True, callback=_hide_download_bars,
+                                  help="Hide progress bars.")
 
 split_option = click.option("--split", default="train", show_default=True,
                             help="Split to read from a dataset or Hub id.")

@@ -131,7 +131,7 @@ def pdf_command(inputs, output, venue, year, decision, token_budget, tokenizer, 
 @click.option("--counterfactuals", type=click.Path(exists=True), help="Counterfactual paper records.")
 @click.option("--perturbations", type=click.Path(exists=True), help="Perturbed paper records.")
 @output_option("Directory of the dataset repository (README.md card and data/<config>/*.parquet).",
-               default="dataset", file_okay=False)
+               default="dataset", file_okay=False, layout="praib.sources.publish:REPOSITORY_FILES")
 @click.option("--card-template", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Jinja template of the card. [default: praib/data/cards/praib.md.jinja]")
 @click.option("--default-config", default=None, help="Config loaded when none is named. [default: reviews]")
@@ -186,7 +186,7 @@ def _record_counts(counts: dict[str, int], papers) -> str:
 @click.argument("venue", metavar="VENUE")
 @click.argument("years", metavar="YEAR...", type=int, nargs=-1, required=True)
 @output_option("Directory for papers.jsonl, reviews.jsonl, meta_reviews.jsonl and rebuttals.jsonl.",
-               default="records", file_okay=False)
+               default="records", file_okay=False, layout="praib.sources.openreview:RECORD_FOLDER_FILES")
 @cache_dir_option("Raw API responses, one file per request; a rerun resumes from them. "
                   "[default: $PRAIB_CACHE/openreview or ~/.cache/praib/calls/openreview]")
 @click.option("--offline", is_flag=True, help="Rebuild the records from the cache alone; make no request.")
@@ -244,7 +244,7 @@ def collect_command(venue, years, output, cache_dir, offline, base_url, pace, pa
                    "details; csv: one review a row with paper_id and the review form's fields as columns; "
                    "peersum: PeerSum's raw peersum_all.json. [default: csv for a .csv FILE, json otherwise]")
 @output_option("Directory for papers.jsonl, reviews.jsonl, meta_reviews.jsonl and rebuttals.jsonl.",
-               default="records", file_okay=False)
+               default="records", file_okay=False, layout="praib.sources.openreview:RECORD_FOLDER_FILES")
 def import_dump_command(dump, venue, year, fmt, output):
     """Convert a shared OpenReview dump FILE of one VENUE and YEAR into praib records (the review
     form is read from the venue's layout)."""
@@ -278,7 +278,7 @@ def import_dump_command(dump, venue, year, fmt, output):
                    "[default: every year in PAPERS]")
 @click.option("--include-withdrawn", is_flag=True, help="Count withdrawn and desk-rejected papers as rejected.")
 @output_option("Directory for the sampled papers.jsonl and the filtered record files.", default="sample",
-               file_okay=False)
+               file_okay=False, layout="praib.sources.openreview:RECORD_FOLDER_FILES")
 def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, rejected_share, seed, years,
                    include_withdrawn, output):
     """Draw a balanced accept/reject sample of the PAPERS records per venue-year, reproducibly under --seed

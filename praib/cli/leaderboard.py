@@ -55,7 +55,7 @@ def validate(submission, benchmark_papers, manifest, max_unparsed, split):
 @seed_option("Seed of the bootstrap draws.")
 @judge_options
 @output_option("Results directory (results.parquet/.jsonl, manifests/, details/, eras.json, run.json).",
-               default="results", file_okay=False)
+               default="results", file_okay=False, layout="praib.leaderboard.run:RESULT_FILES")
 @click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
 @max_failures_option
 @no_progress_option

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from dataclasses import replace
@@ -11,9 +10,9 @@ from pathlib import Path
 
 import click
 
-from praib.cli.common import (DEFAULT_BASE_URL, BACKENDS, cache_dir_option, failure_log, judge_options,
-                              max_failures_option, model_options, no_progress_option, output_option, param_values,
-                              split_option, write_json)
+from praib.cli.common import (DEFAULT_BASE_URL, BACKENDS, cache_dir_option, configure_output, failure_log,
+                              judge_options, max_failures_option, model_options, no_progress_option, output_option,
+                              param_values, split_option, write_json)
 from praib.llm.judge import default_cache_dir
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
@@ -56,7 +55,7 @@ class _OneLineErrors(click.Group):
               help="Show the full traceback of an unexpected error. [default: $PRAIB_DEBUG]")
 def main(debug: bool) -> None:
     """Measure how LLMs behave as scientific peer reviewers, against human reviewers."""
-    logging.basicConfig(level=logging.WARNING, format="praib: %(message)s")
+    configure_output()
 
 
 class _EvaluateGroup(click.Group):

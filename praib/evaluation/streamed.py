@@ -150,9 +150,9 @@ def _fold_locally(inputs: Inputs, workers: int, progress: bool, per_review: Path
         check_folder(per_review, workers)
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from praib.records.progress import progress_bar
 
-        bar = tqdm(desc="reviews", unit="review")
+        bar = progress_bar(desc="reviews", unit="review")
     try:
         if workers == 1:
             return fold(inputs, (0, 1), bar.update if bar is not None else None, per_review)

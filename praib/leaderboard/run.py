@@ -52,7 +52,8 @@ from praib.evaluation.results import EvaluationResult
 from praib.evaluation.scored import ScoredReviews
 from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, perturbation_kind, read_parquet_rows
-from praib.records.atomic import replace_atomically, write_text_atomically
+from praib.records.atomic import replace_folder, write_text_atomically
+from praib.records.progress import progress_bar
 from praib.metrics.registry import BY_NAME, DIFFERENCE, JUDGED, METRICS, SCORES, SHORTFALL, TEXT
 from praib.metrics.scores.agreement import panel_alpha_draws
 from praib.metrics.scores.distributions import gaps_to_panel_median, total_variation
@@ -62,6 +63,8 @@ if TYPE_CHECKING:
     from praib.llm.judge import Judge
 
 ALL_VENUES = "all"
+#: The files of a results directory: a rerun replaces them all (:func:`run_leaderboard`).
+RESULT_FILES = ("results.parquet", "results.jsonl", "manifests/*.json", "details/*.json", "eras.json", "run.json")
 RESULT_FEATURES = Features({
     "submission": Value("string"),
     "model": Value("string"),
@@ -349,9 +352,8 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
                       seed: int = 0, judge: "Judge | None" = None, workers: int | None = None,
                       progress: bool = False) -> tuple[list[dict], dict[str, dict]]:
     """The results rows (``RESULT_FEATURES``) of the human reference and every submission, and the
-    :func:`praib.evaluation.evaluate.evaluate_reviews` details of each submission by name."""
-    from tqdm.auto import tqdm
-
+    :func:`praib.evaluation.evaluate.evaluate_reviews` details of each submission by name. With
+    ``progress``, each stage (a side's text metrics, its bootstrap, the judge's requests) shows its own."""
     names = [s.name for s in submissions]
     if len(set(names)) != len(names) or HUMAN_SOURCE in names:
         raise ValueError(f"submission names must be distinct and not '{HUMAN_SOURCE}': {', '.join(names)}")
@@ -367,14 +369,14 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
     venues = [ALL_VENUES, *sorted(set(human.venue), key=str)]
     rows: list[dict] = []
     human_values: dict[tuple, float | None] = {}
-    for venue in tqdm(venues, desc="human reference bootstrap", disable=not progress):
+    for venue in progress_bar(venues, desc="human reference bootstrap", enabled=progress):
         metrics, n_papers, n_reviews = slice_metrics(None, human, venue, n_bootstrap, seed)
         for metric, m in metrics.items():
             human_values[(metric, venue)] = m["value"]
             rows.append(_row(HUMAN_SOURCE, HUMAN_SOURCE, metric, venue, m, n_papers, n_reviews, m["value"], None))
 
     details: dict[str, dict] = {}
-    for submission in tqdm(submissions, desc="submissions", disable=not progress):
+    for submission in submissions:
         originals = select_rows(submission.reviews, lambda row: perturbation_kind(row) is None)
         model_name = submission.manifest.get("model") or submission.name
         scored = ScoredReviews.score(originals, submission.scale, workers=workers, progress=progress)
@@ -385,7 +387,7 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
         result = evaluate_reviews(scored, human_scored[submission.scale], group_by=("source",),
                                   scale=submission.scale, workers=workers, judge=judge, progress=progress)
         details[submission.name] = result.to_dict()
-        for venue in tqdm(venues, desc=f"{submission.name} bootstrap", disable=not progress, leave=False):
+        for venue in progress_bar(venues, desc=f"{submission.name} bootstrap", enabled=progress):
             metrics, n_papers, n_reviews = slice_metrics(table, human, venue, n_bootstrap, seed)
             if not n_reviews:
                 continue
@@ -427,32 +429,33 @@ def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, outpu
                     workers: int | None = None, progress: bool = False) -> Dataset:
     """Score every submission (:func:`score_submissions`) and write the results directory:
     ``results.parquet`` / ``results.jsonl``, ``manifests/``, ``details/``, ``eras.json`` (when the
-    human reference spans both eras) and ``run.json``. Returns the results table."""
+    human reference spans both eras) and ``run.json`` (:data:`RESULT_FILES`), in place of those of an
+    earlier run (:func:`praib.records.atomic.replace_folder`). Returns the results table."""
     import pyarrow.parquet as pq
 
     from praib.leaderboard.eras import era_analysis, spans_both_eras
 
-    output = Path(output)
     rows, details = score_submissions(submissions, reference, n_bootstrap, seed, judge, workers, progress)
     results = Dataset.from_list(rows, features=RESULT_FEATURES)
-    with replace_atomically(output / "results.parquet") as temporary:
-        pq.write_table(results.data.table, temporary)
-    write_text_atomically(output / "results.jsonl", "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
-    for submission in submissions:
-        _write_json(output / "manifests" / f"{submission.name}.json", submission.manifest)
-        _write_json(output / "details" / f"{submission.name}.json", details[submission.name])
     human_reviews = select_rows(reference, lambda row: row["source"] == HUMAN_SOURCE)
-    if spans_both_eras(human_reviews):
-        _write_json(output / "eras.json", era_analysis(human_reviews))
-    _write_json(output / "run.json", {
-        "reference": reference_label,
-        "submissions": {s.name: s.source for s in submissions},
-        "n_bootstrap": n_bootstrap,
-        "seed": seed,
-        "judge": judge.describe() if judge is not None else None,
-        "praib_version": __version__,
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-    })
+    with replace_folder(output, RESULT_FILES) as folder:
+        pq.write_table(results.data.table, folder / "results.parquet")
+        (folder / "results.jsonl").write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows),
+                                              encoding="utf-8")
+        for submission in submissions:
+            _write_json(folder / "manifests" / f"{submission.name}.json", submission.manifest)
+            _write_json(folder / "details" / f"{submission.name}.json", details[submission.name])
+        if spans_both_eras(human_reviews):
+            _write_json(folder / "eras.json", era_analysis(human_reviews))
+        _write_json(folder / "run.json", {
+            "reference": reference_label,
+            "submissions": {s.name: s.source for s in submissions},
+            "n_bootstrap": n_bootstrap,
+            "seed": seed,
+            "judge": judge.describe() if judge is not None else None,
+            "praib_version": __version__,
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        })
     return results
 
 

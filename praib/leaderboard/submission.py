@@ -45,7 +45,7 @@ from datasets import Dataset
 
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, RecordError, load_records, perturbation_kind, read_json
 from praib.records.duplicates import record_repeats
-from praib.records.io import paths_outside
+from praib.records.io import check_hub, hub_error, paths_outside
 
 MANIFEST_NAME = "manifest.json"
 SCALE_CHOICES = ("venue", "generic")
@@ -109,9 +109,12 @@ def read_manifest(source: str, manifest: str | Path | None = None) -> dict:
 
         repo = source.partition(":")[0]
         try:
+            check_hub(repo, f"download {MANIFEST_NAME}")
             path = Path(hf_hub_download(repo, MANIFEST_NAME, repo_type="dataset"))
+        except RecordError as err:
+            raise SubmissionError(str(err)) from None
         except Exception as err:  # the Hub client raises many unrelated types
-            raise SubmissionError(f"{repo}: could not download {MANIFEST_NAME} ({type(err).__name__}: {err})")
+            raise SubmissionError(str(hub_error(repo, err, f"download {MANIFEST_NAME}"))) from None
     else:
         path = manifest_location(source)
         folder = Path(source).resolve()

@@ -55,7 +55,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
-from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
+from praib.http_retry import (GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status,
+                               retry_after_seconds, unreachable_reason)
+from praib.records.progress import progress_bar, shows_bars
 from praib.llm.failures import (BACKEND_EXCEPTION, CONNECTION_FAILED, MALFORMED_RESPONSE, REQUEST_REJECTED,
                                 SERVER_ERROR, TIMEOUT, TRUNCATED_RESPONSE, UNREADABLE_ANSWER, CallFailure)
 
@@ -153,13 +155,7 @@ def make_backend(kind: str, model: str, **options: Any) -> Backend:
 
 
 def _progress(iterable, total: int, enabled: bool, desc: str):
-    if not enabled:
-        return iterable
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a dependency
-        return iterable
-    return tqdm(iterable, total=total, desc=desc)
+    return progress_bar(iterable, total=total, desc=desc, enabled=enabled)
 
 
 def _extract_json(text: str) -> str | None:
@@ -428,7 +424,8 @@ class OpenAIBackend:
     HTTP 429 and 5xx, truncated bodies, and a 200 whose body is not UTF-8 JSON or holds no answer.
     A request that still fails, or that the server refuses (other 4xx), becomes a
     :class:`~praib.llm.failures.CallFailure` saying what came back; HTTP 401, 403 and 404, which
-    would refuse every request, raise :class:`BackendError` at once.
+    would refuse every request, raise :class:`BackendError` at once, and so do servers that no attempt
+    can reach (a host name that does not resolve, nothing listening on this machine's port).
 
     ``base_url`` may name several servers of the same model (a list): request *i* goes to server
     *i* mod *n*, and each retry to the next server. ``api_key`` defaults to ``$OPENAI_API_KEY``.
@@ -469,6 +466,7 @@ class OpenAIBackend:
         self._context_read = max_model_len is not None
         self._legacy_fields: bool | None = None  # a vLLM server before structured_outputs (0.10.2)
         self._lock = threading.Lock()
+        self._unreachable: set[str] = set()
 
     @property
     def url(self) -> str:
@@ -568,6 +566,7 @@ class OpenAIBackend:
             raise _Rejected(f"HTTP {exc.code} from {url}: {detail}") from exc
         except (urllib.error.URLError, http.client.HTTPException, ConnectionError, socket.timeout,
                 TimeoutError) as exc:
+            self._stop_if_unreachable(url, exc)
             raise _network_failure(url, exc, self.timeout) from exc
         try:
             payload = json.loads(raw.decode("utf-8"))
@@ -590,6 +589,20 @@ class OpenAIBackend:
             with self._lock:
                 self.model_revision = fingerprint
         return content, choice.get("finish_reason")
+
+    def _stop_if_unreachable(self, url: str, exc: BaseException) -> None:
+        """Raise :class:`BackendError` when ``url`` is out of reach for good (its host does not resolve, or
+        nothing listens on this machine's port: :func:`praib.http_retry.unreachable_reason`) and so is every
+        other server, as every request would fail alike; with another server left, the request moves on."""
+        reason = unreachable_reason(url, exc)
+        if reason is None:
+            return
+        with self._lock:
+            self._unreachable.add(url)
+            every = self._unreachable >= set(self.urls)
+        if every:
+            raise BackendError(f"cannot reach {url}: {reason}; start the server, or give the address of a running "
+                               "one") from None
 
     def _call(self, index: int, req: GenerationRequest) -> str | CallFailure:
         reply = self._ask(index, req)
@@ -877,7 +890,7 @@ class VLLMBackend:
             settle(index, reply)
 
     def _chat(self, conversations: list, params: list, progress: bool) -> list[str]:
-        outputs = self.llm.chat(conversations, sampling_params=params, use_tqdm=progress)
+        outputs = self.llm.chat(conversations, sampling_params=params, use_tqdm=progress and shows_bars())
         if len(outputs) != len(conversations):
             raise BackendError(f"vLLM returned {len(outputs)} outputs for {len(conversations)} requests")
         return [out.outputs[0].text for out in outputs]

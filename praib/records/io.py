@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import sys
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -20,7 +21,7 @@ import pyarrow as pa
 import yaml
 from datasets import Dataset, List, Value
 
-from praib.records.atomic import replace_atomically
+from praib.records.atomic import replace_atomically, replace_folder
 from praib.records.ids import record_id
 from praib.records.schema import REVIEW_SECTIONS, SCHEMAS, RecordError, perturbation_kind
 from praib.scales import subscore_names
@@ -448,12 +449,51 @@ def paths_outside(source: str | Path) -> list[str]:
 
     repo = str(source).partition(":")[0]
     try:
+        check_hub(repo, "download README.md to check its data_files")
         card = Path(hf_hub_download(repo, "README.md", repo_type="dataset"))
+    except RecordError as err:
+        return [str(err)]
     except RemoteEntryNotFoundError:  # a repository without a card: its files are found inside it
         return []
     except Exception as err:  # noqa: BLE001 - the Hub client raises many unrelated types
-        return [f"{repo}: could not download README.md to check its data_files ({type(err).__name__}: {err})"]
+        return [str(hub_error(repo, err, "download README.md to check its data_files"))]
     return _config_paths_outside(card, repo, None)
+
+
+def check_hub(label: str, what: str = "load the dataset") -> None:
+    """Fail at once with a :class:`RecordError` naming ``label`` (a Hub id) and what to do when the Hub
+    cannot be reached (:func:`praib.http_retry.check_reachable`), rather than let the Hub client retry
+    for half a minute. With HF_HUB_OFFLINE set the network is not asked; see :func:`hub_error`."""
+    from huggingface_hub import constants
+
+    from praib.http_retry import Unreachable, check_reachable
+
+    if datasets.config.HF_HUB_OFFLINE:
+        return
+    try:
+        check_reachable(constants.ENDPOINT)
+    except Unreachable as err:
+        raise RecordError(label, None, f"could not {what}: not a local file or folder, and the Hub cannot be "
+                                       f"reached: {err}; give a local path, or set HF_HUB_OFFLINE=1 to read a copy "
+                                       "in the Hugging Face cache") from None
+
+
+#: The variables that keep the Hub clients offline, and the values that turn them on.
+_OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")
+_TRUE = {"1", "ON", "YES", "TRUE"}
+
+
+def hub_error(label: str, err: Exception, what: str = "load the dataset") -> RecordError:
+    """The :class:`RecordError` for the Hub dataset ``label`` that the Hub client could not ``what``
+    (``err``); when HF_HUB_OFFLINE kept the client to its cache, it says so and what to do."""
+    if datasets.config.HF_HUB_OFFLINE:
+        # Offline, the clients look in their cache and fail when it holds nothing usable, whatever they call it.
+        named = " and ".join(v for v in _OFFLINE_VARIABLES if os.environ.get(v, "").upper() in _TRUE) \
+            or "HF_HUB_OFFLINE"
+        return RecordError(label, None, f"could not {what}: not a local file or folder, and not in the Hugging Face "
+                                        f"cache ({named} set, so nothing is downloaded); give a local path, or "
+                                        f"unset {named}")
+    return RecordError(label, None, f"could not {what} ({type(err).__name__}: {_first_line(err)})")
 
 
 def _first_line(err: BaseException) -> str:
@@ -523,22 +563,29 @@ def records_to_dataset(rows: list[dict], kind: str = "review") -> Dataset:
     return Dataset(pa.Table.from_pylist(rows, schema=features.arrow_schema))
 
 
+#: The files ``Dataset.save_to_disk`` writes in its folder (see :func:`praib.records.atomic.replace_folder`).
+SAVED_DATASET_FILES = ("*.arrow", "dataset_info.json", "state.json")
+
+
 def save_records(records: Dataset, destination: str | Path) -> Path:
     """Write records as .jsonl, .parquet, or (any other path) a saved Dataset directory; the file or
-    directory is built under a temporary name and renamed into place (:mod:`praib.records.atomic`)."""
+    directory is built under a temporary name and renamed into place (:mod:`praib.records.atomic`),
+    the directory keeping files of other programs that an earlier one held."""
     destination = Path(destination)
     suffix = destination.suffix.lower()
     # Writing takes a moment; a progress bar of datasets' own here would only clutter the caller's.
     shown = datasets.utils.logging.is_progress_bar_enabled()
     datasets.disable_progress_bars()
     try:
-        with replace_atomically(destination) as temporary:
-            if suffix == ".jsonl":
-                records.to_json(str(temporary), lines=True, force_ascii=False)
-            elif suffix == ".parquet":
-                records.to_parquet(str(temporary))
-            else:
-                records.save_to_disk(str(temporary))
+        if suffix in (".jsonl", ".parquet"):
+            with replace_atomically(destination) as temporary:
+                if suffix == ".jsonl":
+                    records.to_json(str(temporary), lines=True, force_ascii=False)
+                else:
+                    records.to_parquet(str(temporary))
+        else:
+            with replace_folder(destination, SAVED_DATASET_FILES) as folder:
+                records.save_to_disk(str(folder))
     finally:
         if shown:
             datasets.enable_progress_bars()

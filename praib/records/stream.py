@@ -20,8 +20,8 @@ import datasets
 from datasets import Dataset
 
 from praib.records.duplicates import StreamRepeats
-from praib.records.io import (coerce_record, is_dataset_repo, jsonl_values, load_saved_dataset, open_parquet,
-                              read_json_list, record_files, records_to_dataset, unreadable_parquet)
+from praib.records.io import (check_hub, coerce_record, hub_error, is_dataset_repo, jsonl_values, load_saved_dataset,
+                              open_parquet, read_json_list, record_files, records_to_dataset, unreadable_parquet)
 from praib.records.schema import SCHEMAS, RecordError
 
 logger = logging.getLogger(__name__)
@@ -176,7 +176,9 @@ def _raw_batches(source: str | Path, split: str, batch_rows: int, owned: Owned,
         raise RecordError(str(path), None, "directory holds no saved dataset, .parquet or .jsonl files")
     if _HUB_ID.fullmatch(str(source)) and not str(source).startswith("."):
         repo, _, config = str(source).partition(":")
-        return _streamed_batches(repo, config or None, split, str(source), batch_rows, owned, empty_ok), str(source)
+        check_hub(str(source))
+        return _streamed_batches(repo, config or None, split, str(source), batch_rows, owned, empty_ok,
+                                 hub=True), str(source)
     raise RecordError(str(source), None, "no such file or directory (and not a Hub dataset id 'org/name')")
 
 
@@ -280,13 +282,15 @@ def _sliced_batches(dataset: Dataset, label: str, batch_rows: int, owned: Owned)
 
 
 def _streamed_batches(repo: str, config: str | None, split: str, label: str, batch_rows: int, owned: Owned,
-                      empty_ok: bool) -> Iterator[_RawBatch]:
-    """The owned batches of a dataset repository's (or Hub dataset's) ``config``, streamed; one that
-    cannot be found or loaded is a :class:`RecordError` at once, or when its data fails to stream, and
-    so is an empty ``split`` unless ``empty_ok``."""
+                      empty_ok: bool, hub: bool = False) -> Iterator[_RawBatch]:
+    """The owned batches of a dataset repository's (or, ``hub``, a Hub dataset's) ``config``, streamed; one
+    that cannot be found or loaded is a :class:`RecordError` at once, or when its data fails to stream,
+    and so is an empty ``split`` unless ``empty_ok``."""
     try:
         stream = datasets.load_dataset(repo, config, split=split, streaming=True)
     except Exception as err:  # the Hub client and the builders raise many unrelated types
+        if hub:
+            raise hub_error(label, err) from err
         raise RecordError(label, None, f"could not load the dataset ({type(err).__name__}: {err})") from err
     return _stream_batches(stream, label, split, batch_rows, owned, empty_ok)
 

@@ -29,10 +29,11 @@ from typing import Any, Callable, Iterable, Iterator
 import yaml
 from datasets import Dataset
 
-from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
+from praib.http_retry import (GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status,
+                               retry_after_seconds, unreachable_reason)
 from praib.records import (HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl,
                            read_json, read_json_list, read_text, records_to_dataset, save_records)
-from praib.records.atomic import write_text_atomically
+from praib.records.atomic import replace_folder, write_text_atomically
 from praib.records.duplicates import drop_duplicates, find_repeats
 from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
 
@@ -42,6 +43,8 @@ EDITIONS_DIR = Path(__file__).resolve().parents[1] / "data" / "openreview"
 API_BASEURLS = {1: "https://api.openreview.net", 2: "https://api2.openreview.net"}
 RECORD_FILES = {"paper": "papers.jsonl", "review": "reviews.jsonl", "meta_review": "meta_reviews.jsonl",
                 "rebuttal": "rebuttals.jsonl"}
+#: The files of a records folder (:func:`write_records`).
+RECORD_FOLDER_FILES = tuple(RECORD_FILES.values())
 
 _FORM_TARGETS = {*REVIEW_SECTIONS, "body", "rating", "confidence", "recommendation"}
 
@@ -122,7 +125,8 @@ class NoteFetcher:
 
     Failures that a later attempt can cure are retried: 429 (waiting the Retry-After
     the server asks for), 5xx, timeouts, dropped connections and bodies that are not
-    the JSON the API sends. Other 4xx answers fail at once with the server's message.
+    the JSON the API sends. Other 4xx answers fail at once with the server's message, and so
+    do a host name that does not resolve and a server on this machine that refuses the connection.
     """
 
     def __init__(self, cache_dir: str | Path, *, baseurl: str | None = None, offline: bool = False,
@@ -187,6 +191,10 @@ class NoteFetcher:
             try:
                 response = self._session.get(url, params=params, headers=headers, timeout=self.timeout)
             except (requests.Timeout, requests.ConnectionError) as err:
+                unreachable = unreachable_reason(url, err)
+                if unreachable is not None:
+                    raise CollectionError(f"{url}: cannot reach OpenReview: {unreachable}; check the network and "
+                                          "--base-url, or rebuild the records from the cache with --offline") from None
                 raise Retryable(type(err).__name__) from err
             if is_retryable_status(response.status_code):
                 problem = ("429 Too Many Requests" if response.status_code == 429
@@ -420,13 +428,13 @@ def records_from_submissions(submissions: Iterable[tuple[dict, str | None]], edi
 
 
 def _listed_notes(edition: Edition, fetcher: NoteFetcher, progress: bool) -> Iterator[tuple[dict, str | None]]:
-    from tqdm.auto import tqdm
+    from praib.records.progress import progress_bar
 
     # Listings that flag their papers (withdrawn, desk-rejected) come first, so that a paper
     # also listed as a plain submission keeps its flag.
     for invitation, status in sorted(edition.submissions, key=lambda listing: listing[1] is None):
         label = f"{edition.venue} {edition.year} {invitation.rsplit('/', 1)[-1]}"
-        for note in tqdm(fetcher.notes(edition, invitation), desc=label, unit=" papers", disable=not progress):
+        for note in progress_bar(fetcher.notes(edition, invitation), desc=label, unit=" papers", enabled=progress):
             yield note, status
 
 
@@ -444,11 +452,11 @@ def collect(venue: str, years: Iterable[int], fetcher: NoteFetcher, progress: bo
 
 
 def write_records(records: dict[str, Dataset], output: str | Path) -> dict[str, int]:
-    """Write each kind to its JSONL file in ``output``; returns the counts."""
-    output = Path(output)
-    output.mkdir(parents=True, exist_ok=True)
-    for kind, table in records.items():
-        save_records(table, output / RECORD_FILES[kind])
+    """Write each kind to its JSONL file in the folder ``output``, in place of the record files an earlier
+    run wrote there (:func:`praib.records.atomic.replace_folder`); returns the counts."""
+    with replace_folder(output, RECORD_FOLDER_FILES) as folder:
+        for kind, table in records.items():
+            save_records(table, folder / RECORD_FILES[kind])
     return {kind: len(table) for kind, table in records.items()}
 
 

@@ -444,9 +444,9 @@ def convert_pdfs(inputs: Sequence[str | Path], *, progress: bool = False, failur
     one raises."""
     paths = pdf_paths(inputs)
     if progress:
-        from tqdm.auto import tqdm
+        from praib.records.progress import progress_bar
 
-        paths = tqdm(paths, desc="pdf", unit="paper")
+        paths = progress_bar(paths, desc="pdf", unit="paper")
     converted, errors = [], []
     for path in paths:
         try:

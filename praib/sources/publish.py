@@ -34,7 +34,7 @@ from typing import Mapping
 from datasets import Dataset, Features
 
 from praib.records import SCHEMAS, RecordError, load_records, read_text, records_to_dataset
-from praib.records.atomic import replace_atomically, write_text_atomically
+from praib.records.atomic import replace_folder
 from praib.templates import TemplateSet
 
 logger = logging.getLogger(__name__)
@@ -51,6 +51,8 @@ CONFIGS: dict[str, str] = {
     "perturbations": "paper",
 }
 SPLIT = "train"
+#: The files :func:`build_dataset_repo` writes in its folder.
+REPOSITORY_FILES = ("README.md", "data/*/*.parquet")
 DEFAULT_CARD_TEMPLATE = Path(__file__).resolve().parents[1] / "data" / "cards" / "praib.md.jinja"
 CARD_TEMPLATES = TemplateSet("card", DEFAULT_CARD_TEMPLATE.parent, keep_trailing_newline=True)
 
@@ -173,13 +175,12 @@ def build_dataset_repo(sources: Mapping[str, str | Path | Dataset], output: str 
     default = default or ("reviews" if "reviews" in configs else next(name for name in sources if name in configs))
     output = Path(output)
     card = render_card(card_template, configs, default)
-    for name in CONFIGS:
-        if name not in configs:  # a config of an earlier build into the same folder would be pushed too
-            (output / data_file(name)).unlink(missing_ok=True)
-    for name, records in configs.items():
-        with replace_atomically(output / data_file(name)) as temporary:
-            records.to_parquet(str(temporary))
-    write_text_atomically(output / "README.md", card)
+    # A config of an earlier build into the same folder would be pushed too: the folder is replaced whole.
+    with replace_folder(output, REPOSITORY_FILES) as folder:
+        for name, records in configs.items():
+            (folder / data_file(name)).parent.mkdir(parents=True)
+            records.to_parquet(str(folder / data_file(name)))
+        (folder / "README.md").write_text(card, encoding="utf-8")
     return output
 
 

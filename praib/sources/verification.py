@@ -205,10 +205,10 @@ class Verifier:
 
 def check_texts(texts: Sequence[Optional[str]], verifier: Verifier, progress: bool = False) -> list[list[Verification]]:
     """The verification of every formatted reference of every text, text by text."""
-    from tqdm.auto import tqdm
+    from praib.records.progress import progress_bar
 
     return [[verifier.check(c) for c in find_citations(text)]
-            for text in tqdm(texts, desc="verifying citations", unit="review", disable=not progress)]
+            for text in progress_bar(texts, desc="verifying citations", unit="review", enabled=progress)]
 
 
 def verification_summary(per_review: Sequence[Optional[list[Verification]]]) -> dict:

@@ -302,17 +302,39 @@ def test_openai_malformed_body_is_retried_and_named(server, raw, named):
     assert failure.error == "MalformedResponse" and named in failure.message and "HTTP 200" in failure.message
 
 
-def test_openai_unreachable_port():
+def closed_loopback_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # closed again: nothing listens there
-    b = OpenAIBackend("m", base_url=f"http://127.0.0.1:{port}/v1", timeout=1, max_tries=3, backoff=0.01)
+        return s.getsockname()[1]  # closed again: nothing listens there
+
+
+def test_a_loopback_port_nothing_listens_on_fails_every_request_at_once():
+    port = closed_loopback_port()
+    # A backoff that would take a minute over the tries: none of it may be waited.
+    b = OpenAIBackend("m", base_url=f"http://127.0.0.1:{port}/v1", timeout=1, max_tries=5, backoff=15)
     t = time.monotonic()
-    failure = b.generate([req("x")])[0]
-    assert time.monotonic() - t < 5
-    assert failure == CallFailure(
-        "ConnectionFailed", f"could not connect to http://127.0.0.1:{port}/v1/chat/completions: connection refused; "
-                            "is the server running? (after 3 tries)", 3)
+    with pytest.raises(BackendError) as refused:
+        b.generate([req(f"paper {i}") for i in range(20)])
+    assert time.monotonic() - t < 2
+    assert str(refused.value) == (f"cannot reach http://127.0.0.1:{port}/v1/chat/completions: nothing listens on "
+                                  f"127.0.0.1:{port} (connection refused); start the server, or give the address of "
+                                  "a running one")
+
+
+def test_a_host_name_that_does_not_resolve_fails_every_request_at_once():
+    b = OpenAIBackend("m", base_url="http://no-such-host.invalid:8000/v1", timeout=1, max_tries=5, backoff=15)
+    t = time.monotonic()
+    with pytest.raises(BackendError, match=r"^cannot reach http://no-such-host\.invalid:8000/v1/chat/completions: "
+                                           r"no-such-host\.invalid does not resolve \("):
+        b.generate([req("x")])
+    assert time.monotonic() - t < 2
+
+
+def test_with_a_server_left_a_request_moves_on_from_one_nothing_listens_on(server):
+    dead = f"http://127.0.0.1:{closed_loopback_port()}/v1"
+    b = OpenAIBackend("m", base_url=[dead, server.url], timeout=5, max_tries=2, backoff=0.01, concurrency=1)
+    assert b.generate([req(f"paper {i}") for i in range(4)]) == [f"echo: paper {i}" for i in range(4)]
+    assert sorted(body["messages"][-1]["content"] for body in server.bodies) == [f"paper {i}" for i in range(4)]
 
 
 def test_openai_reports_each_answer_as_it_arrives_in_the_calling_thread(server):

@@ -1,11 +1,15 @@
 """The shared retry loop: waits worked out by hand from each policy's rule."""
 
 import email.utils
+import socket
 import time
+import urllib.error
 
 import pytest
+import requests
 
-from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, retry_after_seconds
+from praib.http_retry import (GaveUp, Retryable, RetryPolicy, Unreachable, call_with_retries, check_reachable,
+                              retry_after_seconds, unreachable_reason)
 
 
 def failing(*failures, result="ok"):
@@ -69,3 +73,48 @@ def test_retry_after_reads_seconds_and_http_dates():
     in_a_minute = email.utils.formatdate(time.time() + 60, usegmt=True)
     assert 55 <= retry_after_seconds(in_a_minute) <= 60
     assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # in the past
+
+
+def wrapped(cause: BaseException) -> BaseException:
+    """``cause`` as requests reports it: a ConnectionError raised from urllib3's error, raised from the socket's."""
+    try:
+        try:
+            raise cause
+        except OSError as err:
+            raise requests.exceptions.ConnectionError("Max retries exceeded") from err
+    except requests.exceptions.ConnectionError as err:
+        return err
+
+
+@pytest.mark.parametrize("url, error, reason", [
+    ("http://no-such-host.invalid/v1", socket.gaierror(-2, "Name or service not known"),
+     "no-such-host.invalid does not resolve (Name or service not known)"),
+    ("https://api2.openreview.net/notes", wrapped(socket.gaierror(-3, "Temporary failure in name resolution")),
+     "api2.openreview.net does not resolve (Temporary failure in name resolution)"),
+    ("http://127.0.0.1:8000/v1", urllib.error.URLError(ConnectionRefusedError(111, "Connection refused")),
+     "nothing listens on 127.0.0.1:8000 (connection refused)"),
+    ("http://localhost/v1", wrapped(ConnectionRefusedError(111, "Connection refused")),
+     "nothing listens on localhost:80 (connection refused)"),
+    # What another attempt may cure: a remote server refusing while it restarts, a timeout, a reset.
+    ("http://gpu-box:8000/v1", urllib.error.URLError(ConnectionRefusedError(111, "Connection refused")), None),
+    ("http://127.0.0.1:8000/v1", urllib.error.URLError(TimeoutError("timed out")), None),
+    ("http://127.0.0.1:8000/v1", wrapped(ConnectionResetError(104, "Connection reset by peer")), None),
+])
+def test_only_a_name_that_does_not_resolve_and_a_refusing_loopback_port_are_out_of_reach(url, error, reason):
+    assert unreachable_reason(url, error) == reason
+
+
+def test_check_reachable_looks_the_name_up_and_tries_a_loopback_port(monkeypatch):
+    for proxy in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(proxy, raising=False)
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        check_reachable(f"http://127.0.0.1:{listening.getsockname()[1]}/v1")
+        port = listening.getsockname()[1]
+    with pytest.raises(Unreachable, match=rf"^nothing listens on 127\.0\.0\.1:{port} \(connection refused\)$"):
+        check_reachable(f"http://127.0.0.1:{port}/v1")
+    with pytest.raises(Unreachable, match=r"^no-such-host\.invalid does not resolve \("):
+        check_reachable("http://no-such-host.invalid/v1")
+    monkeypatch.setenv("http_proxy", "http://proxy.example:3128")  # the proxy resolves the name: not checked
+    check_reachable("http://no-such-host.invalid/v1")

@@ -7,7 +7,8 @@ import pytest
 from datasets import Dataset
 
 from praib.records import coerce_record, load_records, records_to_dataset, save_records
-from praib.records.atomic import replace_atomically, write_text_atomically
+from praib.records import atomic
+from praib.records.atomic import foreign_entries, replace_atomically, replace_folder, write_text_atomically
 
 
 def reviews(*texts):
@@ -109,3 +110,48 @@ def test_a_block_that_writes_nothing_fails_and_keeps_the_old_file(tmp_path):
             pass
     assert path.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["results.parquet"]
+
+
+RESULTS = ("results.jsonl", "details/*.json")
+
+
+def results_folder(path: Path) -> Path:
+    (path / "details").mkdir(parents=True)
+    (path / "results.jsonl").write_text("old\n")
+    (path / "details" / "model-a.json").write_text("{}")
+    (path / "details" / "notes.md").write_text("mine")
+    (path / "figures").mkdir()
+    (path / "figures" / "plot.png").write_bytes(b"png")
+    return path
+
+
+def test_foreign_entries_are_the_files_no_pattern_names_and_folders_where_none_can_lie(tmp_path):
+    folder = results_folder(tmp_path / "results")
+    assert [str(e) for e in foreign_entries(folder, RESULTS)] == ["details/notes.md", "figures"]
+    assert foreign_entries(tmp_path / "absent", RESULTS) == []
+
+
+def test_a_folder_block_that_fails_leaves_the_old_folder_and_no_temporary_one(tmp_path):
+    folder = results_folder(tmp_path / "results")
+    before = tree(folder)
+    with pytest.raises(KeyboardInterrupt):
+        with replace_folder(folder, RESULTS) as new:
+            (new / "results.jsonl").write_text("half")
+            raise KeyboardInterrupt
+    assert tree(folder) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["results"]
+
+
+def test_a_swap_that_fails_puts_the_other_files_back(tmp_path, monkeypatch):
+    folder = results_folder(tmp_path / "results")
+    before = tree(folder)
+
+    def refuse(new, destination):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(atomic, "_swap_directory", refuse)
+    with pytest.raises(OSError):
+        with replace_folder(folder, RESULTS) as new:
+            (new / "results.jsonl").write_text("new\n")
+    assert tree(folder) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["results"]

@@ -30,13 +30,13 @@ from collections import defaultdict
 from typing import Any, Sequence
 
 from datasets import Dataset
-from tqdm.auto import tqdm
 
 from praib.metrics.perturbation.robustness import PairingError, pair_records
 from praib.records.ids import reviewer_label
 from praib.metrics.perturbation.stats import ate_mixed_model, benjamini_hochberg, ranking_score
 from praib.metrics.summary import summarise
 from praib.records import CRITICAL, NEUTRAL
+from praib.records.progress import progress_bar
 
 # Difference name -> the direction a reviewer that notices broken research logic moves it.
 DIFFERENCES = {"aspect": 1, "sentiment": -1, "score": -1}
@@ -209,7 +209,7 @@ def _add_sensitivity(reviewers: dict, by_reviewer: dict, assertions: dict, judge
     neutral = [(label, p) for label, group in by_reviewer.items() for p in group
                if p["perturbation"]["category"] == NEUTRAL]
     rouge = {id(p): rouge2(p["original"].get("text"), p["perturbed"].get("text"))
-             for _, p in tqdm(neutral, desc="ROUGE-2", disable=not progress)}
+             for _, p in progress_bar(neutral, desc="ROUGE-2", enabled=progress)}
     jaccard: dict[int, float | None] = {}
     to_align = []
     for _, pair in neutral:

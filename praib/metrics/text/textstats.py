@@ -310,7 +310,7 @@ def score_texts(texts: Sequence[Optional[str]], workers: Optional[int] = None,
     than the number of chunks of :data:`CHUNK_SIZE` texts); 1 computes in this process. The
     others are forked for the call: they share the texts and what this process has learnt
     about words with it, so that nothing is copied to them. (Where processes cannot be
-    forked, this process scores alone.) ``progress`` shows a tqdm bar counting texts.
+    forked, this process scores alone.) ``progress`` shows the texts scored (:mod:`praib.records.progress`).
 
     A caller that streams batches calls this once per batch: what the process learns about
     words in one call serves the next. (Calls are not meant to run at once in several threads
@@ -325,9 +325,9 @@ def score_texts(texts: Sequence[Optional[str]], workers: Optional[int] = None,
     workers = min(workers, n_chunks)
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from praib.records.progress import progress_bar
 
-        bar = tqdm(total=len(texts), desc="text metrics", unit="text")
+        bar = progress_bar(total=len(texts), desc="text metrics", unit="text")
     try:
         if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
             results = _score_forked(texts, n_chunks, workers, bar)

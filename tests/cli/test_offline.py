@@ -1,0 +1,128 @@
+"""Offline is recognised at once: HF_HUB_OFFLINE=1, a host name that does not resolve and a loopback port
+nothing listens on fail in under 2 s with one line saying what to do, where the clients used to retry for
+half a minute; library log lines are printed once."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+
+import datasets
+import huggingface_hub.constants
+import pytest
+from click.testing import CliRunner
+
+from praib.cli.main import main
+from tests.paths import DEMO
+
+HUB_ID = "praib-org/no-such-reviews"
+
+
+def closed_loopback_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]  # closed again: nothing listens there
+
+
+def timed(*args) -> tuple[list[str], int, float]:
+    """The output lines and exit status of ``praib ARGS`` and the seconds it took (the modules loaded)."""
+    start = time.monotonic()
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result.output.splitlines(), result.exit_code, time.monotonic() - start
+
+
+@pytest.fixture
+def online(monkeypatch):
+    """The Hub clients as they are without HF_HUB_OFFLINE (the tests' conftest sets it), and no proxy."""
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    for proxy in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(proxy, raising=False)
+
+    def hub_at(endpoint: str) -> None:
+        monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", endpoint)
+        monkeypatch.setattr(datasets.config, "HF_ENDPOINT", endpoint)
+    return hub_at
+
+
+def test_a_hub_id_with_hf_hub_offline_fails_at_once_saying_what_to_do():
+    assert datasets.config.HF_HUB_OFFLINE  # conftest's HF_HUB_OFFLINE=1 and HF_DATASETS_OFFLINE=1
+    lines, status, seconds = timed("evaluate", HUB_ID)
+    assert status == 1 and seconds < 2
+    assert lines == [f"Error: {HUB_ID}: could not load the dataset: not a local file or folder, and not in the Hugging "
+                     "Face cache (HF_HUB_OFFLINE and HF_DATASETS_OFFLINE set, so nothing is downloaded); give a local "
+                     "path, or unset HF_HUB_OFFLINE and HF_DATASETS_OFFLINE"]
+
+
+def test_a_hub_submission_with_hf_hub_offline_fails_at_once_saying_what_to_do(tmp_path):
+    lines, status, seconds = timed("leaderboard", "run", HUB_ID, "--demo", "-o", tmp_path / "results")
+    assert status == 1 and seconds < 2
+    assert lines == [f"Error: {HUB_ID}: could not download manifest.json: not a local file or folder, and not in the "
+                     "Hugging Face cache (HF_HUB_OFFLINE and HF_DATASETS_OFFLINE set, so nothing is downloaded); give "
+                     "a local path, or unset HF_HUB_OFFLINE and HF_DATASETS_OFFLINE"]
+
+
+@pytest.mark.parametrize("endpoint, reason", [
+    ("https://no-such-host.invalid", "no-such-host.invalid does not resolve ("),
+    ("http://127.0.0.1:{port}", "nothing listens on 127.0.0.1:{port} (connection refused)"),
+], ids=["unresolvable", "loopback-refused"])
+def test_a_hub_id_with_the_hub_out_of_reach_fails_at_once_saying_what_to_do(online, endpoint, reason):
+    port = closed_loopback_port()
+    online(endpoint.format(port=port))
+    lines, status, seconds = timed("evaluate", HUB_ID)
+    assert status == 1 and seconds < 2
+    assert len(lines) == 1
+    assert lines[0].startswith(f"Error: {HUB_ID}: could not load the dataset: not a local file or folder, and the "
+                               f"Hub cannot be reached: {reason.format(port=port)}")
+    assert lines[0].endswith("; give a local path, or set HF_HUB_OFFLINE=1 to read a copy in the Hugging Face cache")
+
+
+@pytest.mark.parametrize("base_url, reason", [
+    ("http://no-such-host.invalid", "no-such-host.invalid does not resolve ("),
+    ("http://127.0.0.1:{port}", "nothing listens on 127.0.0.1:{port} (connection refused)"),
+], ids=["unresolvable", "loopback-refused"])
+def test_data_collect_out_of_reach_fails_at_once_saying_what_to_do(tmp_path, base_url, reason):
+    port = closed_loopback_port()
+    url = base_url.format(port=port)
+    lines, status, seconds = timed("data", "collect", "ICLR", 2024, "-o", tmp_path / "records", "--cache-dir",
+                                   tmp_path / "cache", "--base-url", url, "--no-progress")
+    assert status == 1 and seconds < 2
+    assert len(lines) == 1
+    assert lines[0].startswith(f"Error: {url}/notes: cannot reach OpenReview: {reason.format(port=port)}")
+    assert lines[0].endswith("; check the network and --base-url, or rebuild the records from the cache with --offline")
+    assert not (tmp_path / "records").exists()
+
+
+def test_a_judge_with_no_server_fails_at_once_saying_what_to_do(tmp_path):
+    port = closed_loopback_port()
+    lines, status, seconds = timed("score", DEMO / "reviews.jsonl", "--judge", "judge-model", "--judge-backend",
+                                   "openai", "--judge-base-url", f"http://127.0.0.1:{port}/v1", "--no-progress",
+                                   "-o", tmp_path / "judgements.jsonl")
+    assert status == 1 and seconds < 2
+    assert lines == [f"Error: cannot reach http://127.0.0.1:{port}/v1/chat/completions: nothing listens on "
+                     f"127.0.0.1:{port} (connection refused); start the server, or give the address of a running one"]
+    assert not (tmp_path / "judgements.jsonl").exists()
+
+
+# A command of the real command line that logs through both libraries' loggers, run in its own process so
+# that the command line's logging set-up, not pytest's, decides what reaches stderr.
+LOGGING_COMMAND = """
+import logging, sys, click
+from praib.cli.main import main
+
+@main.command("log-twice")
+def log_twice():
+    "Log a warning through each library's logger."
+    logging.getLogger("datasets.load").warning("a warning of datasets")
+    logging.getLogger("huggingface_hub.utils._http").warning("a warning of huggingface_hub")
+
+sys.exit(main(["log-twice"]))
+"""
+
+
+def test_a_library_warning_is_printed_once_under_the_praib_prefix():
+    done = subprocess.run([sys.executable, "-c", LOGGING_COMMAND], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == ["praib: a warning of datasets", "praib: a warning of huggingface_hub"]
