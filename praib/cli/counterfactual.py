@@ -14,13 +14,6 @@ CRITICAL_CHOICES = ("finding", "conclusion", "result")
 DEFAULT_EDITS = "finding,conclusion,result,spelling,voice,language-errors,layout"
 
 
-def _hide_dataset_bars(no_progress: bool) -> None:
-    if no_progress:
-        import datasets
-
-        datasets.disable_progress_bars()
-
-
 def _errors():
     from praib.llm.backends import BackendError
     from praib.records import RecordError
@@ -68,7 +61,6 @@ def extract(papers_source, output, max_tries, templates, judge_spec, cache_dir, 
     """Extract the research logic (goal, ranked findings, conclusions, results, support links) of
     PAPERS. A paper whose logic is still invalid after --max-tries is recorded in
     OUTPUT.failures.jsonl and the others go on (exit status 3)."""
-    _hide_dataset_bars(no_progress)
     from praib.generation.papers import PaperError, load_papers
     from praib.records import save_records
 
@@ -111,7 +103,6 @@ def build(papers_source, output, edits, logic_source, seed, max_tries, templates
     """Write soundness-critical and soundness-neutral counterfactual versions of PAPERS. A paper whose
     logic or edit the judge could not answer is recorded in OUTPUT.failures.jsonl and the others go
     on (exit status 3)."""
-    _hide_dataset_bars(no_progress)
     from praib.generation.papers import PaperError, load_papers
 
     from praib.perturb.counterfactual import build_counterfactuals, describe_attempts
@@ -158,7 +149,6 @@ def oracle(reviews_source, variants_source, output, seed, templates, judge_spec,
            no_progress):
     """Oracle reviews of VARIANTS (counterfactual papers from `build`): each original review of REVIEWS restated (paraphrased by --judge, else verbatim),
     with a comment on the planted issue and a lower rating for soundness-critical variants."""
-    _hide_dataset_bars(no_progress)
     from praib.records import load_records, save_records
 
     from praib.perturb.oracle import oracle_reviews
@@ -203,7 +193,6 @@ def meta_review(model_spec, papers_source, reviews_source, rebuttals_source, max
     """Meta-review PAPERS from their REVIEWS (and --rebuttals) with MODEL, optionally with one input
     perturbed; resumable from the call cache (--cache-dir) like `praib generate`. --judge runs the
     perturbations that need a model."""
-    _hide_dataset_bars(no_progress)
     from praib.llm.backends import SamplingConfig
     from praib.llm.cache import CachedBackend, CallCache
     from praib.generation.papers import PaperError, load_papers

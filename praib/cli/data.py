@@ -46,10 +46,6 @@ def verify_citations(reviews_path, output, citation_services, bibliographies, co
     except (RecordError, ValueError) as err:
         raise click.ClickException(str(err)) from None
     rows = verification_rows(columns, checks)
-    if no_progress:
-        import datasets
-
-        datasets.disable_progress_bars()
     save_records(rows, output)
     verified = sum(v is True for v in rows["verified"])
     unchecked = sum(v is None for v in rows["verified"])
@@ -111,10 +107,6 @@ def pdf_command(inputs, output, venue, year, decision, token_budget, tokenizer, 
                                      ocr_backend=ocr, ocr_prompt=ocr_prompt or OCR_PROMPT)
         except (PaperTextError, BackendError) as err:
             raise click.ClickException(str(err)) from None
-        if no_progress:
-            import datasets
-
-            datasets.disable_progress_bars()
         save_records(records_to_dataset([c.record for c in converted], "paper"), output)
         truncated = [c.record["paper_id"] for c in converted if c.prepared.truncated]
         click.echo(f"{len(converted)} papers written to {output}"
@@ -138,7 +130,6 @@ def pdf_command(inputs, output, venue, year, decision, token_budget, tokenizer, 
 def build_command(output, card_template, default_config, **sources):
     """Write a Hub dataset repository (Parquet per config, split 'train', and its card) that
     `datasets.load_dataset(DIR, CONFIG)` reads back with the records' schemas."""
-    import datasets
 
     from praib.sources.publish import DEFAULT_CARD_TEMPLATE, PublishError, build_dataset_repo, data_file
     from praib.records import RecordError
@@ -147,7 +138,6 @@ def build_command(output, card_template, default_config, **sources):
     if not given:
         raise click.UsageError("give at least one of --reviews, --papers, --meta-reviews, --rebuttals, "
                                "--generated-reviews, --counterfactuals, --perturbations")
-    datasets.disable_progress_bars()
     try:
         build_dataset_repo(given, output, card_template=card_template or DEFAULT_CARD_TEMPLATE,
                            default=default_config)
@@ -203,13 +193,11 @@ def collect_command(venue, years, output, cache_dir, offline, base_url, pace, pa
     (API v1 or v2, as the venue-year needs). Public data needs no account; to log in, set
     $OPENREVIEW_USERNAME and $OPENREVIEW_PASSWORD."""
     import os
-    import datasets
 
     from praib.llm.judge import default_cache_dir
     from praib.sources.openreview import CollectionError, NoteFetcher, collect, load_edition, login_token, write_records
     from praib.records import RecordError
 
-    datasets.disable_progress_bars()
     try:
         editions = [load_edition(venue, year) for year in years]
     except ValueError as err:
@@ -248,12 +236,10 @@ def collect_command(venue, years, output, cache_dir, offline, base_url, pace, pa
 def import_dump_command(dump, venue, year, fmt, output):
     """Convert a shared OpenReview dump FILE of one VENUE and YEAR into praib records (the review
     form is read from the venue's layout)."""
-    import datasets
 
     from praib.sources.openreview import import_dump, write_records
     from praib.records import RecordError
 
-    datasets.disable_progress_bars()
     try:
         records = import_dump(dump, fmt or ("csv" if dump.lower().endswith(".csv") else "json"), venue, year)
     except (RecordError, ValueError) as err:
@@ -286,13 +272,10 @@ def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, rej
     sampled papers."""
     from collections import Counter
 
-    import datasets
-
     from praib.sources.openreview import write_records
     from praib.records import RecordError, load_records
     from praib.sources.sampling import SamplingError, sample_records
 
-    datasets.disable_progress_bars()
     try:
         sources = {kind: load_records(path, kind, allow_empty=kind != "paper") if path else None for kind, path in
                    (("paper", papers), ("review", reviews), ("meta_review", meta_reviews),
@@ -313,20 +296,19 @@ def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, rej
 @data.command("import-ukp")
 @click.argument("release_dir", metavar="DIR")
 @output_option("Directory for papers.jsonl (the originals), counterfactuals.jsonl, logic.jsonl and release.jsonl "
-               "(what the records do not hold, for export-ukp).", default="ukp", file_okay=False)
+               "(what the records do not hold, for export-ukp).", default="ukp", file_okay=False,
+               layout="praib.sources.ukp:IMPORT_FILES")
 def import_ukp_command(release_dir, output):
     """Read the UKP counter-review-logic release's data folder DIR (papers/, blueprints/, cf_datasets/)
     into praib records: the papers, the research logic of the blueprints, and the counterfactuals as
     variant papers (soundness-critical for the blueprint_* types)."""
     import json
 
-    import datasets
-
     from praib.perturb.logic import logic_features, table
     from praib.records import coerce_record, records_to_dataset, save_records
-    from praib.sources.ukp import RELEASE_FILES, read_release
+    from praib.records.atomic import replace_folder
+    from praib.sources.ukp import IMPORT_FILES, RELEASE_FILES, read_release
 
-    datasets.disable_progress_bars()
     try:
         release = read_release(release_dir)
         papers = [coerce_record(r, "paper", f"paper {r['paper_id']}") for r in release.papers]
@@ -338,16 +320,14 @@ def import_ukp_command(release_dir, output):
         raise click.ClickException(str(err)) from None
     for note in release.notes:
         click.echo(f"warning: {note}", err=True)
-    output.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, records in outputs.items():
-        if len(records):
-            save_records(records, output / name)
-            written.append(name)
-        else:  # a file left by an earlier import would be exported with this one
-            (output / name).unlink(missing_ok=True)
-    (output / RELEASE_FILES).write_text("".join(json.dumps(f, ensure_ascii=False) + "\n" for f in release.files),
-                                        encoding="utf-8")
+    with replace_folder(output, IMPORT_FILES) as folder:  # a file of an earlier import would be exported too
+        for name, records in outputs.items():
+            if len(records):
+                save_records(records, folder / name)
+                written.append(name)
+        (folder / RELEASE_FILES).write_text("".join(json.dumps(f, ensure_ascii=False) + "\n"
+                                                    for f in release.files), encoding="utf-8")
     click.echo(f"read {release.describe()}; wrote {', '.join([*written, RELEASE_FILES])} to {output}")
 
 
@@ -359,7 +339,7 @@ def import_ukp_command(release_dir, output):
 @click.option("--logic", "logic_path", type=click.Path(exists=True),
               help="Logic records (e.g. from `praib counterfactual extract`) to export instead of RECORDS/logic.jsonl.")
 @output_option("The release's data folder to write: papers/, blueprints/, cf_datasets/.", default="ukp-release",
-               file_okay=False)
+               file_okay=False, layout="praib.sources.ukp:RELEASE_LAYOUT")
 def export_ukp_command(records_path, counterfactuals, logic_path, output):
     """Write praib records in the UKP counter-review-logic release's layout: a paper folder (paper.md,
     index.json, meta.json) per paper, a blueprint per logic record and a counterfactual dataset file
@@ -370,7 +350,8 @@ def export_ukp_command(records_path, counterfactuals, logic_path, output):
 
     from praib.perturb.logic import load_logic
     from praib.records import load_records
-    from praib.sources.ukp import RELEASE_FILES, describe_counts, read_release_files, write_release
+    from praib.records.atomic import replace_folder
+    from praib.sources.ukp import RELEASE_FILES, RELEASE_LAYOUT, describe_counts, read_release_files, write_release
 
     records = Path(records_path)
 
@@ -384,7 +365,8 @@ def export_ukp_command(records_path, counterfactuals, logic_path, output):
         variants = load_records(counterfactuals, "paper").to_list() if counterfactuals else []
         logic = load_logic(logic_path).to_list() if logic_path else []
         files = read_release_files(beside(RELEASE_FILES)) if beside(RELEASE_FILES) else []
-        counts = write_release(output, papers, variants, logic, files)
+        with replace_folder(output, RELEASE_LAYOUT) as folder:
+            counts = write_release(folder, papers, variants, logic, files)
     except ValueError as err:
         raise click.ClickException(str(err)) from None
     click.echo(f"wrote {describe_counts(counts)} in the UKP release's layout to {output}")

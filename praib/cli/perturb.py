@@ -57,10 +57,6 @@ def perturb(kind, input_path, list_kinds, output, seed, split, claims, papers, t
     from praib.perturb.reviews import generate_claim_buckets, load_claim_buckets, save_claim_buckets
     from praib.perturb.validation import EditTally
 
-    if no_progress:
-        import datasets
-
-        datasets.disable_progress_bars()
     if list_kinds:
         rows = [(p.name, p.component, p.category, "yes" if p.needs_llm else "no", p.summary)
                 for p in list_perturbations()]

@@ -69,6 +69,27 @@ def test_paragraph_ids_follow_the_release_numbering_and_blueprints_skip_the_appe
     assert sections["p6"] == "Appendix A Proofs"
 
 
+def test_a_rerun_replaces_its_own_files_and_refuses_foreign_ones(tmp_path):
+    """Outputs are replaced, not merged (issue 14): a second import or export into the same folder leaves
+    no file of the first behind, and a folder holding other files is refused unless --overwrite."""
+    imported, back = tmp_path / "records", tmp_path / "back"
+    run("data", "import-ukp", RELEASE, "--output", imported)
+    run("data", "export-ukp", imported, "--output", back)
+    (imported / "logic.jsonl").unlink()  # the second export has no blueprint to write
+    stale = back / "blueprints" / f"{PAPER}.json"
+    assert stale.exists()
+    run("data", "export-ukp", imported, "--output", back)
+    assert not stale.exists() and files_of(back) == [f for f in files_of(RELEASE) if not f.startswith("blueprints/")]
+    run("data", "import-ukp", RELEASE, "--output", imported)
+    assert (imported / "logic.jsonl").exists()
+    (back / "notes.txt").write_text("mine")
+    refused = CliRunner().invoke(main, ["data", "export-ukp", str(imported), "--output", str(back)])
+    assert refused.exit_code == 1 and "data export-ukp` does not write (notes.txt)" in \
+        refused.output
+    run("data", "export-ukp", imported, "--output", back, "--overwrite")
+    assert (back / "notes.txt").read_text() == "mine" and stale.exists()
+
+
 @pytest.mark.skipif(not SAMPLE.exists(), reason="shared real data not available")
 def test_the_real_papers_index_and_its_counterfactuals_index_are_computed_exactly():
     folder = SAMPLE / "papers" / "2023.acl" / SAMPLE_PAPER
