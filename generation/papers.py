@@ -92,7 +92,8 @@ def load_papers(source: str | Path, *, venue: str | None = None, year: int | Non
     if path.is_dir() and not _is_dataset_dir(path):
         files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in PAPER_SUFFIXES)
         if not files:
-            raise PaperError(f"{path}: no .md or .txt papers (and no .jsonl/.parquet papers dataset) in this directory")
+            raise PaperError(f"{path}: no .md or .txt papers and no paper records in this folder (PDFs: the "
+                             "commands convert them, as `praib data pdf` does)")
         rows = []
         for file in files:
             text = _read_paper(file)

@@ -12,7 +12,7 @@ import click
 
 from praib.cli.common import (DEFAULT_BASE_URL, BACKENDS, cache_dir_option, configure_output, failure_log,
                               judge_options, max_failures_option, model_options, no_progress_option, output_option,
-                              param_values, split_option, write_json)
+                              param_values, read_papers, split_option, write_json)
 from praib.llm.judge import default_cache_dir
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
@@ -146,6 +146,7 @@ def evaluate_run(input_path, reference_path, output, group_by, scale, split, wor
     if not judge_spec.model and (coverage_prefilter is not None or second_judge_model or meta_reviews_path):
         raise click.UsageError("--coverage-prefilter, --meta-reviews and --second-judge need --judge")
     source = str(resources.files("praib") / DEMO_REVIEWS) if demo else input_path
+    source, reference_path = _built_folder_inputs(source, reference_path)
     groups = tuple(c.strip() for c in group_by.split(",") if c.strip())
     if "source" not in groups and not reference_path:
         click.echo(f"Grouping by source,{','.join(groups)}: the human reviews of INPUT are the reference, and a "
@@ -193,6 +194,19 @@ def evaluate_run(input_path, reference_path, output, group_by, scale, split, wor
         if output:
             write_json(results.to_dict(), output)
             click.echo(f"\nWrote {output}", err=True)
+
+
+def _built_folder_inputs(source: str, reference_path: str | None) -> tuple[str, str | None]:
+    """A dataset folder `praib data build` wrote, given whole: its model-written reviews against its human
+    reviews (configs generated_reviews and reviews), said on stderr; anything else as given."""
+    from praib.records.io import dataset_configs
+
+    configs = dataset_configs(Path(source)) if Path(source).is_dir() else []
+    if "generated_reviews" not in configs or "reviews" not in configs or reference_path:
+        return source, reference_path
+    click.echo(f"Evaluating {source}:generated_reviews against {source}:reviews (the folder's human reviews); name a "
+               "config (DIR:CONFIG) to evaluate it alone.", err=True)
+    return f"{source}:generated_reviews", f"{source}:reviews"
 
 
 def _evaluate_streamed(source, reference_path, output, group_by, scale, split, workers, shard, engine, batch_rows,
@@ -280,8 +294,9 @@ def generate(model_spec, papers_source, max_new_tokens, temperature, top_p, seed
              source, prompt_name, output, venue, year, knowledge_cutoff, remove_appendix, cache_dir, params, limit,
              max_failures, no_progress):
     """Write reviews of PAPERS with MODEL (Hub id, server model name or local directory), as Review
-    records that `praib evaluate` scores. PAPERS is a directory of .md/.txt papers (file name = paper
-    id), or a papers dataset (JSONL/JSON/Parquet, saved dataset, Hub id).
+    records that `praib evaluate` scores. PAPERS is a .md, .txt or .pdf paper, a folder of them (file name =
+    paper id; PDFs converted from their text layer as `praib data pdf` does), or paper records
+    (JSONL/JSON/Parquet/CSV, saved dataset, Hub id).
 
     Every answer is cached on disk the moment it arrives: after an interruption,
     run the same command again and only the missing reviews are generated; an
@@ -292,7 +307,7 @@ def generate(model_spec, papers_source, max_new_tokens, temperature, top_p, seed
     """
     from praib.llm.backends import BackendError, SamplingConfig
     from praib.llm.cache import CachedBackend, CallCache
-    from praib.generation.papers import PaperError, load_papers
+    from praib.generation.papers import PaperError
     from praib.generation.prompts import load_prompt
     from praib.generation.run import DEFAULT_BATCH_SIZE, run_generation
     from praib.records import RecordError
@@ -303,7 +318,7 @@ def generate(model_spec, papers_source, max_new_tokens, temperature, top_p, seed
         try:
             prompt = load_prompt(prompt_name)
             prompt.check_params(prompt_params)
-            papers = load_papers(papers_source, venue=venue, year=year)
+            papers = read_papers(papers_source, venue=venue, year=year)
             if limit:
                 papers = papers.select(range(min(limit, len(papers))))
             backend = model_spec.open()

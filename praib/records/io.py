@@ -8,11 +8,14 @@ record and fails with a :class:`RecordError` that names the file, the line or ro
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import os
 import re
 import sys
+from collections import Counter
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
@@ -203,6 +206,39 @@ def _readable_file(path: Path) -> None:
         raise RecordError(str(path), None, "no such file")
 
 
+def read_csv_rows(path: Path) -> tuple[list[str], list[tuple[int, dict]]]:
+    """The header and the (first line, row) of every record of a comma-separated UTF-8 file. CSV that
+    does not parse (an unclosed quote, a field over the csv module's limit, a row with more or fewer
+    fields than the header) is a :class:`RecordError` naming the line where the record starts."""
+    text = read_text(path)
+    nul = text.find("\0")
+    if nul >= 0:
+        raise RecordError(f"{path}: line {text.count(chr(10), 0, nul) + 1}", None,
+                          "a NUL byte (0x00), which CSV text does not hold (a binary or damaged file?)")
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    rows, last = [], 0
+    try:
+        header = reader.fieldnames or []
+        last = reader.line_num
+        repeated = [column for column, count in Counter(header).items() if count > 1]
+        if repeated:
+            names = ", ".join(map(repr, repeated))
+            raise RecordError(f"{path}: line {last}", None,
+                              f"the header names column(s) {names} more than once (which one holds the data?)")
+        for row in reader:
+            if None in row or None in row.values():
+                found = len(header) + len(row.get(None) or []) - list(row.values()).count(None)
+                raise RecordError(f"{path}: line {last + 1}", None,
+                                  f"{found} fields, the header has {len(header)} (an unquoted comma?)")
+            rows.append((last + 1, row))
+            last = reader.line_num
+    except csv.Error as err:
+        problem = (f"a field longer than {csv.field_size_limit()} characters, the csv module's limit (an unclosed "
+                   "quote?)" if "field limit" in str(err) else f"not valid CSV ({err})")
+        raise RecordError(f"{path}: line {last + 1}", None, problem) from None
+    return header, rows
+
+
 def read_text(path: str | Path, what: str | None = "records") -> str:
     """The text of a UTF-8 file (a leading byte-order mark dropped). A missing file, a directory, bytes
     that are not UTF-8 (with their line and byte offset) and, unless ``what`` is None, a file with
@@ -327,6 +363,21 @@ def read_json_list(path: Path, keys: tuple[str, ...], what: str) -> list:
     if not isinstance(data, list):
         raise RecordError(str(path), None, f"{what} (or {{'{keys[0]}': [...]}})")
     return data
+
+
+def dataset_configs(path: Path) -> list[str]:
+    """The config names of a dataset folder's README (:func:`is_dataset_repo`), in its order; none for another
+    folder or a card that cannot be read."""
+    from huggingface_hub.repocard import metadata_load
+
+    if not is_dataset_repo(path):
+        return []
+    try:
+        configs = (metadata_load(path / "README.md") or {}).get("configs") or []
+    except (yaml.YAMLError, ValueError):
+        return []
+    return [str(c.get("config_name", "default")) for c in configs if isinstance(c, dict)] \
+        if isinstance(configs, list) else []
 
 
 def is_dataset_repo(path: Path) -> bool:

@@ -21,7 +21,8 @@ from datasets import Dataset
 
 from praib.records.duplicates import StreamRepeats
 from praib.records.io import (check_hub, coerce_record, hub_error, is_dataset_repo, jsonl_values, load_saved_dataset,
-                              open_parquet, read_json_list, record_files, records_to_dataset, unreadable_parquet)
+                              open_parquet, read_csv_rows, read_json_list, record_files, records_to_dataset,
+                              unreadable_parquet)
 from praib.records.schema import SCHEMAS, RecordError
 
 logger = logging.getLogger(__name__)
@@ -164,7 +165,9 @@ def _raw_batches(source: str | Path, split: str, batch_rows: int, owned: Owned,
             return _json_batches(path, batch_rows, owned), str(path)
         if suffix == ".parquet":
             return _parquet_batches(path, batch_rows, owned, 0), str(path)
-        raise RecordError(str(path), None, "unsupported file type; use .jsonl, .json or .parquet")
+        if suffix == ".csv":
+            return _csv_batches(path, batch_rows, owned), str(path)
+        raise RecordError(str(path), None, f"unsupported file type; {ACCEPTED}")
     if path.is_dir():
         if (path / "dataset_info.json").exists() or (path / "state.json").exists():
             return _sliced_batches(load_saved_dataset(path, split), str(path), batch_rows, owned), str(path)
@@ -173,13 +176,31 @@ def _raw_batches(source: str | Path, split: str, batch_rows: int, owned: Owned,
         files = record_files(path)
         if files:
             return _file_batches(files, batch_rows, owned), str(path)
-        raise RecordError(str(path), None, "directory holds no saved dataset, .parquet or .jsonl files")
+        raise RecordError(str(path), None, f"the folder holds none of what praib reads; {ACCEPTED}")
     if _HUB_ID.fullmatch(str(source)) and not str(source).startswith("."):
         repo, _, config = str(source).partition(":")
         check_hub(str(source))
         return _streamed_batches(repo, config or None, split, str(source), batch_rows, owned, empty_ok,
                                  hub=True), str(source)
-    raise RecordError(str(source), None, "no such file or directory (and not a Hub dataset id 'org/name')")
+    raise RecordError(str(source), None, f"no such file or directory, and not a Hub dataset id; {ACCEPTED}")
+
+
+#: What every command that reads records accepts, as its errors say.
+ACCEPTED = ("give a .jsonl, .json, .parquet or .csv file, a folder of .parquet or .jsonl files, a saved dataset, "
+            "a dataset folder (DIR or DIR:config, as `praib data build` writes) or a Hub dataset id (org/name)")
+
+
+def _csv_batches(path: Path, batch_rows: int, owned: Owned) -> Iterator[_RawBatch]:
+    """A comma-separated file with a header of field names, one record a row; an empty cell is a missing
+    value. Read whole (as JSON is), then batched."""
+    _, rows = read_csv_rows(path)
+    items = [(f"{path}: line {line}", {k: (v if v != "" else None) for k, v in row.items()}) for line, row in rows]
+    if not items:
+        raise RecordError(str(path), None, "empty: no records")
+    for index, start in enumerate(range(0, len(items), batch_rows)):
+        if owned(index):
+            chunk = items[start:start + batch_rows]
+            yield _RawBatch(index, f"{chunk[0][0]}-{chunk[-1][0].rsplit(' ', 1)[-1]}", chunk)
 
 
 def _file_batches(files: list[Path], batch_rows: int, owned: Owned) -> Iterator[_RawBatch]:

@@ -14,8 +14,6 @@ from the cache without the network.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import logging
 import re
@@ -32,7 +30,7 @@ from datasets import Dataset
 from praib.http_retry import (GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status,
                                retry_after_seconds, unreachable_reason)
 from praib.records import (HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl,
-                           read_json, read_json_list, read_text, records_to_dataset, save_records)
+                           read_csv_rows, read_json, read_json_list, records_to_dataset, save_records)
 from praib.records.atomic import replace_folder, write_text_atomically
 from praib.records.duplicates import drop_duplicates, find_repeats
 from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
@@ -474,46 +472,13 @@ def _dump_notes(path: Path) -> list[dict]:
 _CSV_COLUMNS = {"paper_id", "forum", "title", "abstract", "keywords", "decision", "review_id", "reviewer"}
 
 
-def _csv_rows(path: Path) -> tuple[list[str], list[tuple[int, dict]]]:
-    """The header and the (first line, row) of every record of a comma-separated UTF-8 file. CSV that
-    does not parse (an unclosed quote, a field over the csv module's limit, a row with more or fewer
-    fields than the header) is a :class:`RecordError` naming the line where the record starts."""
-    text = read_text(path)
-    nul = text.find("\0")
-    if nul >= 0:
-        raise RecordError(f"{path}: line {text.count(chr(10), 0, nul) + 1}", None,
-                          "a NUL byte (0x00), which CSV text does not hold (a binary or damaged file?)")
-    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    rows, last = [], 0
-    try:
-        header = reader.fieldnames or []
-        last = reader.line_num
-        repeated = [column for column, count in Counter(header).items() if count > 1]
-        if repeated:
-            names = ", ".join(map(repr, repeated))
-            raise RecordError(f"{path}: line {last}", None,
-                              f"the header names column(s) {names} more than once (which one holds the data?)")
-        for row in reader:
-            if None in row or None in row.values():
-                found = len(header) + len(row.get(None) or []) - list(row.values()).count(None)
-                raise RecordError(f"{path}: line {last + 1}", None,
-                                  f"{found} fields, the header has {len(header)} (an unquoted comma?)")
-            rows.append((last + 1, row))
-            last = reader.line_num
-    except csv.Error as err:
-        problem = (f"a field longer than {csv.field_size_limit()} characters, the csv module's limit (an unclosed "
-                   "quote?)" if "field limit" in str(err) else f"not valid CSV ({err})")
-        raise RecordError(f"{path}: line {last + 1}", None, problem) from None
-    return header, rows
-
-
 _CSV_COLUMNS = {"paper_id", "forum", "title", "abstract", "keywords", "decision", "review_id", "reviewer"}
 
 
 def _csv_forums(path: Path, edition: Edition) -> list[tuple[dict, str | None]]:
     """Group a one-review-per-row CSV into submission notes with their review replies; columns that are
     no field of the review form are ignored with a warning."""
-    header, rows = _csv_rows(path)
+    header, rows = read_csv_rows(path)
     if not {"paper_id", "forum"} & set(header):
         separator = next((sep for sep in (";", "\t", "|") if len(header) == 1 and sep in header[0]), None)
         hint = f" (is it separated by {separator!r}? praib reads comma-separated files)" if separator else ""

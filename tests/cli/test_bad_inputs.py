@@ -591,4 +591,7 @@ def test_usage_errors_keep_exit_2_and_errors_of_commands_exit_1(tmp_path):
     missing = tmp_path / "missing.jsonl"
     result = run_cli(["evaluate", missing])
     assert result.exit_code == 1
-    assert result.output == f"Error: {missing}: no such file or directory (and not a Hub dataset id 'org/name')\n"
+    assert result.output == (
+        f"Error: {missing}: no such file or directory, and not a Hub dataset id; "
+        "give a .jsonl, .json, .parquet or .csv file, a folder of .parquet or .jsonl files, a saved dataset, "
+        "a dataset folder (DIR or DIR:config, as `praib data build` writes) or a Hub dataset id (org/name)\n")
