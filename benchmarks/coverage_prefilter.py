@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import os
 import re
 import sys
 import time
@@ -156,7 +157,8 @@ def main(argv=None) -> None:
               f"{result['coverage_recall_strengths']['mean']:8.3f}{result['coverage_precision_strengths']['mean']:10.3f}")
     stats = prefilter.stats()
     print(f"calls saved: {stats['calls_saved']} of {stats['pairs_total']} ({stats['saved_fraction']:.1%}); "
-          f"model load {load_time:.1f} s (once, not included above)")
+          f"model load {load_time:.1f} s (once, not included above); load average {os.getloadavg()[0]:.2f} on "
+          f"{os.cpu_count()} cores")
     print(f"audit: {audit['changed']} of {audit['sampled']} sampled skipped pairs would have been 'yes' "
           f"(rate {audit['change_rate']:.3f}, about {audit['estimated_changed_total']:.0f} of {audit['skipped_total']})")
 

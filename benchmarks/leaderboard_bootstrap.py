@@ -16,6 +16,7 @@ times and their ratio, and the two CIs of FRE for the model, which agree up to b
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -96,7 +97,8 @@ def main() -> None:
     print(f"praib one-pass bootstrap:      {praib_seconds:8.2f} s")
     print(f"re-scoring every resample:     {baseline_seconds:8.2f} s "
           f"(measured over {args.baseline_draws} draws, scaled to {args.draws})")
-    print(f"speed-up:                      {baseline_seconds / praib_seconds:8.1f}x")
+    print(f"speed-up:                      {baseline_seconds / praib_seconds:8.1f}x  "
+          f"(load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores: compare runs at similar load)")
     print(f"FRE of the model: {fre['value']:.2f}, praib 95% CI [{fre['ci_low']:.2f}, {fre['ci_high']:.2f}]; "
           f"baseline draws range [{min(draws):.2f}, {max(draws):.2f}] over {len(draws)} draws")
 
