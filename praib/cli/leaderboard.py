@@ -99,7 +99,7 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge
         judge = judge_spec.make(failures)
         results = run_leaderboard(loaded, reference, output, reference_label=reference_path,
                                   n_bootstrap=n_bootstrap, seed=seed, judge=judge, workers=workers,
-                                  progress=not no_progress)
+                                  progress=not no_progress, cache_dir=judge_spec.cache_dir)
     except (SubmissionError, RecordError, ValueError, BackendError) as err:
         raise click.ClickException(str(err)) from None
     shown = ("tkc", "fre", "krippendorff_alpha", "rating_tv")
@@ -109,6 +109,10 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge
         click.echo(f"{row['submission']:<24} {row['metric']:<20} {value}{ci}"
                    + ("  (closest to human)" if row["closest_to_human"] else ""))
     if judge is not None:
+        from praib.evaluation.judge_validity import validity_lines
+
+        validation = json.loads((output / "run.json").read_text(encoding="utf-8"))["judge_validation"]
+        click.echo("\n".join(validity_lines(validation)), err=True)
         judged = {r["submission"] for r in results.to_list() if r["metric"] in JUDGED}
         for s in loaded:
             if s.name not in judged:

@@ -58,6 +58,28 @@ def main(debug: bool) -> None:
     configure_output()
 
 
+def second_judge_options(command):
+    """--second-judge and its backend options, the same on `evaluate` and `score`."""
+    for option in reversed([
+        click.option("--second-judge", "second_judge_model", metavar="MODEL",
+                     help="Re-judge with this model too and report the two judges' agreement beside the "
+                          "judge's validation."),
+        click.option("--second-judge-backend", type=click.Choice(BACKENDS), default="transformers",
+                     show_default=True, help="Backend that runs the second judge."),
+        click.option("--second-judge-base-url", default=DEFAULT_BASE_URL, show_default=True,
+                     help="OpenAI-compatible server of the second judge (--second-judge-backend openai)."),
+    ]):
+        command = option(command)
+    return command
+
+
+def _second_judge(judge_spec, model, backend, base_url, failures):
+    """The second judge: the first judge's settings and templates with another model, backend and server."""
+    second = replace(judge_spec.backend, kind=backend, model=model, base_urls=(base_url,), engine_args=(),
+                     tokenizer=None)
+    return replace(judge_spec, backend=second).make(failures)
+
+
 class _EvaluateGroup(click.Group):
     """`praib evaluate INPUT ...` evaluates (its command ``run``); `praib evaluate merge PARTS...`
     merges the partial results of `--shard`."""
@@ -106,12 +128,7 @@ def evaluate():
 @click.option("--meta-reviews", "meta_reviews_path", metavar="META_REVIEWS",
               help="Meta-review records: their restructured points are the expert side of the target/aspect "
                    "agreement (instead of the human reviews).")
-@click.option("--second-judge", "second_judge_model", metavar="MODEL",
-              help="Re-judge with this model too and report the two judges' agreement.")
-@click.option("--second-judge-backend", type=click.Choice(BACKENDS), default="transformers", show_default=True,
-              help="Backend that runs the second judge.")
-@click.option("--second-judge-base-url", default=DEFAULT_BASE_URL, show_default=True,
-              help="OpenAI-compatible server of the second judge (--second-judge-backend openai).")
+@second_judge_options
 @click.option("--verify-citations", "citation_services", metavar="SERVICES", default="",
               help="Verify formatted references with these services, in order (comma-separated: "
                    "crossref,openalex,dblp); adds verified_citations to every group.")
@@ -138,6 +155,7 @@ def evaluate_run(input_path, reference_path, output, group_by, scale, split, wor
     from praib.llm.backends import BackendError
 
     from praib.evaluation.evaluate import evaluate_reviews
+    from praib.evaluation.judge_validity import judge_validations
     from praib.records import RecordError, load_records
     from praib.evaluation.table import behaviour_table, verification_lines
 
@@ -172,9 +190,8 @@ def evaluate_run(input_path, reference_path, output, group_by, scale, split, wor
 
                 prefilter = EmbeddingPrefilter(threshold=coverage_prefilter)
             if second_judge_model:
-                second = replace(judge_spec.backend, kind=second_judge_backend, model=second_judge_model,
-                                 base_urls=(second_judge_base_url,), engine_args=(), tokenizer=None)
-                second_judge = replace(judge_spec, backend=second).make(failures)
+                second_judge = _second_judge(judge_spec, second_judge_model, second_judge_backend,
+                                             second_judge_base_url, failures)
             citation_verifier = None
             if citation_services or bibliographies:
                 from praib.sources.verification import make_verifier
@@ -184,6 +201,9 @@ def evaluate_run(input_path, reference_path, output, group_by, scale, split, wor
                                        workers=workers, progress=not no_progress, judge=judge,
                                        prefilter=prefilter, second_judge=second_judge, meta_reviews=meta_reviews,
                                        citation_verifier=citation_verifier)
+            if results.judged is not None:
+                results.judged = replace(results.judged,
+                                         validation=judge_validations(results.judged.judge, cache_dir))
         except (RecordError, ValueError, BackendError) as err:
             raise click.ClickException(str(err)) from None
         results.input = "praib demo set (illustrative)" if demo else str(input_path)
@@ -412,21 +432,28 @@ def prompts_show(name, venue, year, force_render, knowledge_cutoff, params):
 @output_option("Where to write the judgements: .parquet or .jsonl.", default="judgements.jsonl", dir_okay=False)
 @split_option
 @judge_options
+@second_judge_options
 @max_failures_option
 @no_progress_option
-def score(input_path, output, split, judge_spec, cache_dir, max_failures, no_progress):
+def score(input_path, output, split, judge_spec, cache_dir, second_judge_model, second_judge_backend,
+          second_judge_base_url, max_failures, no_progress):
     """Judge every review of INPUT once and write what the judge decided: math engagement with its
     rationale (and the rule-based detector), atomic strengths and weaknesses, and their target and
     aspect labels. `praib evaluate --judge` with the same judge and cache reuses these calls.
+
+    The judge's stored validations (`praib judge validate`) and, with --second-judge, the two judges'
+    agreement are printed on stderr and written to OUTPUT.judge.json.
 
     A judgement that fails (no answer after --judge-max-tries, or an answer that cannot be read)
     leaves its columns empty with the reason in math_error / atomic_error, is recorded in
     OUTPUT.failures.jsonl, and the run goes on (exit status 3)."""
     from praib.llm.backends import BackendError
 
-    from praib.evaluation.judged import ReviewJudgements, judgement_records
+    from praib.evaluation.judge_validity import judge_validations, validity_lines
+    from praib.evaluation.judged import ReviewJudgements, judgement_records, second_judge_agreement
+    from praib.evaluation.results import json_ready
     from praib.parsing import parse_reviews
-    from praib.records import RecordError, load_records, save_records
+    from praib.records import HUMAN_SOURCE, RecordError, load_records, save_records
 
     if not judge_spec.model:
         raise click.UsageError("this command needs a judge: give --judge MODEL")
@@ -437,13 +464,24 @@ def score(input_path, output, split, judge_spec, cache_dir, max_failures, no_pro
             columns = reviews.select_columns(["review_id", "paper_id", "source", "text"]).to_dict()
             judgements = ReviewJudgements(columns, judge, progress=not no_progress)
             table = judgement_records(columns, judgements, judge)
+            second = None
+            if second_judge_model:
+                human_rows = [i for i, source in enumerate(columns["source"]) if source == HUMAN_SOURCE]
+                second = json_ready(second_judge_agreement(
+                    columns, judgements, judge, _second_judge(judge_spec, second_judge_model, second_judge_backend,
+                                                              second_judge_base_url, failures),
+                    human_rows, progress=not no_progress))
+            validation = judge_validations(judge.describe(), cache_dir)
         except (RecordError, ValueError, BackendError) as err:
             raise click.ClickException(str(err)) from None
         save_records(table, output)
+        sidecar = output.with_name(output.name + ".judge.json")
+        write_json({"judge": judge.describe(), "judge_validation": validation, "second_judge": second}, sidecar)
+        click.echo("\n".join(validity_lines(validation, second)), err=True)
         failed = sum(bool(row["math_error"] or row["atomic_error"]) for row in table)
         click.echo(f"judged {len(table)} reviews with {judge_spec.model}"
                    + (f" ({failed} with a failed judgement: see math_error, atomic_error)" if failed else "")
-                   + f"; wrote {output}")
+                   + f"; wrote {output} and {sidecar.name}")
 
 
 # Commands defined in their own modules (each imports its heavy dependencies lazily).

@@ -156,6 +156,9 @@ class JudgedRun:
     invalid_judge_answers: InvalidJudgeAnswers
     coverage_prefilter: Mapping[str, Any] | None = None
     second_judge: Mapping[str, Any] | None = None
+    #: Per validation task, the judge's stored validation (:func:`praib.evaluation.judge_validity.judge_validations`)
+    #: or None where it is not validated; None altogether where nobody looked it up.
+    validation: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict:
         out = {"judge": dict(self.judge), "target_aspect_expert": self.target_aspect_expert,
@@ -164,6 +167,8 @@ class JudgedRun:
             out["coverage_prefilter"] = self.coverage_prefilter
         if self.second_judge is not None:
             out["second_judge"] = self.second_judge
+        if self.validation is not None:
+            out["judge_validation"] = self.validation
         return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from praib.evaluation.judge_validity import validity_lines
 from praib.evaluation.results import EvaluationResult, GroupResult, Summary
 from praib.metrics.registry import BY_NAME, EVALUATE_TABLE
 
@@ -68,6 +69,8 @@ def behaviour_table(results: EvaluationResult) -> str:
             notes.append(f"Unreadable judge answers (left out, never guessed): math {invalid.math_engagement} "
                          f"and atomic extraction {invalid.atomic_extraction} of {invalid.of_reviews} reviews, "
                          f"{invalid.target_aspect_labels} target/aspect labels.")
+        if results.judged.validation is not None:
+            notes += validity_lines(results.judged.validation, results.judged.second_judge)
     skipped = sum(g.skipped.text_metrics for g in results.groups)
     if skipped:
         notes.append(f"{skipped} review(s) without text were skipped by the text metrics.")

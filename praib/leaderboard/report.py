@@ -4,9 +4,11 @@ A results directory is what ``praib leaderboard run`` writes (``results.parquet`
 ``details/``, ``manifests/``, ``eras.json``, ``run.json``). The page lays the numbers
 out like the papers do: Table 1 of PRAIB (readability, specificity, agreement, math
 engagement) with 95% CIs and each metric's distance to the human reference, the
-coverage and target/aspect tables, robustness verdicts and treatment effects, and the
-longitudinal era comparison of the human reviews. The HTML is self-contained (inline
-CSS, plots as PNG data URIs) and every name that comes from a submission is escaped.
+coverage and target/aspect tables, robustness verdicts and treatment effects, the
+longitudinal era comparison of the human reviews, and the judges behind the judged metrics
+with their validation against human labels (or the mark that they have none). The HTML is
+self-contained (inline CSS, plots as PNG data URIs) and every name that comes from a
+submission is escaped.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from praib.evaluation.judge_validity import FAMILIES as JUDGED_FAMILIES, VALIDATED_TASKS, family_of
 from praib.metrics.registry import BY_NAME, TABLE_1
 from praib.records import HUMAN_SOURCE, RecordError, iter_jsonl, read_json, read_parquet_rows
 from praib.records.atomic import write_text_atomically
@@ -184,11 +187,13 @@ def metric_digits(metric: str) -> int:
 
 @dataclass
 class Cell:
-    """One table cell: its text, an optional 95% CI below it, and whether it is marked closest to human."""
+    """One table cell: its text, an optional 95% CI below it, whether it is marked closest to human, and
+    whether it warns."""
 
     text: str
     ci: str | None = None
     closest: bool = False
+    warning: bool = False  # e.g. a judge not validated
 
 
 @dataclass
@@ -321,7 +326,9 @@ def _submissions_section(results: LeaderboardResults) -> Section:
               "Papers", "Reviews"]
     intro = ""
     if results.run:
-        intro = "Run settings: " + "; ".join(f"{k} = {_plain(v)}" for k, v in results.run.items()) + "."
+        # The judge's validations have a table of their own (Judges).
+        intro = "Run settings: " + "; ".join(f"{k} = {_plain(v)}" for k, v in results.run.items()
+                                             if k != "judge_validation") + "."
     table = Table("Submissions and their manifests", header, rows, numeric_from=header.index("Papers"))
     return Section("submissions", "Submissions", intro, [table])
 
@@ -371,7 +378,9 @@ def _behaviour_section(results: LeaderboardResults) -> Section:
     if not columns:
         section.note = "No behaviour metrics (readability, specificity, agreement) in this run."
         return section
-    section.tables.append(metric_table(results, "Behaviour: all venues pooled", columns, [VALUE_NOTE]))
+    validity = _validity_note(results, [metric for metric, _ in columns])
+    section.tables.append(metric_table(results, "Behaviour: all venues pooled", columns,
+                                       [VALUE_NOTE, *([validity] if validity else [])]))
     present = [m for m in TABLE_1 if m in results.metrics()]
     section.tables += [t for t in _venue_tables(results, present, "Behaviour") if not t.title.endswith("pooled")]
     png = metric_intervals_png(results, [m for m, v in columns if v == POOLED], review_spreads(results))
@@ -381,6 +390,93 @@ def _behaviour_section(results: LeaderboardResults) -> Section:
                                   "deviation of its per-review values (wide pale bar, where the details hold it); "
                                   "the dashed line is the human value."))
     return section
+
+
+JUDGES_INTRO = ("How far each judge behind the judged metrics agrees with human labels: its result of praib judge "
+                "validate, found by judge model, revision and prompt templates (a changed template is a judge not "
+                "yet validated). The numbers of a judge that is not validated have not been checked against "
+                "people. The rejection rate needs no judge.")
+
+
+def _judge_validations(results: LeaderboardResults) -> dict[str, dict | None] | None:
+    """What run.json records of the run's judge validations (task -> entry or None); None without a judge."""
+    run = results.run or {}
+    return (run.get("judge_validation") or {}) if run.get("judge") else None
+
+
+def _estimate_cell(metrics: dict, name: str) -> Cell:
+    estimate = metrics.get(name) or {}
+    ci = None
+    if estimate.get("low") is not None and estimate.get("high") is not None:
+        ci = f"[{format_number(estimate['low'], 3)}, {format_number(estimate['high'], 3)}]"
+    return Cell(format_number(estimate.get("value"), 3), ci)
+
+
+def _judge_row(model, revision, task: str, entry: dict | None, found_in: str, atomic_columns: bool) -> list[Cell]:
+    used_by = ", ".join(family.name for family in JUDGED_FAMILIES if task in family.tasks)
+    cells = [Cell(_plain(model)), Cell(_plain(revision)), Cell(str(task)), Cell(used_by or "–")]
+    if entry is None:
+        return cells + [Cell("judge not validated", warning=True), Cell(found_in),
+                        *[Cell("–") for _ in range(5 if atomic_columns else 3)]]
+    metrics = entry.get("metrics") or {}
+    cells += [Cell(_plain(entry.get("gold"))), Cell(found_in), Cell(_count(entry.get("gold_size"))),
+              _estimate_cell(metrics, "accuracy"), _estimate_cell(metrics, "cohen_kappa")]
+    if atomic_columns:
+        cells += [_estimate_cell(metrics, "recall"), _estimate_cell(metrics, "precision")]
+    return cells
+
+
+def _judges_section(results: LeaderboardResults) -> Section:
+    """The run's judge on every validation task (validated, or marked as not), and the judge validations
+    the submissions' manifests carry that the run did not use."""
+    section = Section("judges", "Judges", JUDGES_INTRO)
+    recorded = _judge_validations(results)
+    listed = []  # (model, revision, task, entry, where found)
+    if recorded is not None:
+        judge = results.run["judge"]
+        for task in VALIDATED_TASKS:
+            entry = recorded.get(task)
+            listed.append((judge.get("model"), judge.get("model_revision"), task, entry,
+                           entry.get("found_in", "–") if entry else "–"))
+    used = {_validation_key(entry) for *_, entry, _ in listed if entry}
+    for submission, manifest in results.manifests.items():
+        for entry in manifest.get("judge_validation") or []:
+            if isinstance(entry, dict) and _validation_key(entry) not in used:
+                listed.append((entry.get("judge_model"), entry.get("judge_revision"), entry.get("task"), entry,
+                               f"manifest of {submission}"))
+    if not listed:
+        section.note = f"No judge in this run and no submission carries a judge validation ({NEEDS_JUDGE})."
+        return section
+    atomic = any(entry and entry.get("task") == "atomic" for *_, entry, _ in listed)
+    header = ["Judge", "Revision", "Task", "Metrics", "Gold set", "Found in", "n", "Accuracy", "κ",
+              *(["Atomic recall", "Atomic precision"] if atomic else [])]
+    notes = ["Accuracy and Cohen's κ of the judge's labels against the gold labels, each with its 95% bootstrap "
+             "interval over the items; κ 0 is chance agreement, and an interval that includes 0 cannot be told "
+             "apart from chance. Found in: the validations store beside the run's call cache, or a submission's "
+             "manifest."]
+    if atomic:
+        notes.append("Atomic recall and precision: of the gold atomic strengths and weaknesses, matched by the "
+                     "coverage judge (accuracy and κ do not apply to an extraction).")
+    section.tables.append(Table("Judges and their validation against human labels", header,
+                                [_judge_row(*row, atomic_columns=atomic) for row in listed], notes,
+                                numeric_from=header.index("n")))
+    return section
+
+
+def _validation_key(entry: dict) -> tuple:
+    return tuple(entry.get(key) for key in ("judge_model", "judge_revision", "template_hash", "task", "gold", "date"))
+
+
+def _validity_note(results: LeaderboardResults, metrics: list[str]) -> str | None:
+    """The validity of the run's judge on the tasks ``metrics`` rest on, for the note under their table."""
+    recorded = _judge_validations(results)
+    families = list(dict.fromkeys(family for family in map(family_of, metrics) if family is not None
+                                  and family.tasks))
+    if recorded is None or not families:
+        return None
+    parts = [f"{task}: " + (f"validated, {recorded[task]['summary']}" if recorded.get(task) else "judge not validated")
+             for family in families for task in family.tasks]
+    return f"Judge {results.run['judge'].get('model')} ({'; '.join(parts)}; see Judges)."
 
 
 def _family_section(results: LeaderboardResults, family: Family) -> Section:
@@ -394,6 +490,9 @@ def _family_section(results: LeaderboardResults, family: Family) -> Section:
         return section
     section.tables = _venue_tables(results, metrics, family.title)
     section.tables[0].notes.append(VALUE_NOTE)
+    validity = _validity_note(results, metrics)
+    if validity:
+        section.tables[0].notes.append(validity)
     return section
 
 
@@ -628,7 +727,7 @@ def build_sections(results: LeaderboardResults) -> list[Section]:
     sections = [_submissions_section(results), _behaviour_section(results), _distribution_section(results)]
     sections += [_family_section(results, COVERAGE), _family_section(results, TARGET_ASPECT)]
     sections += [_robustness_section(results), _treatment_section(results)]
-    sections += [_other_section(results), _eras_section(results)]
+    sections += [_other_section(results), _eras_section(results), _judges_section(results)]
     return sections
 
 
@@ -645,6 +744,8 @@ def markdown_escape(text: str) -> str:
 
 def _markdown_cell(cell: Cell) -> str:
     text = markdown_escape(cell.text) + (f" {markdown_escape(cell.ci)}" if cell.ci else "")
+    if cell.warning:
+        return f"⚠ {text}"
     return f"**{text} ★**" if cell.closest else text
 
 

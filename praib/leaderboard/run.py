@@ -48,6 +48,7 @@ from datasets import Dataset, Features, Value
 
 from praib import __version__
 from praib.evaluation.evaluate import evaluate_reviews, scale_values, year_group_of
+from praib.evaluation.judge_validity import judge_validations
 from praib.evaluation.results import EvaluationResult
 from praib.evaluation.scored import ScoredReviews
 from praib.parsing import parse_reviews
@@ -57,7 +58,7 @@ from praib.records.progress import progress_bar
 from praib.metrics.registry import BY_NAME, DIFFERENCE, JUDGED, METRICS, SCORES, SHORTFALL, TEXT
 from praib.metrics.scores.agreement import panel_alpha_draws
 from praib.metrics.scores.distributions import gaps_to_panel_median, total_variation
-from praib.leaderboard.submission import Submission
+from praib.leaderboard.submission import Submission, carried_validations
 
 if TYPE_CHECKING:
     from praib.llm.judge import Judge
@@ -426,11 +427,14 @@ def _write_json(path: Path, data) -> None:
 
 def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, output: str | Path,
                     reference_label: str, n_bootstrap: int = 1000, seed: int = 0, judge: "Judge | None" = None,
-                    workers: int | None = None, progress: bool = False) -> Dataset:
+                    workers: int | None = None, progress: bool = False,
+                    cache_dir: str | Path | None = None) -> Dataset:
     """Score every submission (:func:`score_submissions`) and write the results directory:
     ``results.parquet`` / ``results.jsonl``, ``manifests/``, ``details/``, ``eras.json`` (when the
     human reference spans both eras) and ``run.json`` (:data:`RESULT_FILES`), in place of those of an
-    earlier run (:func:`praib.records.atomic.replace_folder`). Returns the results table."""
+    earlier run (:func:`praib.records.atomic.replace_folder`). Returns the results table. With a judge,
+    ``run.json`` records its validations (:func:`praib.evaluation.judge_validity.judge_validations`):
+    those stored beside the call cache in ``cache_dir``, else those a submission's manifest carries."""
     import pyarrow.parquet as pq
 
     from praib.leaderboard.eras import era_analysis, spans_both_eras
@@ -453,6 +457,8 @@ def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, outpu
             "n_bootstrap": n_bootstrap,
             "seed": seed,
             "judge": judge.describe() if judge is not None else None,
+            "judge_validation": judge_validations(judge.describe(), cache_dir, carried_validations(submissions))
+            if judge is not None else None,
             "praib_version": __version__,
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         })

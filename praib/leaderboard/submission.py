@@ -30,6 +30,12 @@ Hub dataset repository) unless given explicitly. Its fields (:data:`MANIFEST_FIE
     ``venue`` when ratings are on each venue-year's own scale, ``generic`` for the 1-10 / 1-5 one.
 ``description`` (str, optional)
     free text.
+``judge_validation`` (list, optional)
+    validations of judges against human labels, each a stored result of ``praib judge validate``
+    (:meth:`praib.metrics.judged.validation.ValidationResult.to_dict`, the JSON its ``--output``
+    writes). ``praib leaderboard run --judge`` uses one that validates its judge (same model,
+    revision, templates) on a task for which the validations store beside its call cache has none;
+    the report lists them all in its Judges table.
 """
 
 from __future__ import annotations
@@ -40,9 +46,11 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from datasets import Dataset
 
+from praib.metrics.judged.validation import TASKS, ValidationResult
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, RecordError, load_records, perturbation_kind, read_json
 from praib.records.duplicates import record_repeats
 from praib.records.io import check_hub, hub_error, paths_outside
@@ -60,6 +68,8 @@ MANIFEST_FIELDS: dict[str, tuple[bool, str]] = {
     "knowledge_cutoff": (False, "YYYY-MM, YYYY-MM-DD or null"),
     "scale": (False, "'venue' or 'generic'"),
     "description": (False, "a string"),
+    "judge_validation": (False, "a list of judge validation results (the JSON `praib judge validate --output` "
+                                "writes)"),
 }
 DEFAULT_MAX_UNPARSED = 0.05
 _HUB_ID = re.compile(r"[\w.-]+/[\w.-]+(:[\w.-]+)?")
@@ -170,6 +180,30 @@ def _field_ok(name: str, value) -> bool:
     raise KeyError(name)
 
 
+def _judge_validation_problem(value) -> str | None:
+    """What is wrong with a manifest's ``judge_validation``, None when every entry is a validation result."""
+    if not isinstance(value, list):
+        return f"must be a list of judge validation results, got {type(value).__name__}"
+    for number, entry in enumerate(value, 1):
+        if not isinstance(entry, dict):
+            return f"entry {number}: expected a JSON object, got {type(entry).__name__}"
+        try:
+            result = ValidationResult.from_dict(entry)
+        except (TypeError, KeyError, ValueError, AttributeError) as err:
+            return f"entry {number}: not a judge validation result ({type(err).__name__}: {err})"
+        if result.task not in TASKS or not isinstance(result.judge_model, str) or not result.judge_model:
+            return (f"entry {number}: not a judge validation result (task {result.task!r}, judge_model "
+                    f"{result.judge_model!r})")
+    return None
+
+
+def carried_validations(submissions: Sequence["Submission"]) -> list[tuple[str, ValidationResult]]:
+    """The judge validations the submissions' manifests carry, each with where it came from
+    (``"manifest of NAME"``)."""
+    return [(f"manifest of {s.name}", ValidationResult.from_dict(entry)) for s in submissions
+            for entry in s.manifest.get("judge_validation") or []]
+
+
 def manifest_problems(manifest: dict, path: str | Path | None = None) -> list[str]:
     """One line per missing, unknown or ill-typed manifest field (naming the manifest's ``path`` when
     given: a manifest from elsewhere than the submission)."""
@@ -179,6 +213,10 @@ def manifest_problems(manifest: dict, path: str | Path | None = None) -> list[st
         if name not in manifest:
             if required:
                 problems.append(f"{place}field '{name}' is missing (expected {expected})")
+        elif name == "judge_validation":
+            problem = _judge_validation_problem(manifest[name])
+            if problem:
+                problems.append(f"{place}field '{name}': {problem}")
         elif not _field_ok(name, manifest[name]):
             problems.append(f"{place}field '{name}' must be {expected}, got {manifest[name]!r:.60}")
     for name in sorted(set(manifest) - set(MANIFEST_FIELDS)):

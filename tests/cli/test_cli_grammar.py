@@ -70,6 +70,15 @@ def test_every_command_that_takes_a_judge_has_the_same_judge_options():
         assert options == reference, path
 
 
+def test_evaluate_and_score_take_the_same_second_judge_options():
+    second = {"--second-judge", "--second-judge-backend", "--second-judge-base-url"}
+    options = {path: {o.opts[0]: o.to_info_dict() for o in _options(COMMANDS[path]) if o.opts[0] in second}
+               for path in ("praib evaluate run", "praib score")}
+    assert set(options["praib score"]) == second
+    assert options["praib evaluate run"] == options["praib score"]
+    assert {path for path, command in COMMANDS.items() if "--second-judge" in _names(command)} == set(options)
+
+
 # A role and the one spelling allowed for it; a name matching the pattern must be one of the spellings.
 ROLE_SPELLINGS = [
     (r"progress", {"--no-progress"}),

@@ -1,10 +1,13 @@
-"""Reading a report page back: its tables (caption, rows, which cells are marked closest) and inline plots."""
+"""Reading a report page back: its tables (caption, rows, which cells are marked closest) and inline plots;
+and rendering it in headless Chromium."""
 
 from __future__ import annotations
 
 import base64
 import io
+import subprocess
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 
@@ -72,3 +75,14 @@ def decode_png(uri: str) -> np.ndarray:
 
     assert uri.startswith("data:image/png;base64,")
     return imread(io.BytesIO(base64.b64decode(uri.split(",", 1)[1])), format="png")
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def chromium(*args: str, user_data_dir: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={user_data_dir}", *args],
+        capture_output=True, text=True, timeout=120, check=False)

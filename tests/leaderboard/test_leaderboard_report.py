@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from html import unescape
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from click.testing import CliRunner
 
 from praib.leaderboard.report import (ReportError, build_sections, load_results, render_html, render_markdown,
                                      review_spreads, write_report)
-from tests.leaderboard.report_page import cell, decode_png, parse, table
+from tests.leaderboard.report_page import CHROMIUM, cell, chromium, decode_png, parse, table
 from tests.paths import ROOT
 
 EVIL = '$5 $x$ <script>alert("x")</script> *bold* | [link](http://example.com)'
@@ -273,7 +272,6 @@ def test_report_command(tmp_path):
     assert missing.exit_code == 1 and "no results.parquet or results.jsonl" in missing.output
 
 
-CHROMIUM = Path("/usr/bin/chromium")
 CHECK_SCRIPT = """<script>
 window.addEventListener("load", () => {
   const widths = Array.from(document.images, (image) => image.complete ? image.naturalWidth : 0);
@@ -283,14 +281,6 @@ window.addEventListener("load", () => {
   document.body.appendChild(out);
 });
 </script>"""
-
-
-def chromium(*args: str, user_data_dir: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={user_data_dir}", *args],
-        capture_output=True, text=True, timeout=120, check=False)
 
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="headless check needs Chromium at /usr/bin/chromium")

@@ -124,7 +124,7 @@ def test_manifest_schema():
         "manifest: field 'prompts' must be a non-empty list of strings, got []",
         "manifest: field 'knowledge_cutoff' must be YYYY-MM, YYYY-MM-DD or null, got 2024",
         "manifest: unknown field 'temperature' (known: model, revision, backend, prompts, sampling, date, "
-        "knowledge_cutoff, scale, description)",
+        "knowledge_cutoff, scale, description, judge_validation)",
     ]
 
 

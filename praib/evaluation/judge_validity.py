@@ -1,0 +1,153 @@
+"""How far the judge behind each judged metric can be trusted: its stored validations against human labels.
+
+A judged metric rests on judge decisions of one or two kinds, each checked by a task of
+``praib judge validate`` (:mod:`praib.metrics.judged.validation`):
+
+============================================  ==================  =================
+metrics (result keys)                         family              validation tasks
+============================================  ==================  =================
+``math_engagement`` (with P(+|+), P(+|-)),    math engagement     ``math``
+``math_methods_agreement``
+``coverage_*``                                coverage            ``coverage``
+``target_aspect_*``                           target/aspect       ``target``, ``aspect``
+``atomic`` (counts, lengths, overlap)         atomic statistics   ``atomic``
+``rejection_rate``                            rejection rate      none: the reviews' own recommendations and
+                                                                  the papers' decisions
+============================================  ==================  =================
+
+:func:`judge_validations` finds, for a judge (its ``Judge.describe()``), the stored validation of
+every task: in the validations store beside the call cache, else among validations carried with
+the data (a leaderboard submission's manifest). :func:`validity_lines` prints one line per family:
+the judge's validated κ or accuracy and the gold set, or "judge not validated", and beside it the
+agreement of a second judge where one ran.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from praib.metrics.judged.validation import ValidationResult, find_validation, template_fingerprint
+
+__all__ = ["JudgedFamily", "FAMILIES", "VALIDATED_TASKS", "family_of", "validates", "validation_entry",
+           "judge_validations", "validity_lines"]
+
+STORE = "validations store"
+
+
+@dataclass(frozen=True)
+class JudgedFamily:
+    """Judged metrics that rest on the same judge decisions: their result keys (``names`` exactly,
+    or starting with one of ``prefixes``), how a printed line names them, and the validation tasks
+    of those decisions. ``second_judge`` names the entries of the two-judge agreement
+    (:func:`praib.evaluation.judged.second_judge_agreement`) that re-judge them."""
+
+    name: str
+    label: str
+    tasks: tuple[str, ...]
+    names: tuple[str, ...] = ()
+    prefixes: tuple[str, ...] = ()
+    second_judge: tuple[str, ...] = ()
+
+    def holds(self, metric: str) -> bool:
+        return metric in self.names or any(metric.startswith(prefix) for prefix in self.prefixes)
+
+
+FAMILIES: tuple[JudgedFamily, ...] = (
+    JudgedFamily("math engagement", "Math, P(+|+), P(+|-) (math_engagement)", ("math",),
+                 names=("math_engagement", "math_p_pos_given_pos", "math_p_pos_given_neg",
+                        "math_methods_agreement"),
+                 second_judge=("math_engagement",)),
+    JudgedFamily("coverage", "Cov. S/W (coverage_*)", ("coverage",), prefixes=("coverage_",),
+                 second_judge=("coverage_pairs",)),
+    JudgedFamily("target/aspect", "T/A F1 (target_aspect_*)", ("target", "aspect"), prefixes=("target_aspect",),
+                 second_judge=("target_strength", "target_weakness", "aspect_strength", "aspect_weakness")),
+    JudgedFamily("atomic statistics", "atomic item statistics (atomic)", ("atomic",), names=("atomic",)),
+    JudgedFamily("rejection rate", "rejection_rate", (), names=("rejection_rate",)),
+)
+#: The tasks whose validation a judged run looks up, in the order lines and tables list them.
+VALIDATED_TASKS: tuple[str, ...] = tuple(dict.fromkeys(task for family in FAMILIES for task in family.tasks))
+
+
+def family_of(metric: str) -> JudgedFamily | None:
+    """The family of a judged metric's result key (``coverage_recall_strengths`` -> coverage), None
+    for a key of no judged family."""
+    return next((family for family in FAMILIES if family.holds(metric)), None)
+
+
+def validates(result: ValidationResult, judge_description: Mapping[str, Any]) -> bool:
+    """Whether ``result`` is a validation of the judge ``judge_description`` describes: the same model,
+    revision and templates (their hash, with the description's replacements read now)."""
+    try:
+        _, template_hash = template_fingerprint(result.task, judge_description.get("templates"))
+    except ValueError:  # a replacement template that is gone validates nothing
+        return False
+    return (result.judge_model, result.judge_revision, result.template_hash) == (
+        judge_description.get("model"), judge_description.get("model_revision"), template_hash)
+
+
+def validation_entry(result: ValidationResult, found_in: str) -> dict:
+    """What a judged run records of the validation it found: the judge, the gold set, the scores with
+    their intervals, the majority-class baseline, the line :meth:`ValidationResult.summary` prints,
+    and where it was found (``found_in``)."""
+    return {"task": result.task, "judge_model": result.judge_model, "judge_revision": result.judge_revision,
+            "template_hash": result.template_hash, "gold": result.gold, "gold_source": result.gold_source,
+            "gold_size": result.gold_size,
+            "metrics": {name: estimate.to_dict() for name, estimate in result.metrics.items()},
+            "baseline": result.baseline, "date": result.date, "summary": result.summary(), "found_in": found_in}
+
+
+def judge_validations(judge_description: Mapping[str, Any], cache_dir: str | Path | None = None,
+                      carried: Iterable[tuple[str, ValidationResult]] = ()) -> dict[str, dict | None]:
+    """Per task of :data:`VALIDATED_TASKS`: the :func:`validation_entry` of the judge's latest stored
+    validation (the store in ``cache_dir``, default the call cache's folder), else of the latest
+    matching one of ``carried`` ((where it came from, result) pairs, e.g. ``"manifest of NAME"``);
+    None where the judge is not validated on the task."""
+    carried = list(carried)
+    found = {}
+    for task in VALIDATED_TASKS:
+        result, where = find_validation(judge_description, task, cache_dir), STORE
+        if result is None:
+            matching = [(origin, r) for origin, r in carried if r.task == task and validates(r, judge_description)]
+            if matching:
+                where, result = max(matching, key=lambda pair: pair[1].date)
+        found[task] = None if result is None else validation_entry(result, where)
+    return found
+
+
+def _agreement(name: str, agreement: Mapping[str, Any]) -> str:
+    """One entry of the two-judge agreement, or why there is no κ."""
+    words = name.replace("_", " ")
+    if not agreement.get("n"):
+        return f"{words}: no item judged by both"
+    kappa = agreement.get("cohen_kappa")
+    reading = (f"κ {kappa:.2f}" if kappa is not None else "κ undefined (one label is all there is)")
+    return f"{words}: {reading}, agreement {agreement['agreement']:.2f} (n {agreement['n']})"
+
+
+def validity_lines(validation: Mapping[str, dict | None],
+                   second_judge: Mapping[str, Any] | None = None) -> list[str]:
+    """One line per judged metric family: its judge's validated κ and accuracy (recall and precision of
+    the gold atoms for the atomic statistics) on the named gold set, or "judge not validated" with the
+    command that validates it; with a second judge, the two judges' agreement beside it."""
+    lines = ["Judge validity (stored `praib judge validate` results for this judge model, revision and templates):"]
+    for family in FAMILIES:
+        if not family.tasks:
+            lines.append(f"  {family.label}: needs no judge (the reviews' recommendations and the papers' "
+                         "decisions)")
+            continue
+        parts = []
+        for task in family.tasks:
+            entry = validation.get(task)
+            parts.append((f"{task}: " if len(family.tasks) > 1 else "")
+                         + (entry["summary"] if entry else
+                            f"judge not validated (run `praib judge validate --task {task} ...`)"))
+        if second_judge is not None:
+            model = (second_judge.get("judge") or {}).get("model")
+            compared = [_agreement(name, second_judge[name]) for name in family.second_judge if name in second_judge]
+            parts.append(f"second judge {model}: " + ("; ".join(compared) if compared else
+                                                      "not compared (it re-judges the first judge's atomic items, "
+                                                      "not their extraction)"))
+        lines.append(f"  {family.label}: " + "; ".join(parts))
+    return lines
