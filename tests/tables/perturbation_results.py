@@ -2,7 +2,6 @@
 from the demo data (made by the commands, as .ci/record-outputs makes them) and from synthetic runs whose
 differences are known by hand; and the generic checks of tests/tables/test_tables.py, extended to verdict cells."""
 
-import json
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -12,8 +11,7 @@ from praib.llm.judge import Judge
 from praib.metrics.perturbation.robustness import robustness_report
 from praib.metrics.perturbation.treatment import counterfactual_effects
 from praib.records import coerce_record, records_to_dataset
-from praib.tables import load_result, resolve
-from praib.tables.layout import MISSING
+from praib.tables import load_result
 from tests.metrics.perturbation.study import build_study, reading_judge
 from tests.tables.results import DEMO, write
 
@@ -169,30 +167,6 @@ def effects_judged(folder: Path) -> Path:
     return write(folder, "effects-judged.json",
                  counterfactual_effects(_dataset(original, "review"), _dataset(variants, "review"),
                                         Judge(reading_judge())))
-
-
-def assert_cells_are_their_results(tables) -> int:
-    """The generic checks of tests/tables/test_tables.py, with verdict cells too: rows as wide as the header; every
-    cell's value is the value at its pointer in its result file (a number, or a verdict's string), or None and
-    printed "—" where the file has none there; every cell prints in the Markdown. Returns the cells compared."""
-    files: dict[str, object] = {}
-    checked = 0
-    for table in tables:
-        assert all(len(row) == len(table.header) for row in table.rows), table.key
-        markdown, latex = table.to_markdown(), table.to_latex()
-        assert latex.startswith("\\begin{table}") and f"\\label{{tab:{table.key}}}" in latex
-        for cell in table.cells():
-            path, pointer = cell.source.split("#", 1)
-            if path not in files:
-                files[path] = json.loads(Path(path).read_text(encoding="utf-8"))
-            expected = resolve(files[path], pointer)
-            if isinstance(expected, str) or isinstance(expected, (int, float)) and not isinstance(expected, bool):
-                assert cell.value == expected and type(cell.value) is type(expected), (table.key, cell.source)
-                checked += 1
-            else:
-                assert cell.value is None and cell.text() == MISSING, (table.key, cell.source)
-            assert cell.text() in markdown, (table.key, cell.source)
-    return checked
 
 
 def load(paths) -> list:

@@ -8,9 +8,9 @@ from sklearn.metrics import cohen_kappa_score
 from praib.cli.main import main
 from praib.tables import TABLES, make_tables
 from praib.tables.aspect_guided_tables import Verdict
+from tests.tables.checks import assert_cells_are_their_results
 from tests.tables.perturbation_results import (
     DECISIONS,
-    assert_cells_are_their_results,
     load,
     robustness_demo,
     robustness_meta_synthetic,

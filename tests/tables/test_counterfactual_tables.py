@@ -9,8 +9,8 @@ from click.testing import CliRunner
 from praib.cli.main import main
 from praib.tables import make_tables
 from praib.tables.counterfactual_tables import JUDGE_NEEDED
+from tests.tables.checks import assert_cells_are_their_results
 from tests.tables.perturbation_results import (
-    assert_cells_are_their_results,
     effects_demo,
     effects_judged,
     effects_synthetic,
