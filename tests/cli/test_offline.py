@@ -1,6 +1,6 @@
 """Offline is recognised at once: HF_HUB_OFFLINE=1, a host name that does not resolve and a loopback port
-nothing listens on fail in under 2 s with one line saying what to do, where the clients used to retry for
-half a minute; library log lines are printed once."""
+nothing listens on fail at once (no retry back-off) with one line saying what to do, where the clients used to
+retry for half a minute; library log lines are printed once."""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ from praib.cli.main import main
 from tests.paths import DEMO
 
 HUB_ID = "praib-org/no-such-reviews"
+#: "At once": no retry back-off. These commands fail in about 1-1.9 s here, module loading included, where the
+#: retries used to take 24 s (a Hub id) to over a minute (OpenReview); the bound leaves a loaded CI machine room,
+#: as a timing target of its own belongs in a benchmark, not in a test.
+AT_ONCE = 10
 
 
 def closed_loopback_port() -> int:
@@ -50,7 +54,7 @@ def online(monkeypatch):
 def test_a_hub_id_with_hf_hub_offline_fails_at_once_saying_what_to_do():
     assert datasets.config.HF_HUB_OFFLINE  # conftest's HF_HUB_OFFLINE=1 and HF_DATASETS_OFFLINE=1
     lines, status, seconds = timed("evaluate", HUB_ID)
-    assert status == 1 and seconds < 2
+    assert status == 1 and seconds < AT_ONCE
     assert lines == [f"Error: {HUB_ID}: could not load the dataset: not a local file or folder, and not in the Hugging "
                      "Face cache (HF_HUB_OFFLINE and HF_DATASETS_OFFLINE set, so nothing is downloaded); give a local "
                      "path, or unset HF_HUB_OFFLINE and HF_DATASETS_OFFLINE"]
@@ -58,7 +62,7 @@ def test_a_hub_id_with_hf_hub_offline_fails_at_once_saying_what_to_do():
 
 def test_a_hub_submission_with_hf_hub_offline_fails_at_once_saying_what_to_do(tmp_path):
     lines, status, seconds = timed("leaderboard", "run", HUB_ID, "--demo", "-o", tmp_path / "results")
-    assert status == 1 and seconds < 2
+    assert status == 1 and seconds < AT_ONCE
     assert lines == [f"Error: {HUB_ID}: could not download manifest.json: not a local file or folder, and not in the "
                      "Hugging Face cache (HF_HUB_OFFLINE and HF_DATASETS_OFFLINE set, so nothing is downloaded); give "
                      "a local path, or unset HF_HUB_OFFLINE and HF_DATASETS_OFFLINE"]
@@ -72,7 +76,7 @@ def test_a_hub_id_with_the_hub_out_of_reach_fails_at_once_saying_what_to_do(onli
     port = closed_loopback_port()
     online(endpoint.format(port=port))
     lines, status, seconds = timed("evaluate", HUB_ID)
-    assert status == 1 and seconds < 2
+    assert status == 1 and seconds < AT_ONCE
     assert len(lines) == 1
     assert lines[0].startswith(f"Error: {HUB_ID}: could not load the dataset: not a local file or folder, and the "
                                f"Hub cannot be reached: {reason.format(port=port)}")
@@ -88,7 +92,7 @@ def test_data_collect_out_of_reach_fails_at_once_saying_what_to_do(tmp_path, bas
     url = base_url.format(port=port)
     lines, status, seconds = timed("data", "collect", "ICLR", 2024, "-o", tmp_path / "records", "--cache-dir",
                                    tmp_path / "cache", "--base-url", url, "--no-progress")
-    assert status == 1 and seconds < 2
+    assert status == 1 and seconds < AT_ONCE
     assert len(lines) == 1
     assert lines[0].startswith(f"Error: {url}/notes: cannot reach OpenReview: {reason.format(port=port)}")
     assert lines[0].endswith("; check the network and --base-url, or rebuild the records from the cache with --offline")
@@ -100,7 +104,7 @@ def test_a_judge_with_no_server_fails_at_once_saying_what_to_do(tmp_path):
     lines, status, seconds = timed("score", DEMO / "reviews.jsonl", "--judge", "judge-model", "--judge-backend",
                                    "openai", "--judge-base-url", f"http://127.0.0.1:{port}/v1", "--no-progress",
                                    "-o", tmp_path / "judgements.jsonl")
-    assert status == 1 and seconds < 2
+    assert status == 1 and seconds < AT_ONCE
     assert lines == [f"Error: cannot reach http://127.0.0.1:{port}/v1/chat/completions: nothing listens on "
                      f"127.0.0.1:{port} (connection refused); start the server, or give the address of a running one"]
     assert not (tmp_path / "judgements.jsonl").exists()

@@ -315,7 +315,7 @@ def test_a_loopback_port_nothing_listens_on_fails_every_request_at_once():
     t = time.monotonic()
     with pytest.raises(BackendError) as refused:
         b.generate([req(f"paper {i}") for i in range(20)])
-    assert time.monotonic() - t < 2
+    assert time.monotonic() - t < 10  # one back-off alone would be 15 s
     assert str(refused.value) == (f"cannot reach http://127.0.0.1:{port}/v1/chat/completions: nothing listens on "
                                   f"127.0.0.1:{port} (connection refused); start the server, or give the address of "
                                   "a running one")
@@ -327,7 +327,7 @@ def test_a_host_name_that_does_not_resolve_fails_every_request_at_once():
     with pytest.raises(BackendError, match=r"^cannot reach http://no-such-host\.invalid:8000/v1/chat/completions: "
                                            r"no-such-host\.invalid does not resolve \("):
         b.generate([req("x")])
-    assert time.monotonic() - t < 2
+    assert time.monotonic() - t < 10  # one back-off alone would be 15 s
 
 
 def test_with_a_server_left_a_request_moves_on_from_one_nothing_listens_on(server):
