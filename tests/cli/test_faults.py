@@ -13,6 +13,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -276,20 +277,25 @@ def test_a_killed_run_resumes_without_repeating_an_answered_call(tmp_path, serve
     ids = [f"p{i}" for i in range(1, 13)]
     for paper_id in ids:
         (folder / f"{paper_id}.md").write_text(f"# Paper {paper_id}\n\nWe study sparse adapters ({paper_id}).\n")
-    # The first answers come quickly, the later ones slowly: the run is still going when the signal comes, even
-    # when a busy machine keeps this test from looking for a while.
-    server.delay = lambda body: 0.25 if len(server.bodies) <= 6 else 3.0
+    # The later requests wait at a gate that opens only once the signal is sent: the run is still going when the
+    # signal comes, however long a busy machine keeps this test from looking, and ends soon after it.
+    gate = threading.Event()
+    server.delay = lambda body: 0.25 if len(server.bodies) <= 6 or gate.wait(60) else 0
     out, cache = tmp_path / "reviews.jsonl", tmp_path / "cache"
     args = _generate(server, folder, out, cache, "--concurrency", "2")
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # A shell that starts the suite in the background makes it ignore SIGINT, and the child would inherit that:
+    # give the child the default, as a terminal's Ctrl-C finds it.
     run = subprocess.Popen([sys.executable, "-m", "praib.cli.main", *args], env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while len(server.bodies) < 5 and time.monotonic() < deadline and run.poll() is None:
             time.sleep(0.02)
         run.send_signal(how)
     finally:
+        gate.set()
         run.wait(timeout=30)
     said = run.stdout.read().decode()
     if how == signal.SIGKILL:
