@@ -527,30 +527,36 @@ def section_end(text: str, name: str) -> int | None:
     spans = _scan(prepared, is_html, generic_scales()).spans[name]
     if is_html or not spans:
         return None
-    # _prepare keeps every non-blank line, in order: the section's last line is the k-th non-blank one of both.
     k = sum(1 for line in prepared[:spans[-1][1]].rstrip().split("\n") if line.strip())
-    offset = 0
-    for line in _CONTROL.sub(" ", text).split("\n"):
-        if line.strip():
-            k -= 1
-            if k == 0:
-                return offset + len(line.rstrip())
-        offset += len(line) + 1
-    return None
+    lines = _nonblank_lines(text)
+    if not 0 < k <= len(lines):
+        return None
+    offset, line = lines[k - 1]
+    return offset + len(line.rstrip())
 
 
 # A list marker and the start of its item's text ("* * *" is a rule, no item).
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,3}[.)]) (?=\S)")
 
 
+def _nonblank_lines(text: str) -> list[tuple[int, str]]:
+    """(offset, line) of every non-blank line of ``text``, its line ends made "\\n" (offsets into that form,
+    which are ``text``'s own when it has no carriage return). ``_prepare`` keeps every non-blank line of a
+    non-HTML text, in order, so the n-th non-blank line of the prepared text is the n-th of these."""
+    lines, offset = [], 0
+    for line in _CONTROL.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n")).split("\n"):
+        if line.strip():
+            lines.append((offset, line))
+        offset += len(line) + 1
+    return lines
+
+
 def _line_indents(text: str, prepared: str, is_html: bool) -> dict[int, int]:
-    """The indentation (tabs as 4 spaces) of each line of ``prepared``, by the offset where it starts.
-    ``_prepare`` keeps every non-blank line of a non-HTML text, in order, so the n-th non-blank line of
-    one is the n-th of the other."""
+    """The indentation (tabs as 4 spaces) of each line of ``prepared``, by the offset where it starts (see
+    :func:`_nonblank_lines`)."""
     if is_html:
         return {}
-    lines = _CONTROL.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
-    original = (len(line) - len(line.lstrip()) for line in (raw.expandtabs(4) for raw in lines) if line.strip())
+    original = (len(line) - len(line.lstrip()) for line in (raw.expandtabs(4) for _, raw in _nonblank_lines(text)))
     indents, start = {}, 0
     for line in prepared.split("\n"):
         if line:
