@@ -36,6 +36,15 @@ class Groups:
             found = [(i, g) for i, g in found if g["group"].get("prompt") == prompt]
         return found
 
+    def named(self, prompt: str | None = EXTENDED, reference: bool = False) -> list[tuple[int, dict, str]]:
+        """The model groups of ``prompt`` (:meth:`models`), after the human reference when ``reference``, each
+        with its row name: "Human", or the model's, with its prompt where the rows' prompts differ."""
+        models = self.models(prompt)
+        with_prompt = _prompts_differ(models)
+        rows = ([self.reference] if reference and self.reference else []) + models
+        return [(index, group, "Human" if group["is_reference"] else _name(group, with_prompt))
+                for index, group in rows]
+
     def cell(self, index: int, *path: Any, digits: int | None = None, signed: bool = False) -> Cell:
         return self.numbers.cell("groups", index, *path, digits=digits, signed=signed)
 
@@ -88,17 +97,16 @@ def table_1_header(venues: Sequence[str]) -> list[str]:
 def table_1(spec: TableSpec, results: Sequence[Result]) -> Table:
     groups = _first(results)
     venues = groups.venues()
-    rows = ([groups.reference] if groups.reference else []) + groups.models(EXTENDED)
-    with_prompt = _prompts_differ(groups.models(EXTENDED))
     out = spec.new(sources=[groups.result.path], header_groups=TABLE_1_GROUPS, header=table_1_header(venues))
-    for index, group in rows:
+    rows = groups.named(reference=True)
+    for index, group, name in rows:
         is_human = group["is_reference"]
         cit = joined(groups.cell(index, "verified_citations", "verified", "mean", digits=3),
                      groups.cell(index, "citations", "mean", digits=2))
         # The reference group's entry holds the panel's own alpha; a model group's, the panel with the model.
         alpha_key = "alpha" if is_human else "alpha_with_model"
         out.rows.append([
-            label("Human" if is_human else _name(group, with_prompt)),
+            label(name),
             groups.cell(index, "tkc", "mean", digits=0), groups.cell(index, "ttr", "mean", digits=3),
             groups.cell(index, "fre", "mean", digits=1), groups.cell(index, "fkg", "mean", digits=1),
             cit, groups.cell(index, "xref", "mean", digits=2),
@@ -110,7 +118,7 @@ def table_1(spec: TableSpec, results: Sequence[Result]) -> Table:
     out.notes = _one_prompt_note(groups, EXTENDED) + [
         f"{TABLE_1_NOTE} P(+|+), P(+|−): over all venues together (the paper splits them by venue; group by "
         "venue to get that split)."]
-    if not any(g.get("verified_citations") for _, g in rows):
+    if not any(g.get("verified_citations") for _, g, _ in rows):
         out.needs.append("Cit.'s verified count: add `--verify-citations` to `praib evaluate`")
     if not groups.judged():
         out.needs.append(f"Math, P(+|+), P(+|−): {JUDGE_NEEDED}")
@@ -121,15 +129,14 @@ def table_1(spec: TableSpec, results: Sequence[Result]) -> Table:
        "(extended prompt), per venue and year", "evaluate")
 def table_9(spec: TableSpec, results: Sequence[Result]) -> Table:
     groups = _first(results)
-    models = groups.models(EXTENDED)
-    with_prompt = _prompts_differ(models)
+    models = groups.named()
     out = spec.new(sources=[groups.result.path],
                 header=["Model", "Conference", "Year", "α_H", "α_H+L", "Δ"])
-    for index, group in models:
+    for index, group, name in models:
         for venue, detail in sorted((group.get("krippendorff") or {}).items()):
             for year in sorted(detail.get("per_year") or {}):
                 path = ("krippendorff", venue, "per_year", year)
-                out.rows.append([label(_name(group, with_prompt)), label(venue), label(year),
+                out.rows.append([label(name), label(venue), label(year),
                                  groups.cell(index, *path, "alpha_human", digits=3),
                                  groups.cell(index, *path, "alpha_with_model", digits=3),
                                  groups.cell(index, *path, "delta", digits=3, signed=True)])
@@ -237,22 +244,21 @@ def table_16(spec: TableSpec, results: Sequence[Result]) -> Table:
        "points", "evaluate")
 def table_17(spec: TableSpec, results: Sequence[Result]) -> Table:
     groups = _first(results)
-    models = groups.models(EXTENDED)
-    with_prompt = _prompts_differ(models)
+    models = groups.named()
     reference = groups.reference
     values = sorted({int(v) for _, g in groups.all for v in
                      ((g.get("pooled_distributions") or {}).get("rating", {}).get("values") or [])})
     out = spec.new(sources=[groups.result.path],
-                header=["Score", "Human (%)", *(_name(g, with_prompt) for _, g in models)])
+                header=["Score", "Human (%)", *(name for _, _, name in models)])
     for value in values:
         human = (Cell(None) if reference is None else
                  _percent(groups, reference[0], "pooled_distributions", "rating", "distribution", str(value)))
         out.rows.append([label(str(value)), human,
                          *(groups.cell(index, "pooled_distributions", "rating", "diff_pp", str(value), digits=2,
-                                       signed=True) for index, _ in models)])
+                                       signed=True) for index, _, _ in models)])
     out.rows.append([label("Σ|Δ|"), label("—"),
                      *(groups.cell(index, "pooled_distributions", "rating", "sum_abs_diff_pp", digits=1)
-                       for index, _ in models)])
+                       for index, _, _ in models)])
     out.notes = _one_prompt_note(groups, EXTENDED) + [
         "Ratings pooled over venues and years. Σ|Δ|: the sum of the absolute differences in percentage points "
         "(the paper's total-variation figure; praib's `total_variation` is half of it on a 0-1 scale)."]
@@ -296,11 +302,10 @@ def table_12(spec: TableSpec, results: Sequence[Result]) -> Table:
 def table_13(spec: TableSpec, results: Sequence[Result]) -> Table:
     groups = _first(results)
     ratios = groups.result.data.get("ratios_to_human") or {}
-    models = groups.models(EXTENDED)
-    with_prompt = _prompts_differ(models)
+    models = groups.named()
     out = spec.new(header=["Model", "Tokens", "TTR", "FRE", "Xref.", "Math"], sources=[groups.result.path])
-    for _, group in models:
-        out.rows.append([label(_name(group, with_prompt)),
+    for _, group, name in models:
+        out.rows.append([label(name),
                          *(groups.numbers.cell("ratios_to_human", "by_group", group["label"], metric, digits=2)
                            for metric, _ in _COMPARED)])
     prompts = [p for p in (EXTENDED, "all") if p in (ratios.get("by_prompt") or {})]
@@ -381,12 +386,10 @@ _COUNT_COLUMNS = (("W count", "weakness_count"), ("S count", "strength_count"), 
        "prompt) and the human baseline", "evaluate")
 def table_23(spec: TableSpec, results: Sequence[Result]) -> Table:
     groups = _first(results)
-    models = groups.models(EXTENDED)
-    with_prompt = _prompts_differ(models)
     out = spec.new(header=["Source", *(stat for _ in _COUNT_COLUMNS for stat in ("Mean", "Std"))],
                    header_groups=[("", 1), *((name, 2) for name, _ in _COUNT_COLUMNS)], sources=[groups.result.path])
-    for index, group in ([groups.reference] if groups.reference else []) + models:
-        out.rows.append([label("Human" if group["is_reference"] else _name(group, with_prompt)), *(
+    for index, _, name in groups.named(reference=True):
+        out.rows.append([label(name), *(
             groups.cell(index, *_ATOMIC, "all", key, stat, digits=2 if "count" in key else 0)
             for _, key in _COUNT_COLUMNS for stat in ("mean", "std"))])
     out.notes = _one_prompt_note(groups, EXTENDED) + ["Per review; lengths in characters."]
@@ -397,12 +400,11 @@ def table_23(spec: TableSpec, results: Sequence[Result]) -> Table:
        "evaluate")
 def table_24(spec: TableSpec, results: Sequence[Result]) -> Table:
     groups = _first(results)
-    models = groups.models(EXTENDED)
-    with_prompt = _prompts_differ(models)
+    models = groups.named()
     out = spec.new(header=["Model", "Decision", "W count", "S count", "Len W", "Len S"], sources=[groups.result.path])
-    for index, group in models:
+    for index, _, name in models:
         for decision in ("accept", "reject"):
-            out.rows.append([label(_name(group, with_prompt)), label(decision.capitalize()), *(
+            out.rows.append([label(name), label(decision.capitalize()), *(
                 groups.cell(index, *_ATOMIC, decision, key, "mean", digits=digits)
                 for key, digits in (("weakness_count", 2), ("strength_count", 2), ("weakness_chars", 0),
                                     ("strength_chars", 0)))])
@@ -417,13 +419,12 @@ _SIDES = (("W", "weaknesses"), ("S", "strengths"), ("Total", "total"))
        "evaluate")
 def table_25(spec: TableSpec, results: Sequence[Result]) -> Table:
     groups = _first(results)
-    models = groups.models(EXTENDED)
-    with_prompt = _prompts_differ(models)
+    models = groups.named()
     out = spec.new(header=["Model", *(stat for _ in _SIDES for stat in ("Mean", "Med", "Std"))],
                    header_groups=[("", 1), *((f"Ratio {name}", 3) for name, _ in _SIDES)],
                    sources=[groups.result.path])
-    for index, group in models:
-        out.rows.append([label(_name(group, with_prompt)), *(
+    for index, _, name in models:
+        out.rows.append([label(name), *(
             groups.cell(index, "atomic", "paired_with_human", side, "ratio", stat, digits=2)
             for _, side in _SIDES for stat in ("mean", "median", "std"))])
     out.notes = _one_prompt_note(groups, EXTENDED) + [
@@ -436,13 +437,12 @@ def table_25(spec: TableSpec, results: Sequence[Result]) -> Table:
 @table("praib-26", PAPER, 26, "Signed difference in atomic counts, model − human (mean and median)", "evaluate")
 def table_26(spec: TableSpec, results: Sequence[Result]) -> Table:
     groups = _first(results)
-    models = groups.models(EXTENDED)
-    with_prompt = _prompts_differ(models)
+    models = groups.named()
     sides = (("Weaknesses", "weaknesses"), ("Strengths", "strengths"))
     out = spec.new(header=["Model", *(stat for _ in sides for stat in ("Δ Mean", "Δ Median"))],
                    header_groups=[("", 1), *((name, 2) for name, _ in sides)], sources=[groups.result.path])
-    for index, group in models:
-        out.rows.append([label(_name(group, with_prompt)), *(
+    for index, _, name in models:
+        out.rows.append([label(name), *(
             groups.cell(index, "atomic", "paired_with_human", side, "difference", stat, digits=2, signed=True)
             for _, side in sides for stat in ("mean", "median"))])
     out.notes = _one_prompt_note(groups, EXTENDED) + ["Over the matched pairs of Table 25; positive: the model "
@@ -454,11 +454,9 @@ def table_26(spec: TableSpec, results: Sequence[Result]) -> Table:
        "evaluate")
 def table_27(spec: TableSpec, results: Sequence[Result]) -> Table:
     groups = _first(results)
-    models = groups.models(EXTENDED)
-    with_prompt = _prompts_differ(models)
     out = spec.new(header=["Source", "Mean", "Median", "Std", "n"], sources=[groups.result.path])
-    for index, group in ([groups.reference] if groups.reference else []) + models:
-        out.rows.append([label("Human" if group["is_reference"] else _name(group, with_prompt)),
+    for index, _, name in groups.named(reference=True):
+        out.rows.append([label(name),
                          *(groups.cell(index, *_ATOMIC, "all", "ws_ratio", stat, digits=2)
                            for stat in ("mean", "median", "std")),
                          groups.cell(index, *_ATOMIC, "all", "ws_ratio", "n", digits=0)])
@@ -470,13 +468,11 @@ def table_27(spec: TableSpec, results: Sequence[Result]) -> Table:
 @table("praib-28", PAPER, 28, "Intra-review overlap of atomic items (ROUGE-L and containment)", "evaluate")
 def table_28(spec: TableSpec, results: Sequence[Result]) -> Table:
     groups = _first(results)
-    models = groups.models(EXTENDED)
-    with_prompt = _prompts_differ(models)
     sides = (("Weaknesses", "weaknesses"), ("Strengths", "strengths"))
     out = spec.new(header=["Source", *(stat for _ in sides for stat in ("ROUGE-L", "Contained"))],
                    header_groups=[("", 1), *((name, 2) for name, _ in sides)], sources=[groups.result.path])
-    for index, group in ([groups.reference] if groups.reference else []) + models:
-        out.rows.append([label("Human" if group["is_reference"] else _name(group, with_prompt)), *(
+    for index, _, name in groups.named(reference=True):
+        out.rows.append([label(name), *(
             groups.cell(index, "atomic", "overlap", side, key, "mean", digits=3)
             for _, side in sides for key in ("rouge_l", "containment"))])
     out.notes = _one_prompt_note(groups, EXTENDED) + [
