@@ -336,6 +336,16 @@ def _absent_settings(settings: Sequence[Setting]) -> list[str]:
             "meta_review` report" for setting in settings if setting.meta_reviewer is None]
 
 
+def _setting_needs(rows: Sequence[tuple[Aspect, str | None]], settings: Sequence[Setting]) -> list[str]:
+    """What a meta-reviewer table lacks: settings without a report, aspects no report holds, and perturbations
+    some settings' reports lack."""
+    return _absent_settings(settings) + _absent_aspects(rows, _meta_needs) + _gaps(rows, settings)
+
+
+def _meta_sources(results: Sequence[Result]) -> list[str]:
+    return [report.path for report in _reports(results, META_REVIEWS)]
+
+
 def _gaps(rows: Sequence[tuple[Aspect, str | None]], settings: Sequence[Setting]) -> list[str]:
     """A need where a setting's reports lack a perturbation another setting's have."""
     lacking = sorted({f"{setting.name} / {kind}" for _, kind in rows if kind for setting in settings
@@ -370,7 +380,7 @@ def table_3(spec: TableSpec, results: Sequence[Result]) -> Table:
     runs = _runs(results, META_REVIEWS)
     settings = _settings(runs)
     out = spec.new(header=["Mode", "Aspect", "Perturbation", *(s.name for s in settings)],
-                   sources=[r.path for r in _reports(results, META_REVIEWS)])
+                   sources=_meta_sources(results))
     if not runs:
         return _no_report(out, META_REVIEWS)
     rows = _rows(BY_MODE, runs)
@@ -379,7 +389,7 @@ def table_3(spec: TableSpec, results: Sequence[Result]) -> Table:
                          *(s.number(kind, "scores", "rating", "mean_difference", digits=2) for s in settings)])
     out.notes = [META_ROWS_NOTE, SETTINGS_NOTE, "Each cell: the mean over the meta-reviewer's pairs of perturbed − "
                  "original overall score (the rating, 1-10; `mean_difference`)."] + _repeated_note(runs)
-    out.needs = (_absent_settings(settings) + _absent_aspects(rows, _meta_needs) + _gaps(rows, settings)
+    out.needs = (_setting_needs(rows, settings)
                  + _missing_values(out, 3, "the meta-reviews have no overall score"))
     return out
 
@@ -392,7 +402,7 @@ def table_4(spec: TableSpec, results: Sequence[Result]) -> Table:
     out = spec.new(header=["Mode", "Perturb Aspect", "Perturbation",
                            *(["Final Decision", "Overall Score"] * len(settings))],
                    header_groups=[("", 3)] + [(s.name, 2) for s in settings],
-                   sources=[r.path for r in _reports(results, META_REVIEWS)])
+                   sources=_meta_sources(results))
     if not runs:
         return _no_report(out, META_REVIEWS)
     rows = _rows(ALPHABETICAL, runs)
@@ -404,7 +414,7 @@ def table_4(spec: TableSpec, results: Sequence[Result]) -> Table:
     out.notes = [META_ROWS_NOTE, SETTINGS_NOTE, VERDICT_NOTE,
                  "Final Decision: the decision as ordered levels (reject 0 < poster 1 < spotlight 2 < oral 3), tested "
                  "like a score with the margin ±0.5; Overall Score: the rating."] + _repeated_note(runs)
-    out.needs = (_absent_settings(settings) + _absent_aspects(rows, _meta_needs) + _gaps(rows, settings)
+    out.needs = (_setting_needs(rows, settings)
                  + _missing_values(out, 3, DECISION_MISSING + ", or no overall score"))
     return out
 
@@ -420,7 +430,7 @@ def table_7(spec: TableSpec, results: Sequence[Result]) -> Table:
     runs = _runs(results, META_REVIEWS)
     settings = _settings(runs)
     out = spec.new(header=["Mode", "Perturb Aspect", "Perturbation", "Prompt Setting", *DECISION_COLUMNS.values()],
-                   sources=[r.path for r in _reports(results, META_REVIEWS)])
+                   sources=_meta_sources(results))
     if not runs:
         return _no_report(out, META_REVIEWS)
     rows = _rows(ALPHABETICAL, runs)
@@ -432,7 +442,7 @@ def table_7(spec: TableSpec, results: Sequence[Result]) -> Table:
     out.notes = [META_ROWS_NOTE, SETTINGS_NOTE, "Each cell: the share of the pairs' perturbed meta-reviews with that "
                  "final decision minus the share of their baseline ones, in percentage points (the paper's %; "
                  "`decision.category_shares`)."] + _repeated_note(runs)
-    out.needs = (_absent_settings(settings) + _absent_aspects(rows, _meta_needs) + _gaps(rows, settings)
+    out.needs = (_setting_needs(rows, settings)
                  + _missing_values(out, 4, DECISION_MISSING))
     return out
 
@@ -451,7 +461,7 @@ def table_8(spec: TableSpec, results: Sequence[Result]) -> Table:
                         for setting in dimension for name in scores.values()]
     out = spec.new(header=["Mode", "Aspect", "Perturbation", *dimension_header,
                            *(OVERALL_SHORT.get(s.name, f"Ov. {s.name}") for s in settings)],
-                   sources=[r.path for r in _reports(results, META_REVIEWS)])
+                   sources=_meta_sources(results))
     if not runs:
         return _no_report(out, META_REVIEWS)
     rows = _rows(BY_MODE, runs)
@@ -463,7 +473,7 @@ def table_8(spec: TableSpec, results: Sequence[Result]) -> Table:
     out.notes = [META_ROWS_NOTE, SETTINGS_NOTE, "Each cell: the mean over the pairs of perturbed − original score "
                  "(`mean_difference`); Contribution, Soundness, Presentation (1-4): the Dimension CoT meta-reviewer's "
                  "dimension scores; Ov.: the overall score (1-10) of each setting."] + _repeated_note(runs)
-    out.needs = (_absent_settings(settings) + _absent_aspects(rows, _meta_needs) + _gaps(rows, settings)
+    out.needs = (_setting_needs(rows, settings)
                  + _missing_values(out, 3, "the meta-reviews have no such score (the Dimension CoT prompt asks for "
                                    "contribution, soundness and presentation, or the venue's own sub-scores)"))
     return out
@@ -475,7 +485,7 @@ def table_9(spec: TableSpec, results: Sequence[Result]) -> Table:
     runs = _runs(results, META_REVIEWS)
     settings = _settings(runs)
     out = spec.new(header=["Mode", "Perturb Aspect", "Perturbation", *(s.name for s in settings)],
-                   sources=[r.path for r in _reports(results, META_REVIEWS)])
+                   sources=_meta_sources(results))
     if not runs:
         return _no_report(out, META_REVIEWS)
     rows = _rows(ALPHABETICAL, runs)
@@ -485,7 +495,7 @@ def table_9(spec: TableSpec, results: Sequence[Result]) -> Table:
     out.notes = [META_ROWS_NOTE, SETTINGS_NOTE, "Each cell: Cohen's kappa (unweighted) between the baseline and the "
                  "perturbed final decisions of the same papers (reject, poster, spotlight, oral; "
                  "`decision.cohen_kappa`)."] + _repeated_note(runs)
-    out.needs = (_absent_settings(settings) + _absent_aspects(rows, _meta_needs) + _gaps(rows, settings)
+    out.needs = (_setting_needs(rows, settings)
                  + _missing_values(out, 3, DECISION_MISSING + " (or every decision on both sides is the same one: "
                                    "kappa is then undefined)"))
     return out
