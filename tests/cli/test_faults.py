@@ -18,11 +18,10 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from praib.cli.main import main
 from praib.records import load_records
 from tests.chat_server import DROP, HANG, TRUNCATE, ChatServer, completion
+from tests.runs import cached_answers, failures_of, invoke
 
 REVIEW = """## Summary
 The paper studies sparse adapters.
@@ -125,22 +124,6 @@ def _score(server, reviews, out, cache, *extra):
 
 def _evaluate(server, reviews, out, cache, *extra):
     return ["evaluate", str(reviews), "-o", str(out), "--workers", "1", *_judge(server, cache, *extra)]
-
-
-def invoke(args):
-    result = CliRunner().invoke(main, [str(a) for a in args])
-    assert "Traceback" not in result.output, result.output
-    return result
-
-
-def cached_answers(cache: Path) -> int:
-    with sqlite3.connect(cache / "calls.sqlite3") as connection:
-        return connection.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
-
-
-def failures_of(output: Path) -> list[dict]:
-    path = output.with_name(output.name + ".failures.jsonl")
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
 SERVER_ERROR = (503, {}, b'{"error": "overloaded"}')

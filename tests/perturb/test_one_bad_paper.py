@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from praib.cli.main import main
 from praib.records import load_records
 from tests.chat_server import ChatServer
+from tests.runs import cached_answers, failures_of, invoke
 
 PAPERS = ["P-101", "P-102", "P-103"]
 BAD = "P-102"
@@ -157,24 +155,8 @@ def meta_review(server, tmp_path, papers, reviews, *extra):
             *extra]
 
 
-def invoke(args):
-    result = CliRunner().invoke(main, [str(a) for a in args])
-    assert "Traceback" not in result.output, result.output
-    return result
-
-
-def failures_of(output: Path) -> list[dict]:
-    path = output.with_name(output.name + ".failures.jsonl")
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
 def paper_ids(path: Path) -> list[str]:
     return [json.loads(line)["paper_id"] for line in path.read_text().splitlines()]
-
-
-def cached_answers(cache: Path) -> int:
-    with sqlite3.connect(cache / "calls.sqlite3") as connection:
-        return connection.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
 
 
 def test_extract_records_the_paper_whose_server_fails_and_the_rerun_sends_only_its_requests(
