@@ -27,7 +27,7 @@ PRAIB_CITATION = """\
 _API = {
     "load_records": "praib.records",
     "save_records": "praib.records",
-    "load_papers": "praib.generation.papers",
+    "load_papers": "praib.api",
     "load_prompt": "praib.generation.prompts",
     "venue_scales": "praib.scales",
     "SamplingConfig": "praib.llm.backends",
@@ -45,8 +45,7 @@ _API = {
 __all__ = ["PRAIB_CITATION", "__version__", *_API]
 
 if TYPE_CHECKING:
-    from praib.api import evaluate, generate, perturb_records, robustness
-    from praib.generation.papers import load_papers
+    from praib.api import evaluate, generate, load_papers, perturb_records, robustness
     from praib.generation.prompts import load_prompt
     from praib.llm.backends import SamplingConfig, make_backend
     from praib.llm.cache import CachedBackend, CallCache

@@ -24,6 +24,29 @@ def _records(source: RecordsLike, kind: str) -> "Dataset":
     return load_records(source, kind) if isinstance(source, (str, Path)) else source
 
 
+def load_papers(source: str | Path, *, venue: str | None = None, year: int | None = None, split: str = "train"
+                ) -> "Dataset":
+    """Papers from any input praib takes: what :func:`praib.generation.papers.load_papers` reads (a .md or .txt
+    paper, a folder of them, paper records), and PDFs, a .pdf file or the .pdf files of a folder, converted
+    from their text layer as `praib data pdf` converts them (use that command for OCR)."""
+    from praib.generation.papers import load_papers as load_text_papers
+
+    path = Path(source)
+    pdfs = ([path] if path.is_file() and path.suffix.lower() == ".pdf"
+            else sorted(p for p in path.glob("*") if p.suffix.lower() == ".pdf") if path.is_dir() else [])
+    if not pdfs:
+        return load_text_papers(source, venue=venue, year=year, split=split)
+    from datasets import concatenate_datasets
+
+    from praib.records import records_to_dataset
+    from praib.sources.papertext import convert_pdfs
+
+    papers = records_to_dataset([c.record for c in convert_pdfs(pdfs, venue=venue, year=year)], "paper")
+    if path.is_dir() and any(p.suffix.lower() in (".md", ".txt") for p in path.iterdir()):
+        papers = concatenate_datasets([load_text_papers(path, venue=venue, year=year), papers])
+    return papers
+
+
 def evaluate(reviews: RecordsLike, reference: RecordsLike | None = None, *,
              meta_reviews: RecordsLike | None = None, **options: Any) -> "EvaluationResult":
     """The behavioural profile of every group of ``reviews`` against the human ``reference``.
@@ -45,15 +68,14 @@ def generate(papers: RecordsLike, backend: Any, prompt: "str | Path | Prompt", *
              year: int | None = None, output: str | Path | None = None, **options: Any) -> "Dataset":
     """Review every paper with ``backend`` (see :func:`praib.make_backend`) and ``prompt``; return Review records.
 
-    ``papers`` is anything :func:`praib.generation.papers.load_papers` reads (a directory of
-    ``.md``/``.txt`` files, a papers file, a Hub id) or a Dataset; ``prompt`` a built-in prompt
+    ``papers`` is anything :func:`load_papers` reads (a paper or a folder of .md/.txt/.pdf papers, a papers
+    file, a Hub id) or a Dataset; ``prompt`` a built-in prompt
     name, a template path or a loaded prompt. Without ``venue``/``year`` each paper's own are
     used; with ``output`` the records are also written there. ``options`` (``sampling``,
     ``token_budget``, ``batch_size``, ...) and the result are those of
     :func:`praib.generation.run.generate_reviews`; :func:`praib.generation.run.run_generation`
     also returns the run's summary.
     """
-    from praib.generation.papers import load_papers
     from praib.generation.prompts import load_prompt
     from praib.generation.run import generate_reviews
 

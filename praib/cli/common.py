@@ -445,25 +445,3 @@ def param_values(pairs: tuple[str, ...]) -> dict[str, str]:
             except RecordError as err:
                 raise click.BadParameter(f"{key}: {err}", param_hint="--prompt-arg") from None
     return params
-
-
-def read_papers(source: str | Path, *, venue: str | None = None, year: int | None = None, split: str = "train"):
-    """Papers from any input a command takes: what :func:`praib.generation.papers.load_papers` reads (a .md or
-    .txt paper, a folder of them, paper records), and PDFs, a .pdf file or the .pdf files of a folder,
-    converted from their text layer as `praib data pdf` converts them (use that command for OCR)."""
-    from praib.generation.papers import load_papers
-
-    path = Path(source)
-    pdfs = ([path] if path.is_file() and path.suffix.lower() == ".pdf"
-            else sorted(p for p in path.glob("*") if p.suffix.lower() == ".pdf") if path.is_dir() else [])
-    if not pdfs:
-        return load_papers(source, venue=venue, year=year, split=split)
-    from datasets import concatenate_datasets
-
-    from praib.records import records_to_dataset
-    from praib.sources.papertext import convert_pdfs
-
-    papers = records_to_dataset([c.record for c in convert_pdfs(pdfs, venue=venue, year=year)], "paper")
-    if path.is_dir() and any(p.suffix.lower() in (".md", ".txt") for p in path.iterdir()):
-        papers = concatenate_datasets([load_papers(path, venue=venue, year=year), papers])
-    return papers

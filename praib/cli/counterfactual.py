@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from praib.cli.common import (failed_names, failure_log, judge_options, max_failures_option, model_options,
-                              no_progress_option, output_option, read_papers, seed_option, stop_if_nothing_made)
+                              no_progress_option, output_option, seed_option, stop_if_nothing_made)
+from praib.api import load_papers
 from praib.llm.judge import default_cache_dir
 
 CRITICAL_CHOICES = ("finding", "conclusion", "result")
@@ -70,7 +71,7 @@ def extract(papers_source, output, max_tries, templates, judge_spec, cache_dir, 
         raise click.UsageError("this command needs a judge: give --judge MODEL")
     with failure_log(max_failures, output) as failures:
         try:
-            papers = read_papers(papers_source)
+            papers = load_papers(papers_source)
             logic = extract_logic(papers, judge_spec.make(failures), max_retries=max_tries - 1,
                                   templates=templates, progress=not no_progress)
         except (PaperError, *_errors()) as err:
@@ -119,7 +120,7 @@ def build(papers_source, output, edits, logic_source, seed, max_tries, templates
     tally = EditTally()
     with failure_log(max_failures, output) as failures:
         try:
-            papers, logic = read_papers(papers_source), load_logic(logic_source) if logic_source else None
+            papers, logic = load_papers(papers_source), load_logic(logic_source) if logic_source else None
             result = build_counterfactuals(
                 papers, judge_spec.make(failures), logic=logic, families=families, neutral_kinds=neutral,
                 max_attempts=max_tries, seed=seed, templates=templates, progress=not no_progress, tally=tally)
@@ -206,7 +207,7 @@ def meta_review(model_spec, papers_source, reviews_source, rebuttals_source, max
         raise click.UsageError("--perturb-component and --perturbation go together")
     with failure_log(max_failures, output) as failures:
         try:
-            papers, reviews = read_papers(papers_source), load_records(reviews_source, "review")
+            papers, reviews = load_papers(papers_source), load_records(reviews_source, "review")
             rebuttals = load_records(rebuttals_source, "rebuttal", allow_empty=True) if rebuttals_source else None
             backend = model_spec.open()
             if not no_cache:

@@ -12,7 +12,8 @@ import click
 
 from praib.cli.common import (DEFAULT_BASE_URL, BACKENDS, cache_dir_option, configure_output, failure_log,
                               judge_options, max_failures_option, model_options, no_progress_option, output_option,
-                              param_values, read_papers, split_option, write_json)
+                              param_values, split_option, write_json)
+from praib.api import load_papers
 from praib.llm.judge import default_cache_dir
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
@@ -338,7 +339,7 @@ def generate(model_spec, papers_source, max_new_tokens, temperature, top_p, seed
         try:
             prompt = load_prompt(prompt_name)
             prompt.check_params(prompt_params)
-            papers = read_papers(papers_source, venue=venue, year=year)
+            papers = load_papers(papers_source, venue=venue, year=year)
             if limit:
                 papers = papers.select(range(min(limit, len(papers))))
             backend = model_spec.open()

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from praib.cli.common import (failed_names, failure_log, judge_options, key_values, max_failures_option,
-                              no_progress_option, output_option, read_papers, seed_option, split_option, stop_if_nothing_made)
+                              no_progress_option, output_option, seed_option, split_option, stop_if_nothing_made)
+from praib.api import load_papers
 
 
 def _option_values(pairs: tuple[str, ...]) -> dict:
@@ -80,11 +81,11 @@ def perturb(kind, input_path, list_kinds, output, seed, split, claims, papers, t
             if template_file:
                 options["template_file"] = template_file
             # Every input is read before a judge model loads.
-            records = (read_papers(input_path, split=split) if perturbation.component == "paper"
+            records = (load_papers(input_path, split=split) if perturbation.component == "paper"
                        else load_records(input_path, perturbation.component, split))
             if kind == "false-claims" and claims:
                 options["claims"] = load_claim_buckets(claims)
-            claim_papers = (read_papers(papers, split=split)
+            claim_papers = (load_papers(papers, split=split)
                             if kind == "false-claims" and papers and not claims else None)
             if not judge_spec.model and (perturbation.needs_llm or (kind == "false-claims" and not claims)):
                 raise click.UsageError(f"`{kind}` needs an LLM: give --judge MODEL"
