@@ -34,9 +34,9 @@ def tables(results, keys, fmt, list_tables, output):
                                  param_hint="--table")
     try:
         loaded = [load_result(path) for path in results]
+        built = make_tables(loaded, list(keys) or None)
     except ValueError as err:
         raise click.ClickException(str(err)) from None
-    built = make_tables(loaded, list(keys) or None)
     text = "\n".join(table.to_latex() if fmt == "latex" else table.to_markdown() for table in built)
     if output:
         from praib.records.atomic import write_text_atomically

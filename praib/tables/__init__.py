@@ -46,9 +46,21 @@ def make_tables(results: Sequence[Result], keys: Sequence[str] | None = None) ->
     for spec in chosen:
         of_kind = [result for result in results if result.kind == spec.kind]
         if of_kind and spec.combines:
-            tables.append(spec.build(spec, of_kind))
+            tables.append(_build(spec, of_kind))
         elif of_kind:
-            tables += [spec.build(spec, [result]) for result in of_kind]
+            tables += [_build(spec, [result]) for result in of_kind]
         else:
             tables.append(spec.new(header=[], needs=[f"the whole table: a result of `{spec.produced_by}`"]))
     return tables
+
+
+def _build(spec: TableSpec, results: Sequence[Result]) -> Table:
+    """``spec``'s table of ``results``; a result whose content is not laid out as praib writes it (a field of the
+    wrong type, a missing one) is one error naming the files, not a failure inside a table builder."""
+    try:
+        return spec.build(spec, results)
+    except (KeyError, TypeError, AttributeError, IndexError) as err:
+        files = ", ".join(result.path for result in results)
+        command = spec.produced_by.split(" --")[0]
+        raise ValueError(f"{files}: not laid out as `{command}` writes it ({spec.key} read "
+                         f"{type(err).__name__}: {err})") from err

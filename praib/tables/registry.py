@@ -9,11 +9,11 @@ takes any mix of them: ``praib evaluate --output`` JSON, ``praib robustness --ou
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from praib.records import read_json
 from praib.tables.layout import Cell, Table
 
 #: Result kinds and the command that writes each.
@@ -86,31 +86,24 @@ def result_kind(data: Any) -> str | None:
 
 
 def load_result(path: str | Path) -> Result:
-    """Read one result file (or a leaderboard results folder); one-line errors name the path."""
+    """Read one result file (or a leaderboard results folder, as :func:`praib.leaderboard.report.load_results` reads
+    it); every error is one line (a ``ValueError``) naming the path."""
     path = Path(path)
     if path.is_dir():
-        run, rows = path / "run.json", path / "results.jsonl"
-        if not (run.is_file() and rows.is_file()):
-            raise ValueError(f"{path}: a folder, but not one `praib leaderboard run` wrote "
-                             "(it has no run.json and results.jsonl)")
-        return Result("leaderboard", str(path), {"run": _read_json(run),
-                                                 "rows": [json.loads(line) for line in
-                                                          rows.read_text(encoding="utf-8").splitlines() if line]})
-    data = _read_json(path)
+        from praib.leaderboard.report import load_results
+
+        if not (path / "run.json").is_file():
+            raise ValueError(f"{path}: a folder, but not one `praib leaderboard run` wrote (it has no run.json)")
+        # The report's reader: the rows checked and completed as the leaderboard's own page reads them.
+        results = load_results(path)
+        return Result("leaderboard", str(path), {"run": results.run, "rows": results.rows})
+    data = read_json(path, "results")
     kind = result_kind(data)
     if kind is None:
         raise ValueError(f"{path}: not a result praib writes (expected the JSON of one of: "
                          f"{', '.join(command.split(' --')[0] for command in PRODUCED_BY.values())})")
     return Result(kind, str(path), data)
 
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"{path}: not JSON ({err})") from None
 
 
 def resolve(data: Any, pointer: str) -> Any:

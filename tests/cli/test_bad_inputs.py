@@ -247,6 +247,14 @@ def _results_dir(tmp_path: Path, name: str, bad: Path):
     return ["leaderboard", "report", directory, "-o", tmp_path / "report.html"], target
 
 
+TABLES_WRONG_TYPE = b'{"groups": 3, "group_by": []}'
+
+
+def _tables_of_results_dir(tmp_path: Path, name: str, bad: Path):
+    args, target = _results_dir(tmp_path, name, bad)
+    return ["tables", args[2]], target
+
+
 def _cached_page(tmp_path: Path, bad: Path):
     page = "ICLR/2023/ICLR.cc_2023_Conference_-_Withdrawn_Submission/offset-0000000-limit-1000.json"  # read first
     directory, target = _into(tmp_path / "cache", page, bad)
@@ -480,6 +488,14 @@ SLOTS = [
      lambda t, bad: _results_dir(t, "run.json", bad)),
     ("leaderboard push (results.parquet)", {"empty file": b"", "not Parquet": b"not parquet"}, "parquet",
      _pushed_results),
+    ("tables RESULTS", {"missing file": None, "directory for a file": "dir",
+                        **json_object_cases({"groups": [], "group_by": []}),
+                        "not a result praib writes": b'{"a": 1}', "a field of the wrong type": TABLES_WRONG_TYPE},
+     "json", lambda t, bad: ["tables", bad]),
+    ("tables RESULTS_DIR (results.jsonl)", RESULT_CASES, "jsonl",
+     lambda t, bad: _tables_of_results_dir(t, "results.jsonl", bad)),
+    ("tables RESULTS_DIR (run.json)", json_object_cases({"seed": 0}), "json",
+     lambda t, bad: _tables_of_results_dir(t, "run.json", bad)),
     ("leaderboard report DIRECTORY", FILE_FOR_DIRECTORY, "txt",
      lambda t, bad: ["leaderboard", "report", bad, "-o", t / "report.html"]),
     ("leaderboard push DIRECTORY", FILE_FOR_DIRECTORY, "txt", lambda t, bad: ["leaderboard", "push", bad, "org/name"]),
