@@ -488,6 +488,13 @@ SLOTS = [
      lambda t, bad: _results_dir(t, "run.json", bad)),
     ("leaderboard push (results.parquet)", {"empty file": b"", "not Parquet": b"not parquet"}, "parquet",
      _pushed_results),
+    ("evaluate (CSV records)", {**{k: v for k, v in CSV_CASES.items() if "50 MB" not in k},
+                                "a review without its source": b"paper_id,text\np1,Fine.\n",
+                                "a rating that is no number": b"paper_id,source,rating\np1,human,high\n"},
+     "csv", lambda t, bad: ["evaluate", bad]),
+    # A .txt file is a paper here, not a bad input.
+    ("perturb PAPERS (.pdf)", {k: v for k, v in PDF_CASES.items() if k != "text file"}, "pdf",
+     lambda t, bad: ["perturb", "typos", bad, "-o", t / "out.jsonl"]),
     ("tables RESULTS", {"missing file": None, "directory for a file": "dir",
                         **json_object_cases({"groups": [], "group_by": []}),
                         "not a result praib writes": b'{"a": 1}', "a field of the wrong type": TABLES_WRONG_TYPE},
