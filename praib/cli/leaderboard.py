@@ -12,6 +12,11 @@ from praib.cli.common import (failure_log, judge_options, max_failures_option, n
                               seed_option, split_option, write_json)
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
+# "./": a path of that shape that does not exist yet would otherwise read as a Hub dataset id ORG/NAME.
+DEFAULT_QUEUE, DEFAULT_RESULTS = "./leaderboard/requests", "./leaderboard/results"
+STORE_HELP = "a local folder, or a Hub dataset id ORG/NAME"
+token_option = click.option("--token", default=None,
+                            help="Hub token. [default: $HF_TOKEN or the one saved by `hf auth login`]")
 
 
 def _demo_reviews_path() -> str:
@@ -41,6 +46,94 @@ def validate(submission, benchmark_papers, manifest, max_unparsed, split):
     report = validate_submission(submission, benchmark_papers, manifest, split=split, max_unparsed=max_unparsed)
     click.echo(report.format())
     raise SystemExit(0 if report.valid else 1)
+
+
+@leaderboard.command()
+@click.argument("submission", metavar="SUBMISSION")
+@click.option("--queue", default=DEFAULT_QUEUE, show_default=True, metavar="QUEUE", help=f"The queue: {STORE_HELP}.")
+@click.option("--benchmark-papers", type=click.Path(exists=True), metavar="FILE",
+              help="The benchmark's papers (Paper records): check that every one is reviewed.")
+@click.option("--manifest", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+              help="The manifest (default: manifest.json next to the reviews).")
+@click.option("--max-unparsed", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+              help="Largest share of reviews that may fail to parse.")
+@split_option
+@token_option
+def submit(submission, queue, benchmark_papers, manifest, max_unparsed, split, token):
+    """File SUBMISSION (as `praib leaderboard validate` takes it) into the leaderboard's QUEUE as a PENDING
+    request, for `praib leaderboard process` to score. It is checked as `validate` checks it and refused
+    with its problems when invalid, or when the queue holds the same model, revision, prompts and records
+    already (unless that request failed)."""
+    from praib.leaderboard.queue import SubmissionRefused, submit as file_request
+    from praib.leaderboard.stores import StoreError, open_store
+    from praib.leaderboard.submission import SubmissionError
+    from praib.records import RecordError
+
+    try:
+        request = file_request(open_store(queue, token), submission, manifest, benchmark_papers, split,
+                               max_unparsed)
+    except SubmissionRefused as err:
+        if err.report is not None:
+            click.echo(err.report.format())
+        raise click.ClickException(str(err)) from None
+    except (StoreError, SubmissionError, RecordError) as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(f"filed {request.name} ({request.model}, {request.n_reviews} reviews, records "
+               f"sha256:{request.records_sha256[:16]}) in {queue} as {request.status}")
+
+
+@leaderboard.command()
+@click.option("--queue", default=DEFAULT_QUEUE, show_default=True, metavar="QUEUE",
+              help=f"The queue to take requests from: {STORE_HELP}.")
+@click.option("--results", default=DEFAULT_RESULTS, show_default=True, metavar="RESULTS",
+              help=f"Where the results go: {STORE_HELP}.")
+@click.option("--reference", "reference_path", metavar="HUMAN",
+              help="Human reviews to compare against (default with --demo: the demo set's human reviews).")
+@click.option("--demo", is_flag=True, help="Use the demo set's human reviews as the reference.")
+@click.option("--n-bootstrap", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Cluster-bootstrap draws (papers resampled with all their reviews).")
+@seed_option("Seed of the bootstrap draws.")
+@judge_options
+@click.option("--once", is_flag=True, help="Take requests until none is pending, then stop. [default]")
+@click.option("--watch", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Keep running: look for new requests every SECONDS.")
+@click.option("--lease", type=click.FloatRange(min=0, min_open=True), default=3600.0, show_default=True,
+              metavar="SECONDS", help="How long a request is held; one whose runner died is taken again after "
+                                      "it. Choose it longer than one submission takes.")
+@click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
+@max_failures_option
+@no_progress_option
+@token_option
+def process(queue, results, reference_path, demo, n_bootstrap, seed, judge_spec, cache_dir, once, watch, lease, workers,
+            max_failures, no_progress, token):
+    """Score the queue's pending requests, oldest first, into RESULTS: each submission as `praib leaderboard
+    run` scores it (its rows in a Parquet file of its own), then what spans submissions (closest to human)
+    over every finished one; each request ends FINISHED, or FAILED with the reason. Runners on any number
+    of machines may share one queue: each request is taken by one of them, under a lease."""
+    from praib.llm.backends import BackendError
+
+    from praib.leaderboard.provenance import input_label
+    from praib.leaderboard.runner import Runner
+    from praib.leaderboard.stores import LocalStore, StoreError, open_store
+    from praib.records import RecordError, load_records
+
+    if reference_path is None and not demo:
+        raise click.UsageError("give --reference HUMAN (or --demo)")
+    if once and watch is not None:
+        raise click.UsageError("give --once or --watch, not both")
+    reference_path = reference_path or _demo_reviews_path()
+    results_store = open_store(results, token)
+    log_beside = Path(results) if isinstance(results_store, LocalStore) else None
+    with failure_log(max_failures, log_beside) as failures:
+        try:
+            runner = Runner(open_store(queue, token), results_store, load_records(reference_path, "review"),
+                            input_label(reference_path), n_bootstrap, seed, judge_spec.make(failures),
+                            judge_spec.cache_dir, workers, lease, progress=not no_progress, say=click.echo)
+            runner.check()
+            settled = runner.run(watch)
+        except (StoreError, RecordError, BackendError) as err:
+            raise click.ClickException(str(err)) from None
+    click.echo(f"settled {settled} request{'s' if settled != 1 else ''}; none pending in {queue}")
 
 
 @leaderboard.command("run")
@@ -84,6 +177,7 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge
     from praib.llm.backends import BackendError
 
     from praib.records import RecordError, load_records, perturbation_kind
+    from praib.leaderboard.provenance import input_label
     from praib.leaderboard.run import run_leaderboard
     from praib.metrics.registry import JUDGED
     from praib.leaderboard.submission import SubmissionError, load_submission
@@ -97,7 +191,7 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge
             for s in loaded:
                 s.reviews = _reviews_of(s.reviews, ids, s.source, benchmark_papers)
         judge = judge_spec.make(failures)
-        results = run_leaderboard(loaded, reference, output, reference_label=reference_path,
+        results = run_leaderboard(loaded, reference, output, reference_label=input_label(reference_path),
                                   n_bootstrap=n_bootstrap, seed=seed, judge=judge, workers=workers,
                                   progress=not no_progress, cache_dir=judge_spec.cache_dir)
     except (SubmissionError, RecordError, ValueError, BackendError) as err:
