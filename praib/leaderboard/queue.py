@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import logging
 import re
 import socket
 import os
@@ -34,6 +35,8 @@ from praib.leaderboard.stores import REPOSITORY_FILES, Snapshot, Store, StoreErr
 from praib.leaderboard.submission import (DEFAULT_MAX_UNPARSED, MANIFEST_NAME, ValidationReport, is_hub_id,
                                           load_submission, submission_name, validate_submission)
 from praib.records import save_records
+
+logger = logging.getLogger(__name__)
 
 PENDING, RUNNING, FINISHED, FAILED = "PENDING", "RUNNING", "FINISHED", "FAILED"
 STATUSES = (PENDING, RUNNING, FINISHED, FAILED)
@@ -124,13 +127,16 @@ class SubmissionRefused(ValueError):
 
 
 def read_requests(store: Store, snapshot: Snapshot | None = None) -> tuple[Snapshot, list[Request]]:
-    """The queue's requests, oldest first (by submission time, then name)."""
+    """The queue's requests, oldest first (by submission time, then name). A file that is no request
+    record is left out with a warning: anyone may upload to a Hub queue, and one bad file must not stop it."""
     snapshot = snapshot or store.snapshot()
     requests = []
     for path in snapshot.under(".", ".json"):
         data = store.read(path, snapshot.version)
-        if data is not None:
-            requests.append(Request.from_json(data, f"{store.label}/{path}"))
+        try:
+            requests.append(Request.from_json(data or b"", f"{store.label}/{path}"))
+        except StoreError as err:
+            logger.warning("%s; left out", err)
     return snapshot, sorted(requests, key=lambda r: (r.submitted, r.name))
 
 

@@ -51,6 +51,23 @@ HUMAN_ROWS = "human.parquet"
 SUBMISSION_ROWS = "submissions"
 #: The files of a results store, as glob patterns (a Hub dataset also has its .gitattributes and card).
 RESULTS_LAYOUT = (*RESULT_FILES, HUMAN_ROWS, f"{SUBMISSION_ROWS}/*.parquet", *REPOSITORY_FILES)
+#: The card of a results dataset: its default config is the whole table, not every Parquet file in it.
+RESULTS_CARD = """---
+configs:
+- config_name: default
+  data_files:
+  - split: train
+    path: results.parquet
+tags:
+- praib
+- leaderboard
+---
+# praib leaderboard results
+
+Written by `praib leaderboard process`: `results.parquet` holds a row per submission, metric and venue
+(the human reference's rows included); `run.json` the settings; `details/` and `manifests/` one file per
+submission; `submissions/` each submission's rows as its runner wrote them.
+"""
 #: The run.json entries that must agree for two runners to write into one results store.
 SETTINGS = ("reference", "n_bootstrap", "seed", "judge")
 
@@ -240,6 +257,8 @@ def recompute(results: Store, queue: Store, settings: dict, cache_dir: Path | No
                 "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             }),
         }
+        if "README.md" not in snapshot.paths:  # a card of the owner's own is kept
+            files["README.md"] = RESULTS_CARD.encode("utf-8")
         era_results = eras() if "eras.json" not in snapshot.paths else None
         if era_results:
             files["eras.json"] = _json_bytes(era_results)

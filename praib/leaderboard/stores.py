@@ -108,7 +108,6 @@ class HubStore:
 
         self.repo_id = self.label = repo_id
         self.api = HfApi(token=token)
-        self.token = token
 
     def _fail(self, err: Exception, what: str) -> StoreError:
         from praib.records.io import hub_error
@@ -134,12 +133,11 @@ class HubStore:
         return Snapshot(info.sha, tuple(sorted(s.rfilename for s in info.siblings or ())))
 
     def read(self, path: str, version: str | None = None) -> bytes | None:
-        from huggingface_hub import hf_hub_download
-        from huggingface_hub.errors import EntryNotFoundError
+        from huggingface_hub.errors import RemoteEntryNotFoundError
 
         try:
-            local = hf_hub_download(self.repo_id, path, repo_type="dataset", revision=version, token=self.token)
-        except EntryNotFoundError:
+            local = self.api.hf_hub_download(self.repo_id, path, repo_type="dataset", revision=version)
+        except RemoteEntryNotFoundError:  # the Hub says it has no such file (not: it could not be asked)
             return None
         except Exception as err:
             raise self._fail(err, f"download {path}") from None

@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import datasets
 import pytest
 from click.testing import CliRunner
 from filelock import FileLock
@@ -121,6 +122,9 @@ def test_every_request_ends_finished_or_failed_with_its_reason(board):
 def test_results_equal_a_direct_leaderboard_run_of_the_finished_submissions(board, tmp_path):
     expected = direct_run(tmp_path, *board["submissions"])
     assert sorted_rows(board["results"] / "results.parquet") == sorted_rows(expected)
+    # As a dataset, the results folder is its whole table (the card's default config), not every Parquet file.
+    loaded = datasets.load_dataset(str(board["results"]), split="train")
+    assert sorted(loaded.to_list(), key=lambda r: tuple(str(v) for v in r.values())) == sorted_rows(expected)
     assert {p.name for p in (board["results"] / "submissions").iterdir()} == {"model-a.parquet", "model-b.parquet"}
     run = json.loads((board["results"] / "run.json").read_text())
     assert run["submissions"] == {name: f"sha256:{requests(board['queue'])[name]['records_sha256'][:16]}"
