@@ -136,6 +136,28 @@ def process(queue, results, reference_path, demo, n_bootstrap, seed, judge_spec,
     click.echo(f"settled {settled} request{'s' if settled != 1 else ''}; none pending in {queue}")
 
 
+@leaderboard.command()
+@click.argument("results", metavar="RESULTS", default=DEFAULT_RESULTS)
+@click.option("--queue", metavar="QUEUE", help=f"The queue the Submit tab files into: {STORE_HELP}. [default: no "
+                                               "Submit tab]")
+@click.option("--port", type=click.IntRange(1, 65535), default=7860, show_default=True, help="Port to serve on.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to serve on (0.0.0.0: every interface, as in a Space).")
+@token_option
+def app(results, queue, port, host, token):
+    """Serve the leaderboard of RESULTS (a folder or Hub dataset written by `praib leaderboard process`, or by
+    `praib leaderboard run`) as a web app: the table with filters, each submission's page, the pairwise
+    comparisons, the metrics, and a Submit tab filing requests into QUEUE. Needs `pip install 'praib[app]'`."""
+    from importlib.util import find_spec
+
+    if find_spec("gradio") is None:
+        raise click.ClickException("the app needs gradio: pip install 'praib[app]'")
+    from praib.leaderboard.app import launch
+
+    click.echo(f"serving the leaderboard of {results} on http://{host}:{port} (Ctrl-C stops it)")
+    launch(results, queue, port, host, token)
+
+
 @leaderboard.command("run")
 @click.argument("submissions", metavar="SUBMISSION...", nargs=-1)
 @click.option("--reference", "reference_path", metavar="HUMAN",
