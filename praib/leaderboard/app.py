@@ -23,7 +23,7 @@ from pathlib import Path
 
 from praib.leaderboard.queue import Request, SubmissionRefused, read_requests, submit
 from praib.leaderboard.report import (POOLED, LeaderboardResults, ReportError, format_number, load_results,
-                                      metric_digits, metric_label)
+                                      markdown_escape, metric_digits, metric_label)
 from praib.leaderboard.stores import HubStore, Store, StoreError, open_store
 from praib.metrics.registry import BY_NAME, DIFFERENCE, ITSELF, MAGNITUDE, METRICS, PANEL_CHANGE, SHORTFALL
 from praib.records import HUMAN_SOURCE, RecordError
@@ -31,7 +31,7 @@ from praib.records import HUMAN_SOURCE, RecordError
 #: Results that are no registered metric (robustness and treatment effects) form one family.
 OTHER_FAMILY = "robustness and effects"
 FAMILIES = (*dict.fromkeys(m.family for m in METRICS), OTHER_FAMILY)
-ALL_PROMPTS = "all prompts"
+REGISTRY_ORDER = {m.name: number for number, m in enumerate(METRICS)}
 BY_NAME_ORDER = "submission"
 #: What a distance to the human reference is, by the registry's distance kinds.
 DISTANCE_MEANING = {
@@ -137,7 +137,9 @@ def metric_cell(board: Board, row: dict | None) -> str:
 
 
 def shown_metrics(board: Board, venue: str, families) -> list[str]:
-    return [m for m in board.results.metrics(venue) if family_of(m) in set(families)]
+    """The venue's metrics of ``families``, in the registry's order (the others after)."""
+    shown = [m for m in board.results.metrics(venue) if family_of(m) in set(families)]
+    return sorted(shown, key=lambda m: REGISTRY_ORDER.get(m, len(REGISTRY_ORDER)))
 
 
 def sort_choices(board: Board, venue: str = POOLED) -> list[tuple[str, str]]:
@@ -253,8 +255,9 @@ def about_markdown() -> str:
     lines = ["### Metrics", "",
              "| Metric | Name | Family | Unit | Over | Distance to human | Source |", "|---|---|---|---|---|---|---|"]
     for m in METRICS:
-        lines.append(f"| {m.label} | `{m.name}` | {m.family} | {m.unit} | per {m.over} | "
-                     f"{DISTANCE_MEANING[m.distance]} | {m.source}{' (needs a judge)' if m.judged else ''} |")
+        cells = [m.label, m.name, m.family, m.unit, f"per {m.over}", DISTANCE_MEANING[m.distance],
+                 m.source + (" (needs a judge)" if m.judged else "")]
+        lines.append("| " + " | ".join(markdown_escape(cell) for cell in cells) + " |")
     lines += ["", "### Reading the table", "",
               "Each cell is the submission's value with its 95% cluster-bootstrap interval over papers, and under "
               "it the distance to the human reference (Δ, as the table above defines it; smaller is more human-like). "
