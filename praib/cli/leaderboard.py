@@ -158,6 +158,26 @@ def app(results, queue, port, host, token):
     launch(results, queue, port, host, token)
 
 
+@leaderboard.command()
+@click.argument("results", metavar="RESULTS")
+@click.argument("queue", metavar="QUEUE")
+@output_option("The Space's folder (app.py, requirements.txt, README.md).", default="space", file_okay=False,
+               layout="praib.leaderboard.space:SPACE_FILES")
+@click.option("--title", default="praib leaderboard", show_default=True, help="The Space's title.")
+@click.option("--license", "license_id", default="apache-2.0", show_default=True, help="The Space's license.")
+def space(results, queue, output, title, license_id):
+    """Write a Hugging Face Space that serves `praib leaderboard app` over the Hub datasets RESULTS (results,
+    ORG/NAME) and QUEUE (requests, ORG/NAME); its README says how to deploy it and run the runner."""
+    from praib.leaderboard.space import SpaceError, write_space
+
+    try:
+        write_space(results, queue, output, title, license_id)
+    except SpaceError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(f"wrote {output} (app.py, requirements.txt, README.md); deploy it with "
+               f"`hf upload ORG/SPACE {output} --repo-type space`")
+
+
 @leaderboard.command("run")
 @click.argument("submissions", metavar="SUBMISSION...", nargs=-1)
 @click.option("--reference", "reference_path", metavar="HUMAN",
