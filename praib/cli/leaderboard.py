@@ -23,6 +23,21 @@ def _demo_reviews_path() -> str:
     return str(resources.files("praib").joinpath(DEMO_REVIEWS))
 
 
+def check_options(command):
+    """The options of a submission's check, the same on `validate` and `submit`."""
+    for option in reversed([
+        click.option("--benchmark-papers", type=click.Path(exists=True), metavar="FILE",
+                     help="The benchmark's papers (Paper records): check that every one is reviewed."),
+        click.option("--manifest", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+                     help="The manifest (default: manifest.json next to the reviews)."),
+        click.option("--max-unparsed", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+                     help="Largest share of reviews that may fail to parse."),
+        split_option,
+    ]):
+        command = option(command)
+    return command
+
+
 @click.group()
 def leaderboard():
     """Check submissions, score them against the human reference, publish and report the results."""
@@ -30,13 +45,7 @@ def leaderboard():
 
 @leaderboard.command()
 @click.argument("submission", metavar="SUBMISSION")
-@click.option("--benchmark-papers", type=click.Path(exists=True), metavar="FILE",
-              help="The benchmark's papers (Paper records): check that every one is reviewed.")
-@click.option("--manifest", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
-              help="The manifest (default: manifest.json next to the reviews).")
-@click.option("--max-unparsed", type=click.FloatRange(0, 1), default=0.05, show_default=True,
-              help="Largest share of reviews that may fail to parse.")
-@split_option
+@check_options
 def validate(submission, benchmark_papers, manifest, max_unparsed, split):
     """Check a leaderboard SUBMISSION: a Hub dataset id, or a directory or JSONL/JSON/Parquet file of
     generated Review records with its manifest.json, and explain every problem. Exits with 0 when
@@ -51,13 +60,7 @@ def validate(submission, benchmark_papers, manifest, max_unparsed, split):
 @leaderboard.command()
 @click.argument("submission", metavar="SUBMISSION")
 @click.option("--queue", default=DEFAULT_QUEUE, show_default=True, metavar="QUEUE", help=f"The queue: {STORE_HELP}.")
-@click.option("--benchmark-papers", type=click.Path(exists=True), metavar="FILE",
-              help="The benchmark's papers (Paper records): check that every one is reviewed.")
-@click.option("--manifest", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
-              help="The manifest (default: manifest.json next to the reviews).")
-@click.option("--max-unparsed", type=click.FloatRange(0, 1), default=0.05, show_default=True,
-              help="Largest share of reviews that may fail to parse.")
-@split_option
+@check_options
 @token_option
 def submit(submission, queue, benchmark_papers, manifest, max_unparsed, split, token):
     """File SUBMISSION (as `praib leaderboard validate` takes it) into the leaderboard's QUEUE as a PENDING

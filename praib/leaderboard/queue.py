@@ -21,14 +21,13 @@ from __future__ import annotations
 import datetime
 import json
 import logging
-import re
-import socket
 import os
+import re
 import secrets
+import socket
 import tempfile
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Iterator
 
 from praib.leaderboard.provenance import records_sha256
 from praib.leaderboard.stores import REPOSITORY_FILES, Snapshot, Store, StoreError
@@ -233,9 +232,3 @@ def submission_source(store: Store, request: Request, snapshot: Snapshot, scratc
     if not folder.is_dir():
         raise StoreError(f"{store.label}/{request.folder}: the request's copy of its submission is missing")
     return str(folder)
-
-
-def iter_statuses(requests: list[Request]) -> Iterator[str]:
-    """One line per request: name, status, model, submitted time and reason."""
-    for r in requests:
-        yield f"{r.name:<28} {r.status:<9} {r.model:<28} {r.submitted}" + (f"  {r.reason}" if r.reason else "")

@@ -67,6 +67,19 @@ def start_praib(*args, env: dict | None = None) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def direct_run(tmp_path: Path, *submissions: Path) -> Path:
+    """`praib leaderboard run` of ``submissions`` with the runner tests' settings; its results.parquet."""
+    from click.testing import CliRunner
+
+    from praib.cli.main import main
+
+    out = tmp_path / "direct"
+    result = CliRunner().invoke(main, ["leaderboard", "run", *map(str, submissions), "--demo", "--n-bootstrap",
+                                       str(N_BOOTSTRAP), "--workers", "1", "--no-progress", "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    return out / "results.parquet"
+
+
 def process_args(queue: Path | str, results: Path | str, *extra) -> list:
     return ["leaderboard", "process", "--queue", queue, "--results", results, "--demo", "--n-bootstrap",
             N_BOOTSTRAP, "--workers", 1, "--no-progress", *extra]

@@ -15,8 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.fake_hub import FakeHub
-from tests.leaderboard.boards import demo_submission, praib, process_args, sorted_rows
-from tests.leaderboard.test_leaderboard_queue import direct_run
+from tests.leaderboard.boards import demo_submission, direct_run, praib, process_args, sorted_rows
 from tests.paths import ROOT
 
 

@@ -23,21 +23,13 @@ from praib.leaderboard.queue import claim, read_requests
 from praib.leaderboard.runner import Runner
 from praib.leaderboard.stores import LocalStore
 from praib.records import load_records
-from tests.leaderboard.boards import (N_BOOTSTRAP, all_perturbed, demo_rows, demo_submission, process_args, praib,
-                                      requests, sorted_rows, start_praib, write_submission)
+from tests.leaderboard.boards import (N_BOOTSTRAP, all_perturbed, demo_rows, demo_submission, direct_run, process_args,
+                                      praib, requests, sorted_rows, start_praib, write_submission)
 from tests.paths import DEMO
 
 
 def invoke(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def direct_run(tmp_path: Path, *submissions: Path) -> Path:
-    out = tmp_path / "direct"
-    result = invoke("leaderboard", "run", *submissions, "--demo", "--n-bootstrap", N_BOOTSTRAP, "--workers", 1,
-                    "--no-progress", "--output", out)
-    assert result.exit_code == 0, result.output
-    return out / "results.parquet"
 
 
 def row_keys(path: Path) -> Counter:

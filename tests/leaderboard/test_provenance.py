@@ -7,14 +7,16 @@ import json
 from click.testing import CliRunner
 
 from praib.cli.main import main
-from tests.leaderboard.test_leaderboard_run import demo_rows, model_rows, write_submission
+from tests.leaderboard.boards import demo_submission
+from tests.paths import DEMO
 
 
 def test_run_json_and_report_name_the_reference_and_submissions_without_local_paths(tmp_path):
     reference = tmp_path / "private" / "human.jsonl"
     reference.parent.mkdir()
-    reference.write_text("".join(json.dumps(r) + "\n" for r in demo_rows() if r["source"] == "human"))
-    submission = write_submission(tmp_path / "private" / "model-b", model_rows("demo-model-b"), "demo-model-b")
+    reference.write_text("".join(line + "\n" for line in (DEMO / "reviews.jsonl").read_text().splitlines()
+                                 if json.loads(line)["source"] == "human"))
+    submission = demo_submission(tmp_path / "private" / "model-b", "b")
     out = tmp_path / "out"
     runner = CliRunner()
     result = runner.invoke(main, ["leaderboard", "run", str(submission), "--reference", str(reference),

@@ -16,7 +16,7 @@ import yaml
 from click.testing import CliRunner
 
 from praib.cli.main import main
-from tests.metrics.test_metric_cards import MODULES, run_examples
+from tests.metrics.cards import MODULES, run_examples
 from tests.paths import ROOT
 
 ORG = "someorg"
