@@ -69,6 +69,12 @@ def test_submit_and_process_with_queue_and_results_on_the_hub(hub, tmp_path):
                   key=lambda r: tuple(str(v) for v in r.values()))
     assert rows == sorted_rows(direct_run(tmp_path, *folders))
     assert "/" not in json.loads(published["run.json"])["reference"].split(" (")[0]
+    # The app reads the results dataset as it reads a folder.
+    shown = in_python("""
+        from praib.leaderboard.app import leaderboard_table, load_board
+        print([row[0] for row in leaderboard_table(load_board("org/results"), "NeurIPS")[1]])
+    """, env)
+    assert shown.strip() == "['human (reference)', 'model-a', 'model-b']"
     # Only huggingface_hub's endpoints were asked.
     assert {path.split("/")[1] for _, path in hub.requests} <= {"api", "datasets"}
 
