@@ -152,8 +152,8 @@ class Runner:
                              + "; ".join(different) + "; give the same settings or another --results")
 
     def process_next(self) -> Request | None:
-        """Claim the oldest claimable request and settle it; None when there is none, or when this
-        runner's lease ran out and another took the request over."""
+        """Claim the oldest claimable request and settle it: the request as this runner left it (still
+        RUNNING when its lease ran out and another runner took it over), None when none was claimable."""
         request = claim(self.queue, self.id, self.lease_seconds)
         if request is None:
             return None
@@ -163,17 +163,17 @@ class Runner:
         settled = settle(self.queue, request, status, reason, problems)
         if settled is None:
             self.say(f"{request.name}: taken over by another runner after this one's lease ran out; left to it")
-        else:
-            self.say(f"{request.name}: {status}" + (f": {reason}" if reason else ""))
+            return request
+        self.say(f"{request.name}: {status}" + (f": {reason}" if reason else ""))
         return settled
 
     def run(self, watch: float | None = None) -> int:
         """Process requests until none is claimable (``watch`` None), or forever, looking again every
-        ``watch`` seconds. Returns how many were settled."""
+        ``watch`` seconds. Returns how many this runner settled."""
         settled = 0
         while True:
-            while self.process_next() is not None:
-                settled += 1
+            while (request := self.process_next()) is not None:
+                settled += request.status in (FINISHED, FAILED)
             if watch is None:
                 return settled
             time.sleep(watch)

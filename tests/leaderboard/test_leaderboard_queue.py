@@ -255,3 +255,32 @@ def test_a_runner_killed_at_any_moment_leaves_one_finished_request_and_no_row_tw
     keys = row_keys(results.folder / "results.parquet")
     assert max(keys.values()) == 1
     assert sorted_rows(results.folder / "results.parquet") == sorted_rows(direct_run(tmp_path, *folders))
+
+
+def test_a_runner_whose_lease_ran_out_leaves_the_request_to_the_runner_that_took_it_over(tmp_path, monkeypatch):
+    queue, results = LocalStore(tmp_path / "queue"), LocalStore(tmp_path / "results")
+    folders = [demo_submission(tmp_path / "model-a", "a"), demo_submission(tmp_path / "model-b", "b")]
+    for folder in folders:
+        assert invoke("leaderboard", "submit", folder, "--queue", queue.folder).exit_code == 0
+    reference = load_records(DEMO / "reviews.jsonl")
+    said = {"slow": [], "other": []}
+    score = runner_module.score_submissions
+    overtaken = []
+
+    def slower_than_its_lease(*args, **kwargs):
+        if not overtaken:  # the slow runner's first scoring outlasts its lease; meanwhile another runner takes over
+            overtaken.append(True)
+            time.sleep(0.3)
+            other = Runner(queue, results, reference, "demo", N_BOOTSTRAP, workers=1, say=said["other"].append)
+            assert other.process_next().status == "FINISHED"
+        return score(*args, **kwargs)
+
+    monkeypatch.setattr(runner_module, "score_submissions", slower_than_its_lease)
+    slow = Runner(queue, results, reference, "demo", N_BOOTSTRAP, workers=1, lease_seconds=0.2,
+                  say=said["slow"].append)
+    assert slow.run() == 1  # model-b: it goes on after leaving model-a to the other runner
+    assert said["slow"][1] == "model-a: taken over by another runner after this one's lease ran out; left to it"
+    settled = {r.name: r for r in read_requests(queue)[1]}
+    assert (settled["model-a"].status, settled["model-a"].attempts) == ("FINISHED", 2)
+    assert settled["model-a"].runner == said["other"][0].split()[3] != slow.id == settled["model-b"].runner
+    assert sorted_rows(results.folder / "results.parquet") == sorted_rows(direct_run(tmp_path, *folders))
