@@ -194,6 +194,17 @@ def test_every_long_command_runs_to_its_end_with_progress_into_files(tmp_path, i
         assert re.search(f"^{stage}$", said, re.MULTILINE), (stage, said)
 
 
+@pytest.mark.parametrize("hidden", [False, True], ids=["pipes", "pipes, --no-progress"])
+def test_generate_finishes_into_pipes_with_progress_and_without(tmp_path, inputs, server, hidden):
+    args = [*LONG_COMMANDS["generate"][0](inputs, server, tmp_path), *(["--no-progress"] if hidden else [])]
+    run = subprocess.run([sys.executable, "-m", "praib.cli.main", *map(str, args)], capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL, env={**os.environ, "PRAIB_PROGRESS_INTERVAL": "0"}, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert_plain(run.stdout + run.stderr)
+    assert ("m / guidelines: 3/3 in 0:" in run.stderr) is not hidden
+    assert run.stderr.rstrip().endswith(f"wrote {tmp_path / 'reviews.jsonl'}")
+
+
 def test_generate_on_a_terminal_draws_tqdm_bars_and_finishes(tmp_path, inputs, server):
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 24 rows of 100 columns
