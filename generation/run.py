@@ -32,10 +32,10 @@ import logging
 import os
 import sys
 import time
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ContextManager, Sequence
+from typing import Any, Callable, ContextManager, Iterator, Sequence
 
 from datasets import Dataset
 
@@ -217,31 +217,29 @@ class _PartialFile:
 
     def append(self, record: dict[str, Any]) -> None:
         """The record as one line, flushed."""
-        self._write(lambda: (self._handle.write(json.dumps(record, ensure_ascii=False) + "\n"),
-                             self._handle.flush()))
+        if self.error is None:
+            with self._refusal_kept():
+                self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                self._handle.flush()
 
     def sync(self) -> None:
-        self._write(lambda: os.fsync(self._handle.fileno()))
+        if self.error is None:
+            with self._refusal_kept():
+                os.fsync(self._handle.fileno())
 
     def close(self) -> None:
         # Closing flushes what a refused write left in the buffer: refused again, and known already.
-        try:
+        with self._refusal_kept():
             self._handle.close()
-        except OSError as err:
-            self._refused(err)
 
-    def _write(self, write: Callable[[], Any]) -> None:
-        if self.error is not None:
-            return
+    @contextmanager
+    def _refusal_kept(self) -> Iterator[None]:
         try:
-            write()
+            yield
         except OSError as err:
-            self._refused(err)
-
-    def _refused(self, err: OSError) -> None:
-        if self.error is None:
-            self.error = OutputWriteError(err.errno, err.strerror, str(self.path))
-            logger.warning("%s; the run stops once the answers on their way have arrived", self.error)
+            if self.error is None:
+                self.error = OutputWriteError(err.errno, err.strerror, str(self.path))
+                logger.warning("%s; the run stops once the answers on their way have arrived", self.error)
 
 
 def run_requests(items: Sequence[RunItem], backend: Any, make_record: Callable[[int, str, str | None], dict], *,
