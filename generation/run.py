@@ -13,6 +13,9 @@ Nothing is lost on a crash or Ctrl-C, and one bad item never sinks a run:
   the final file (.parquet, .jsonl or a saved dataset directory) is written at
   the end and the partial file removed. A partial file left by an interrupted
   run is appended to, never overwritten;
+* a write the system refuses (a full disk, no permission) stops the run with an
+  :class:`~praib.records.OutputWriteError` naming the file, once the answers of
+  the batch in flight have arrived and are in the cache;
 * a paper whose request still fails after the backend's retries is recorded in
   ``<output>.failures.jsonl`` (paper id, stage, error class, message, tries) and
   counted in the summary; the other papers go on, and a rerun retries it.
@@ -29,15 +32,16 @@ import logging
 import os
 import sys
 import time
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ContextManager, Sequence
+from typing import Any, Callable, ContextManager, Iterator, Sequence
 
 from datasets import Dataset
 
 from praib.parsing import parse_review
-from praib.records import PARSE_FAILED, PARSE_OK, REVIEW_SECTIONS, coerce_record, records_to_dataset, save_records
+from praib.records import (PARSE_FAILED, PARSE_OK, REVIEW_SECTIONS, OutputWriteError, coerce_record,
+                           records_to_dataset, save_records)
 from praib.records.ids import hash_id, record_id
 from praib.records.locks import output_lock
 from praib.scales import VenueScales, generic_scales, venue_scales
@@ -197,6 +201,47 @@ class RunOutcome:
     backend_seconds: float       # inside backend.generate (cache lookups included)
 
 
+class _PartialFile:
+    """``<output>.partial.jsonl``, appended to as answers arrive. A write the system refuses (a full disk,
+    no permission) is kept in ``error``, naming the file, rather than raised from the callback of an
+    answer: the answers still on their way then arrive, and are cached, before the run stops."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.error: OutputWriteError | None = None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and path.stat().st_size:
+            # An earlier run stopped here; keep its records (they matter most without a cache).
+            logger.warning("%s exists (an earlier run was interrupted); appending to it", path)
+        self._handle = path.open("a", encoding="utf-8")
+
+    def append(self, record: dict[str, Any]) -> None:
+        """The record as one line, flushed."""
+        if self.error is None:
+            with self._refusal_kept():
+                self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                self._handle.flush()
+
+    def sync(self) -> None:
+        if self.error is None:
+            with self._refusal_kept():
+                os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        # Closing flushes what a refused write left in the buffer: refused again, and known already.
+        with self._refusal_kept():
+            self._handle.close()
+
+    @contextmanager
+    def _refusal_kept(self) -> Iterator[None]:
+        try:
+            yield
+        except OSError as err:
+            if self.error is None:
+                self.error = OutputWriteError(err.errno, err.strerror, str(self.path))
+                logger.warning("%s; the run stops once the answers on their way have arrived", self.error)
+
+
 def run_requests(items: Sequence[RunItem], backend: Any, make_record: Callable[[int, str, str | None], dict], *,
                  output: str | Path | None, batch_size: int | None, progress: bool, unit: str,
                  description: str, failures: FailureLog | None = None, stage: str | None = None) -> RunOutcome:
@@ -208,18 +253,13 @@ def run_requests(items: Sequence[RunItem], backend: Any, make_record: Callable[[
     whose request fails (:class:`~praib.llm.failures.CallFailure`) becomes a failure record of
     ``stage`` in ``failures`` (a fresh log when None), and the run goes on until the log says stop.
     Behind a ``CachedBackend`` every answer is stored as it arrives, so a rerun sends only the failed
-    and missing items. The caller writes the final file (:func:`finish_run`).
+    and missing items. A write to the partial file that fails raises :class:`OutputWriteError` at the
+    end of its batch (at once without a call cache, where later answers would be lost all the same).
+    The caller writes the final file (:func:`finish_run`).
     """
     failures = failures if failures is not None else FailureLog()
     stage = stage or unit
-    partial = partial_path(output) if output is not None else None
-    handle = None
-    if partial is not None:
-        partial.parent.mkdir(parents=True, exist_ok=True)
-        if partial.exists() and partial.stat().st_size:
-            # An earlier run stopped here; keep its records (they matter most without a cache).
-            logger.warning("%s exists (an earlier run was interrupted); appending to it", partial)
-        handle = partial.open("a", encoding="utf-8")
+    partial = _PartialFile(partial_path(output)) if output is not None else None
     counts_before = _backend_counts(backend)
     size = batch_size or len(items) or 1
     bar = None
@@ -249,35 +289,41 @@ def run_requests(items: Sequence[RunItem], backend: Any, make_record: Callable[[
                     revisions = _revisions(backend, batch)
                 record = make_record(index, reply, revisions[offset])
                 made[index] = (record, reply)
-                if handle is not None:
-                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-                    handle.flush()
+                if partial is not None:
+                    partial.append(record)
+                    if partial.error is not None and counts_before is None:
+                        raise partial.error
 
             tick = time.perf_counter()
             # One batch holding everything (vLLM): let the backend show its own progress.
             generate_each(backend, batch, arrived, progress=progress and batch_size is None and len(batch) > 1)
             backend_seconds += time.perf_counter() - tick
-            if handle is not None:
-                os.fsync(handle.fileno())
+            if partial is not None:
+                partial.sync()
+                if partial.error is not None:
+                    raise partial.error
             if bar is not None:
                 counts = _backend_counts(backend)
                 if counts and counts_before:
                     bar.set_postfix(cached=counts[0] - counts_before[0], refresh=False)
         failures.stop_if_none_answered()
+        if partial is not None:
+            partial.close()
+            if partial.error is not None:
+                raise partial.error
     except BaseException:
         if bar is not None:
             bar.close()
-        if handle is not None:
-            handle.close()
+        if partial is not None:
+            partial.close()
+        kept = partial is not None and partial.error is None
         logger.warning("stopped after %d of %d %ss (%d failed)%s; %s", len(made), len(items), unit, len(failed),
-                       f"; finished ones are in {partial}" if partial is not None else "",
+                       f"; finished ones are in {partial.path}" if kept else "",
                        "rerun the same command to resume: every answer that arrived is in the call cache"
                        if counts_before is not None else "this backend has no call cache, so a rerun starts over")
         raise
     if bar is not None:
         bar.close()
-    if handle is not None:
-        handle.close()
     counts_after = _backend_counts(backend)
     from_cache = calls = None
     if counts_before and counts_after:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 __version__ = "0.1.0"
 
 # In a source tree, praib.generation and praib.perturb are the folders generation/ and perturb/ beside
-# this package (setup.cfg maps them for wheels). Looking them up here, rather than through the editable
+# this package (setup.py maps them for wheels). Looking them up here, rather than through the editable
 # install's mapping, makes them load from the same tree as praib itself, even when two checkouts share
 # one environment.
 _source_root = _Path(__file__).resolve().parent.parent

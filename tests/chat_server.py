@@ -20,6 +20,37 @@ def echo(body):
     return "echo: " + body["messages"][-1]["content"]
 
 
+REVIEW = """## Summary
+The paper studies sparse adapters.
+
+## Strengths
+- The method is simple.
+
+## Weaknesses
+- Table 1 has no error bars.
+
+## Rating
+{rating}
+
+## Confidence
+4
+"""
+
+
+def pipeline_answer(body):
+    """A well-formed answer to any request of praib's pipeline: a review, a label, a rewritten text, or the
+    judge's JSON."""
+    constraint = body.get("structured_outputs") or {}
+    if "choice" in constraint:
+        return constraint["choice"][0]
+    properties = constraint.get("json", {}).get("properties", {})
+    if "verdict" in properties:
+        return json.dumps({"rationale": "Eq. (2) is checked.", "verdict": "yes"})
+    if "strengths" in properties:
+        return json.dumps({"strengths": ["simple method"], "weaknesses": ["no error bars"]})
+    return REVIEW.format(rating=6)
+
+
 #: Replies that break the HTTP exchange itself, given as the status of a (status, headers, body) reply:
 #: the connection closed before any response, a body cut short of its Content-Length, a reply held
 #: back for headers["seconds"] (longer than the client waits).

@@ -45,6 +45,10 @@ class _OneLineErrors(click.Group):
         except Exception as err:
             if ctx.params.get("debug"):
                 raise
+            from praib.records.schema import OutputWriteError
+
+            if isinstance(err, OutputWriteError):  # a full disk, no permission: the file, and why
+                raise click.ClickException(str(err)) from err
             lines = str(err).strip().splitlines()
             what = f"{type(err).__name__}: {lines[0]}" if lines else type(err).__name__
             raise click.ClickException(f"{what} (run with --debug for the traceback)") from err

@@ -5,7 +5,7 @@ from praib.records.io import (coerce_record, iter_jsonl, parse_json, read_csv_ro
 from praib.records.schema import (CRITICAL, GENERATION_FEATURES, HUMAN_SOURCE, META_REVIEW_FEATURES, NEUTRAL,
                                   PAPER_FEATURES, PARSE_FAILED, PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL,
                                   PERTURBATION_FEATURES, REBUTTAL_FEATURES, REVIEW_FEATURES, REVIEW_SECTIONS, SCHEMAS,
-                                  RecordError, perturbation_kind)
+                                  OutputWriteError, RecordError, perturbation_kind)
 from praib.records.stream import RecordBatch, iter_record_batches, load_records, raw_rows
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "REBUTTAL_FEATURES",
     "REVIEW_FEATURES",
     "REVIEW_SECTIONS",
+    "OutputWriteError",
     "RecordBatch",
     "RecordError",
     "SCHEMAS",

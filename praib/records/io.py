@@ -26,7 +26,7 @@ from datasets import Dataset, List, Value
 
 from praib.records.atomic import replace_atomically, replace_folder
 from praib.records.ids import record_id
-from praib.records.schema import REVIEW_SECTIONS, SCHEMAS, RecordError, perturbation_kind
+from praib.records.schema import REVIEW_SECTIONS, SCHEMAS, OutputWriteError, RecordError, perturbation_kind
 from praib.scales import subscore_names
 
 if TYPE_CHECKING:
@@ -621,7 +621,8 @@ SAVED_DATASET_FILES = ("*.arrow", "dataset_info.json", "state.json")
 def save_records(records: Dataset, destination: str | Path) -> Path:
     """Write records as .jsonl, .parquet, or (any other path) a saved Dataset directory; the file or
     directory is built under a temporary name and renamed into place (:mod:`praib.records.atomic`),
-    the directory keeping files of other programs that an earlier one held."""
+    the directory keeping files of other programs that an earlier one held. A write the system refuses
+    (a full disk, no permission) raises :class:`OutputWriteError` naming ``destination``."""
     destination = Path(destination)
     suffix = destination.suffix.lower()
     # Writing takes a moment; a progress bar of datasets' own here would only clutter the caller's.
@@ -637,6 +638,11 @@ def save_records(records: Dataset, destination: str | Path) -> Path:
         else:
             with replace_folder(destination, SAVED_DATASET_FILES) as folder:
                 records.save_to_disk(str(folder))
+    except OSError as err:
+        # The system's error names no file, or a temporary one the user never named.
+        if err.errno is None or isinstance(err, OutputWriteError):
+            raise
+        raise OutputWriteError(err.errno, err.strerror, str(destination)) from err
     finally:
         if shown:
             datasets.enable_progress_bars()

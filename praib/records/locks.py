@@ -89,9 +89,14 @@ def _record_holder(descriptor: int) -> None:
     holder = {"pid": os.getpid(), "host": socket.gethostname(),
               "started": datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S"),
               "command": shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]])}
-    os.ftruncate(descriptor, 0)
-    os.lseek(descriptor, 0, os.SEEK_SET)
-    os.write(descriptor, json.dumps(holder).encode("utf-8"))
+    try:
+        os.ftruncate(descriptor, 0)
+        os.lseek(descriptor, 0, os.SEEK_SET)
+        os.write(descriptor, json.dumps(holder).encode("utf-8"))
+    except OSError:
+        # A full disk: the lock holds all the same, and a refused contender names no holder (as while
+        # these details are being written); the run's own writes say what is wrong, naming the file.
+        pass
 
 
 def _read_holder(path: Path) -> dict | None:

@@ -8,6 +8,9 @@ counts its progress through :func:`progress_bar`:
   ``$PRAIB_PROGRESS_INTERVAL`` seconds (default 30) while the stage runs, and one when such a stage
   ends; a stage shorter than that prints nothing. No carriage return, no cursor movement;
 - with ``enabled=False`` (``--no-progress``), nothing.
+
+Both kinds have one interface, :class:`Progress`: the part of tqdm's that praib calls, and all a caller may
+use (tests/records/test_progress.py checks both kinds against it, and every caller's uses).
 """
 
 from __future__ import annotations
@@ -16,10 +19,30 @@ import math
 import os
 import sys
 import time
-from typing import IO, Any, Iterable, Iterator
+from typing import IO, Any, Iterable, Iterator, Protocol, runtime_checkable
 
 INTERVAL_VARIABLE = "PRAIB_PROGRESS_INTERVAL"
 DEFAULT_INTERVAL = 30.0
+
+
+@runtime_checkable
+class Progress(Protocol):
+    """A progress counter as praib's stages use one: tqdm's methods of these names, with tqdm's meaning."""
+
+    #: How many items are counted so far.
+    n: int
+
+    def __iter__(self) -> Iterator:
+        """The items of the iterable it was made with, each counted once it is done."""
+
+    def update(self, n: int = 1) -> None:
+        """Count ``n`` more items."""
+
+    def set_postfix(self, ordered_dict: dict | None = None, refresh: bool = True, **kwargs: Any) -> None:
+        """Show ``key=value`` pairs after the count from now on (e.g. ``cached=12``)."""
+
+    def close(self) -> None:
+        """End the stage; a second call does nothing."""
 
 
 def shows_bars(stream: IO[str] | None = None) -> bool:
@@ -30,9 +53,9 @@ def shows_bars(stream: IO[str] | None = None) -> bool:
 
 
 def progress_bar(iterable: Iterable | None = None, *, desc: str, total: int | None = None, unit: str = "it",
-                 enabled: bool = True) -> Any:
-    """A progress counter for one stage, on standard error, with tqdm's interface as praib uses it: iterate
-    over it (it counts the items of ``iterable``), or ``update(n)``, read ``n``, and ``close()`` it."""
+                 enabled: bool = True) -> Progress:
+    """A progress counter for one stage, on standard error: a tqdm bar on a terminal, else a
+    :class:`PlainProgress`; use only what :class:`Progress` has."""
     if enabled and shows_bars():
         from tqdm.auto import tqdm
 
@@ -51,7 +74,8 @@ def _interval() -> float:
 class PlainProgress:
     """Progress as plain lines on ``stream`` (none when it is None): ``desc: done/total (percent) after
     elapsed`` every ``interval`` seconds (default: ``$PRAIB_PROGRESS_INTERVAL``), and ``desc: done/total in
-    elapsed`` when a stage that printed a line ends."""
+    elapsed`` when a stage that printed a line ends; each line ends with the postfix, if one is set
+    (``, cached=12``)."""
 
     def __init__(self, iterable: Iterable | None = None, *, desc: str, total: int | None = None,
                  stream: IO[str] | None = None, interval: float | None = None) -> None:
@@ -61,6 +85,7 @@ class PlainProgress:
         self.stream = stream
         self.interval = (_interval() if interval is None else interval) if stream is not None else math.inf
         self.n = 0
+        self._postfix = ""
         self._start = self._shown = time.monotonic()
         self._printed = self._closed = False
 
@@ -79,6 +104,11 @@ class PlainProgress:
             self._shown = now
             self._print(f"{self._count()}{self._share()} after {_clock(now - self._start)}")
 
+    def set_postfix(self, ordered_dict: dict | None = None, refresh: bool = True, **kwargs: Any) -> None:
+        # ``refresh`` redraws a bar at once; a plain line shows the postfix with the next count.
+        pairs = {**(ordered_dict or {}), **kwargs}
+        self._postfix = "".join(f", {key}={str(value).strip()}" for key, value in pairs.items())
+
     def close(self) -> None:
         if self._closed:
             return
@@ -94,7 +124,7 @@ class PlainProgress:
 
     def _print(self, text: str) -> None:
         self._printed = True
-        print(f"{self.desc}: {text}", file=self.stream, flush=True)
+        print(f"{self.desc}: {text}{self._postfix}", file=self.stream, flush=True)
 
 
 def _clock(seconds: float) -> str:

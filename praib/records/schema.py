@@ -132,6 +132,15 @@ class RecordError(ValueError):
         return type(self), (self.where, self.field, self.problem)
 
 
+class OutputWriteError(OSError):
+    """Writing an output failed (a full disk, a read-only file system, no permission). Made like an
+    OSError, ``OutputWriteError(errno, strerror, path)``, with ``path`` the output the user named; the
+    message is one line naming it."""
+
+    def __str__(self) -> str:
+        return f"cannot write {self.filename}: {self.strerror}"
+
+
 def perturbation_kind(row: dict) -> str | None:
     """The kind of edit a record carries, None for an original."""
     return (row.get("perturbation") or {}).get("kind")

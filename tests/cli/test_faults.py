@@ -20,39 +20,11 @@ from pathlib import Path
 import pytest
 
 from praib.records import load_records
-from tests.chat_server import DROP, HANG, TRUNCATE, ChatServer, completion
+from tests.chat_server import DROP, HANG, TRUNCATE, ChatServer, completion, pipeline_answer
 from tests.runs import cached_answers, failures_of, invoke
 
-REVIEW = """## Summary
-The paper studies sparse adapters.
-
-## Strengths
-- The method is simple.
-
-## Weaknesses
-- Table 1 has no error bars.
-
-## Rating
-{rating}
-
-## Confidence
-4
-"""
 PAPERS = [f"p{i}" for i in range(1, 6)]
 MARKER = re.compile(r"\b(p\d+|r\d+)\b")
-
-
-def _answer(body):
-    """A well-formed answer to any request of the pipeline: a review, a label, or the judge's JSON."""
-    constraint = body.get("structured_outputs") or {}
-    if "choice" in constraint:
-        return constraint["choice"][0]
-    properties = constraint.get("json", {}).get("properties", {})
-    if "verdict" in properties:
-        return json.dumps({"rationale": "Eq. (2) is checked.", "verdict": "yes"})
-    if "strengths" in properties:
-        return json.dumps({"strengths": ["simple method"], "weaknesses": ["no error bars"]})
-    return REVIEW.format(rating=6)
 
 
 class FaultyServer(ChatServer):
@@ -68,7 +40,7 @@ class FaultyServer(ChatServer):
         pending = self.faults.get(found.group(1)) if found else None
         if pending and _is_item_request(body):
             return pending.pop(0)
-        return _answer(body)
+        return pipeline_answer(body)
 
     def markers(self, since=0):
         """The item of every request received (from the ``since``-th on), in order; requests for the labels
@@ -226,6 +198,25 @@ def test_a_hanging_judge_is_bounded_by_its_timeout_and_tries(tmp_path, server, r
     assert {(f["item_id"], f["error"]) for f in failures_of(out)} == {("r1/math", "Timeout"), ("r1/atomic", "Timeout")}
     assert all(f["message"].startswith(f"no response from {server.url}/chat/completions within 0.3 s")
                for f in failures_of(out))
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full to fill a disk with")
+def test_a_full_disk_names_the_file_and_the_rerun_sends_no_answered_request_again(tmp_path, server, papers):
+    out, cache = tmp_path / "reviews.jsonl", tmp_path / "cache"
+    partial = tmp_path / "reviews.partial.jsonl"
+    partial.symlink_to("/dev/full")  # the output's disk is full (ENOSPC on every write); the cache's is not
+    server.delay = 0.2  # every request is in flight when the first answer cannot be written
+    result = invoke(_generate(server, papers, out, cache))
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1] == f"Error: cannot write {partial}: No space left on device"
+    assert len(server.bodies) == 5 and cached_answers(cache) == 5  # answered, and kept though not written
+
+    partial.unlink()  # room again
+    again = invoke(_generate(server, papers, out, cache))
+    assert again.exit_code == 0, again.output
+    assert len(server.bodies) == 5  # the rerun sends nothing
+    assert "(5 from cache, 0 generated now)" in again.output
+    assert sorted(load_records(out)["paper_id"]) == PAPERS
 
 
 def test_max_failures_stops_the_run_with_one_line_and_keeps_the_records(tmp_path, server, papers):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -19,7 +20,7 @@ from praib.generation.papers import (PaperError, PreparedPaper, approximate_toke
                                      prepare_paper_text, prepare_papers, remove_appendix, tokenizer_counter)
 from praib.generation.prompts import load_prompt
 from praib.generation.run import generate_reviews, partial_path, run_generation
-from praib.records import RecordError, coerce_record, load_records, records_to_dataset
+from praib.records import OutputWriteError, RecordError, coerce_record, load_records, records_to_dataset
 from tests.doubles import StubBackend
 
 ICLR25_REVIEW = """## Review Summary
@@ -414,6 +415,53 @@ def test_resume_granularity_is_the_answer_whatever_the_batch(tmp_path, extended,
     resumed = reviewer()
     run(papers, CachedBackend(resumed, cache), extended, None, batch_size=batch_size)
     assert paper_ids(resumed) == ["p3", "p4", "p5"]
+
+
+needs_dev_full = pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full to fill a disk with")
+
+
+@needs_dev_full
+def test_a_full_disk_stops_after_the_batch_with_every_answer_cached_and_the_file_named(tmp_path, extended, caplog):
+    papers = make_papers(tuple(f"p{i}" for i in range(5)))
+    cache = CallCache(tmp_path / "cache")
+    out = tmp_path / "reviews.jsonl"
+    partial_path(out).symlink_to("/dev/full")  # every write there fails as on a full disk: ENOSPC
+    first = reviewer()
+    with pytest.raises(OutputWriteError) as stopped:
+        run(papers, CachedBackend(first, cache), extended, out, batch_size=2)
+    assert str(stopped.value) == f"cannot write {partial_path(out)}: No space left on device"
+    # The batch in flight when the first write failed was answered and cached whole; no later one was sent.
+    assert paper_ids(first) == ["p0", "p1"] and len(cache) == 2
+    assert "every answer that arrived is in the call cache" in caplog.text
+
+    partial_path(out).unlink()  # room again
+    resumed = reviewer()
+    result = run(papers, CachedBackend(resumed, cache), extended, out, batch_size=2)
+    assert paper_ids(resumed) == ["p2", "p3", "p4"]
+    assert (result.summary.n_from_cache, result.summary.n_backend_calls) == (2, 3)
+    assert load_records(out)["paper_id"] == [f"p{i}" for i in range(5)]
+
+
+@needs_dev_full
+def test_without_a_cache_a_full_disk_stops_the_run_at_once(tmp_path, extended):
+    out = tmp_path / "reviews.jsonl"
+    partial_path(out).symlink_to("/dev/full")
+    stub = reviewer()
+    with pytest.raises(OutputWriteError, match="No space left on device"):
+        run(make_papers(tuple(f"p{i}" for i in range(5))), stub, extended, out, batch_size=4)
+    assert paper_ids(stub) == ["p0"]  # its answer has nowhere to go; nothing more is asked
+
+
+def test_praib_generate_in_a_script_shows_plain_progress(tmp_path, capsys, monkeypatch):
+    import praib
+
+    monkeypatch.setenv("PRAIB_PROGRESS_INTERVAL", "0")
+    records = praib.generate(make_papers(), CachedBackend(reviewer(), CallCache(tmp_path / "cache")), "extended",
+                             venue="ICLR", year=2025, output=tmp_path / "reviews.jsonl", batch_size=2)
+    assert len(records) == 4
+    progress = capsys.readouterr().err.splitlines()
+    assert progress[:2] == ["stub-lm / extended: 1/4 (25%) after 0:00", "stub-lm / extended: 2/4 (50%) after 0:00"]
+    assert "stub-lm / extended: 4/4 in 0:00, cached=0" in progress, progress
 
 
 def test_changed_sampling_or_prompt_is_not_served_from_the_cache(tmp_path, extended):

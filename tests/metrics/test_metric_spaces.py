@@ -59,7 +59,7 @@ def test_an_exported_module_loads_offline_and_its_card_example_runs(exported, na
 def test_the_wheel_holds_the_modules_and_an_installed_praib_exports_them(tmp_path):
     source = tmp_path / "source"
     source.mkdir()
-    for entry in ("setup.cfg", "pyproject.toml", "README.md", "praib", "generation", "perturb", "metrics"):
+    for entry in ("setup.py", "setup.cfg", "pyproject.toml", "README.md", "praib", "generation", "perturb", "metrics"):
         copy = shutil.copytree if (ROOT / entry).is_dir() else shutil.copy
         copy(ROOT / entry, source / entry, **({"ignore": shutil.ignore_patterns("__pycache__")}
                                               if (ROOT / entry).is_dir() else {}))

@@ -95,3 +95,16 @@ def test_a_refusal_names_the_holder_even_in_the_moment_it_takes_or_lets_go_of_th
         worker.join(timeout=120)
     counts = [results.get(timeout=10) for _ in workers]
     assert sum(nameless for _, nameless in counts) == 0, counts
+
+
+def test_a_full_disk_leaves_the_lock_held_without_its_holders_details(tmp_path, monkeypatch):
+    output = tmp_path / "reviews.jsonl"
+
+    def full_disk(descriptor, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("praib.records.locks.os.write", full_disk)
+    with output_lock(output):  # the run goes on, and its own writes say what is wrong
+        assert try_elsewhere(output) == "refused"
+        assert lock_path(output).read_text() == ""
+    assert not lock_path(output).exists()

@@ -1,15 +1,19 @@
 """Progress off a terminal is plain lines, one per interval of a long stage and one at its end; on a
-terminal it is a tqdm bar; with enabled=False nothing."""
+terminal it is a tqdm bar; with enabled=False nothing. Both have one interface, and every caller keeps to it."""
 
 from __future__ import annotations
 
+import ast
+import inspect
 import io
+from typing import Iterator
 
 import pytest
 from tqdm.std import tqdm
 
 from praib.records import progress
-from praib.records.progress import PlainProgress, progress_bar
+from praib.records.progress import PlainProgress, Progress, progress_bar
+from tests.paths import ROOT
 
 
 class Clock:
@@ -80,3 +84,60 @@ def test_a_terminal_gets_a_tqdm_bar_anything_else_plain_lines_and_disabled_nothi
     monkeypatch.setattr("sys.stderr", Terminal())
     hidden = progress_bar(range(2), desc="pdf", enabled=False)
     assert isinstance(hidden, PlainProgress) and hidden.stream is None
+
+
+def test_a_postfix_ends_each_line_after_it_is_set(clock):
+    out = io.StringIO()
+    bar = PlainProgress(desc="m / guidelines", total=4, stream=out, interval=0)
+    bar.update(2)
+    bar.set_postfix(cached=2, refresh=False)
+    bar.update(2)
+    bar.set_postfix({"cached": 3}, failed=" 1 ")
+    bar.close()
+    assert out.getvalue().splitlines() == ["m / guidelines: 2/4 (50%) after 0:00",
+                                           "m / guidelines: 4/4 (100%) after 0:00, cached=2",
+                                           "m / guidelines: 4/4 in 0:00, cached=3, failed=1"]
+
+
+# --- One interface: what praib calls on a progress counter, whichever kind progress_bar made ---
+
+INTERFACE = [name for name in vars(Progress) if not name.startswith("_") or name == "__iter__"]
+
+
+def test_the_interface_is_tqdms_and_plain_progress_has_exactly_it():
+    assert sorted(INTERFACE) == ["__iter__", "close", "set_postfix", "update"]
+    assert isinstance(PlainProgress(desc="x"), Progress) and isinstance(tqdm(disable=True), Progress)
+    for name in INTERFACE:
+        wanted = inspect.signature(getattr(Progress, name)).parameters
+        for kind in (tqdm, PlainProgress):
+            given = inspect.signature(getattr(kind, name)).parameters
+            # The same parameters, in the same order, of the same kind and with the same defaults.
+            assert [(p.name, p.kind, p.default) for p in given.values()] == \
+                   [(p.name, p.kind, p.default) for p in wanted.values()], (kind.__name__, name)
+    assert "n" in Progress.__annotations__ and PlainProgress(desc="x").n == 0 == tqdm(disable=True).n
+
+
+def _progress_uses(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """(line, attribute) of every attribute read on a progress counter in ``tree``: a name bound to what
+    progress_bar (or a wrapper of it named _progress) returns, in the function that binds it, or a
+    parameter named ``bar``, the name praib passes a counter on under."""
+    makers = {"progress_bar", "_progress"}
+    for function in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        counters = {a.arg for a in function.args.args + function.args.kwonlyargs if a.arg == "bar"}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                    getattr(node.value.func, "id", getattr(node.value.func, "attr", None)) in makers:
+                counters.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        for node in ast.walk(function):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in counters:
+                yield node.lineno, node.attr
+
+
+def test_every_caller_uses_only_the_interface():
+    uses = {}
+    for folder in ("praib", "generation", "perturb"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for line, attribute in _progress_uses(ast.parse(path.read_text(encoding="utf-8"))):
+                uses[f"{path.relative_to(ROOT)}:{line}"] = attribute
+    assert {"update", "close", "n", "set_postfix"} <= set(uses.values())  # the scan sees the callers
+    assert {where: name for where, name in uses.items() if name not in {*INTERFACE, "n"}} == {}

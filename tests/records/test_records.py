@@ -248,3 +248,21 @@ def test_json_nested_too_deeply_is_named_by_line(tmp_path):
     with pytest.raises(RecordError) as err:
         load_records(whole)
     assert str(err.value) == f"{whole}: line 4: nested too deeply"
+
+
+@pytest.mark.parametrize("name, writer", [("out.jsonl", "to_json"), ("out.parquet", "to_parquet"),
+                                          ("saved", "save_to_disk")])
+def test_a_full_disk_is_one_line_naming_the_output(tmp_path, monkeypatch, name, writer):
+    from datasets import Dataset
+
+    from praib.records import OutputWriteError
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")  # as the system says it: no file named
+
+    destination = tmp_path / name
+    monkeypatch.setattr(Dataset, writer, full_disk)
+    with pytest.raises(OutputWriteError) as failed:
+        save_records(load_records(write_jsonl(tmp_path / "in.jsonl", [HUMAN])), destination)
+    assert str(failed.value) == f"cannot write {destination}: No space left on device"
+    assert (failed.value.errno, failed.value.filename) == (28, str(destination))
