@@ -20,9 +20,9 @@ import datasets
 from datasets import Dataset
 
 from praib.records.duplicates import StreamRepeats
-from praib.records.io import (check_hub, coerce_record, hub_error, is_dataset_repo, jsonl_values, load_saved_dataset,
-                              open_parquet, read_csv_rows, read_json_list, record_files, records_to_dataset,
-                              unreadable_parquet)
+from praib.records.io import (ReadNotes, check_hub, coerce_record, hub_error, is_dataset_repo, jsonl_values,
+                              load_saved_dataset, open_parquet, read_csv_rows, read_json_list, record_files,
+                              records_to_dataset, unreadable_parquet)
 from praib.records.schema import SCHEMAS, RecordError
 
 logger = logging.getLogger(__name__)
@@ -92,7 +92,8 @@ def iter_record_batches(source: str | Path, kind: str = "review", split: str = "
     unless ``allow_empty`` (then it warns). With ``n > 1`` repeats are looked for within the shard only,
     and a shard without records is no error: whether the whole input is empty, or repeats a record
     across shards, is for whoever merges the shards to tell. Fields the schema does not know are named
-    in one warning at the end of the stream.
+    in one warning at the end of the stream, and so are the scores given as text with a label after their
+    number (read as the number).
     """
     if kind not in SCHEMAS:
         raise ValueError(f"unknown record kind {kind!r}; choose from {', '.join(SCHEMAS)}")
@@ -132,15 +133,15 @@ def raw_rows(source: str | Path, split: str, empty_ok: bool = False) -> tuple[It
 
 def _record_batches(batches: Iterator[_RawBatch], kind: str, label: str, *, allow_empty: bool,
                     whole: bool) -> Iterator[RecordBatch]:
-    unknown: set[str] = set()
+    notes = ReadNotes()
     repeats = StreamRepeats(kind)
     seen = 0
     for batch in batches:
-        rows = [coerce_record(raw, kind, where, unknown) for where, raw in batch.items]
+        rows = [coerce_record(raw, kind, where, notes) for where, raw in batch.items]
         seen += len(rows)
         yield RecordBatch(batch.index, tuple(repeats.fresh(rows)), batch.where)
-    if unknown:
-        logger.warning("%s: ignored fields not in the %s schema: %s", label, kind, ", ".join(sorted(unknown)))
+    for line in notes.warnings(label, kind):
+        logger.warning("%s", line)
     if not seen and whole:
         if not allow_empty:
             raise RecordError(label, None, "holds no records")
