@@ -72,7 +72,7 @@ def fold(inputs: Inputs, shard: tuple[int, int] = (0, 1),
     ``progress(n)`` is told of every batch of ``n`` reviews done. With ``per_review`` (a folder), the
     shard's input reviews are written there batch by batch (:mod:`praib.evaluation.per_review`)."""
     partial = inputs.empty()
-    parser = ReviewParser(inputs.scale)
+    parser = ReviewParser(inputs.scale, warn_unknown=False)  # the merged result names them once
     writer = PerReviewWriter(per_review, shard) if per_review is not None else None
     try:
         for side, source in ((INPUT, inputs.reviews), (REFERENCE, inputs.reference)):
