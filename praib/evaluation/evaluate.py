@@ -485,7 +485,11 @@ def prompt_self_agreement(partial: Partial) -> list[PromptSelfAgreement]:
 def group_entries(partial: Partial) -> list[dict]:
     """Every group's entry (as :class:`GroupResult` fields, plus ``key``: the group's values, None for
     a reference of its own), from the columns ``partial`` kept: the reference first, then the groups
-    by label. The venue-years no scale file knows are named in one warning (:func:`unknown_scales`)."""
+    by label. What the readers of a streamed evaluation noted, and the venue-years no scale file knows
+    (:func:`unknown_scales`), are said in one warning each."""
+    for source, notes in partial.read_notes.items():
+        for line in notes.warnings(source, "review"):
+            logger.warning("%s", line)
     unknown = unknown_scales(partial.venue_years.values, partial.scale)
     if unknown:
         logger.warning("%s", unknown)

@@ -59,6 +59,13 @@ class ReadNotes:
     numbers_from_text: int = 0
     example: str | None = None
 
+    def add(self, other: "ReadNotes") -> "ReadNotes":
+        """These notes with ``other``'s (of other records of the same input) added."""
+        self.unknown_fields |= other.unknown_fields
+        self.numbers_from_text += other.numbers_from_text
+        self.example = min(filter(None, (self.example, other.example)), default=None)  # whatever the merge order
+        return self
+
     def warnings(self, label: str, kind: str) -> list[str]:
         """One line per note, naming the input ``label``."""
         lines = []
