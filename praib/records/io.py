@@ -27,7 +27,8 @@ from datasets import Dataset, List, Value
 
 from praib.records.atomic import replace_atomically, replace_folder
 from praib.records.ids import canonical_id, record_id
-from praib.records.schema import IDENTITY_FIELDS, REVIEW_SECTIONS, SCHEMAS, OutputWriteError, RecordError, perturbation_kind
+from praib.records.schema import (IDENTITY_FIELDS, REVIEW_SECTIONS, SCHEMAS, OutputWriteError, RecordError,
+                                  perturbation_kind)
 from praib.scales import subscore_names
 
 if TYPE_CHECKING:
