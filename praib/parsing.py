@@ -178,14 +178,32 @@ _VERDICT = re.compile(r"[\s*_\"'“(\[]*(?:(?:very|strong(?:ly)?|weak(?:ly)?|bor
                       r"|lean(?:ing)?(?: towards?)?|probabl[ey])[ -]+)*(accept|reject)(?:s|ed|ance|ion)?\b", re.I)
 _BLANKS = re.compile(r"\s*")
 _RULE_LINE = re.compile(r"[-*_=#+ ]*")
+_RULE_CHARACTERS = frozenset("-*_=#+ ")
+
+# Where a search over every character would cost most of a parse, cheap tests of the whole text or
+# line (substrings, the last character) tell first whether the expression can match at all.
+# The horizontal spaces other than " " and the tab that are left after _CONTROL (what _HSPACE
+# rewrites), and the only character whose lower-case form is longer than itself (a test checks both
+# against the Unicode tables of this Python).
+_OTHER_HSPACE = re.compile(r"[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_GROWS_WHEN_LOWERED = "\u0130"
+# A label line without a colon or a closing bold ends with its label (see _label_lines).
+_LABEL_CHARACTER = re.compile(r"[\w ,/&'’()\-]")
+_SCORE_SEPARATORS = (":", "=", "：")  # one of them ends every inline score label
+_NORMALISED: dict[str, str] = {}
 
 
 def _normalise(label: str) -> str:
     """Compare labels by their words: "Strengths & Weaknesses", "strengths_and_weaknesses" and
     "2. Strengths and weaknesses (optional)" are the same label."""
-    label = _PAREN.sub(" ", label.lower().replace("&", " and "))
-    label = _NON_ALNUM.sub(" ", label).strip()
-    return _LEADING_NUMBER_WORD.sub("", label)
+    normalised = _NORMALISED.get(label)
+    if normalised is None:
+        normalised = _PAREN.sub(" ", label.lower().replace("&", " and "))
+        normalised = _LEADING_NUMBER_WORD.sub("", _NON_ALNUM.sub(" ", normalised).strip())
+        if len(_NORMALISED) > 100_000:  # labels repeat; the rest of what lines start with need not be kept
+            _NORMALISED.clear()
+        _NORMALISED[label] = normalised
+    return normalised
 
 
 @dataclass
@@ -253,15 +271,22 @@ def _scale_name(scales: VenueScales) -> str:
 
 def _prepare(text: str) -> tuple[str, bool]:
     """Normalise line ends and whitespace, and turn HTML blocks into lines; report whether it was HTML."""
-    text = _CONTROL.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n"))
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL.sub(" ", text)
     is_html = _HTML_TAG.search(text) is not None
     if is_html:
         text = _HTML_HEADING.sub(lambda m: "\n" + "#" * int(m.group(1)) + " ", text)
         text = _HTML_ITEM.sub("\n- ", _HTML_BLOCK.sub("\n", text))
         # Bold tags stay until the labels are read: "<b>Strengths:</b>" is one.
         text = html.unescape(_HTML_INLINE.sub("", text))
-    text = _LINE_EDGES.sub("\n", _HSPACE.sub(" ", text))
-    return _BLANK_LINES.sub("\n\n", text).strip(), is_html
+    if "  " in text or "\t" in text or not text.isascii() and _OTHER_HSPACE.search(text):
+        text = _HSPACE.sub(" ", text)
+    if " \n" in text or "\n " in text:
+        text = _LINE_EDGES.sub("\n", text)
+    if "\n\n\n" in text:
+        text = _BLANK_LINES.sub("\n\n", text)
+    return text.strip(), is_html
 
 
 def _clean(chunk: str, is_html: bool) -> str | None:
@@ -269,9 +294,11 @@ def _clean(chunk: str, is_html: bool) -> str | None:
     if is_html:
         chunk = _HSPACE.sub(" ", _HTML_BOLD.sub("", chunk))
     lines = [line.strip() for line in chunk.split("\n")]
-    text = "\n".join("" if _RULE_LINE.fullmatch(line) else line for line in lines)
-    text = _BLANK_LINES.sub("\n\n", text).strip()
-    return text or None
+    text = "\n".join("" if (not line or line[0] in _RULE_CHARACTERS) and _RULE_LINE.fullmatch(line) else line
+                      for line in lines)
+    if "\n\n\n" in text:
+        text = _BLANK_LINES.sub("\n\n", text)
+    return text.strip() or None
 
 
 def _shorten(text: str, limit: int = 40) -> str:
@@ -332,16 +359,17 @@ def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueSc
 
 def _label_lines(text: str) -> Iterator[re.Match]:
     """``_LABEL_LINE.finditer(text)``: a match never crosses a line, so matching at each line start finds
-    the same ones, without trying the pattern at every character."""
+    the same ones, without trying the pattern at every character. A line can match only if it holds a
+    colon or a closing bold (``**``, ``__``, ``</b>``, ``</strong>``), or else ends with its label (then its
+    last character is one of a label's): other lines are not tried."""
     start = 0
-    while start <= len(text):
-        m = _LABEL_LINE.match(text, start)
-        if m:
-            yield m
-        end = text.find("\n", start)
-        if end < 0:
-            return
-        start = end + 1
+    for line in text.split("\n"):
+        if line and (":" in line or "：" in line or "**" in line or "__" in line or "</" in line
+                     or _LABEL_CHARACTER.match(line, len(line) - 1)):
+            m = _LABEL_LINE.match(text, start)
+            if m:
+                yield m
+        start += len(line) + 1
 
 
 def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
@@ -371,7 +399,7 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
         if kind == "score":
             found.labels_seen.add(key)
     starts = {e[0] for e in events}
-    for m in _HEADER_LINE.finditer(text):
+    for m in _HEADER_LINE.finditer(text) if "#" in text else ():
         if m.start() not in starts:
             events.append((m.start(), m.end(), "header", None, len(m.group(1)), m.end()))
     events.sort()
@@ -399,25 +427,35 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
     if current:
         found.spans[current[0]].append((current[2], len(text)))
 
-    lowered = text.lower()
-    if len(lowered) != len(text):  # a few characters ("İ") grow when lowercased; keep positions aligned
-        lowered = text.translate(_ASCII_LOWER)
-    for m in inline.finditer(lowered):
+    for start, end, label in _inline_scores(text, inline):
         # Score labels count at the start of a line, in bold, or after a separator ("Soundness: 3; ...").
-        window = max(0, m.start() - _MAX_PREFIX)  # bounded, so that a huge one-line text stays linear
-        before = text[max(window, text.rfind("\n", window, m.start()) + 1):m.start()]
+        window = max(0, start - _MAX_PREFIX)  # bounded, so that a huge one-line text stays linear
+        before = text[max(window, text.rfind("\n", window, start) + 1):start]
         if not (_SCORE_CONTEXT.fullmatch(before) or _OPEN_BEFORE.search(before[-16:])
                 or before.rstrip()[-1:] in (";", ",", "|", "(")):
             continue
-        eol = text.find("\n", m.end())
-        value = text[m.end():min(eol if eol >= 0 else len(text), m.end() + _MAX_VALUE)]
+        eol = text.find("\n", end)
+        value = text[end:min(eol if eol >= 0 else len(text), end + _MAX_VALUE)]
         if not value.strip(_EMPHASIS_EDGES):
             continue
-        kind = table[_normalise(m.group("label"))][1]
+        kind = table[_normalise(label)][1]
         if is_html:
             value = _HTML_BOLD.sub(" ", value)
-        _take_score(found, kind, value, m.start(), scales, scale_name)
+        _take_score(found, kind, value, start, scales, scale_name)
     return found
+
+
+def _inline_scores(text: str, inline: re.Pattern) -> Iterator[tuple[int, int, str]]:
+    """(start, end, label) of the matches of ``inline`` in ``text`` lower-cased (only its ASCII letters when
+    lower-casing would move positions: "İ" grows). A match lies on one line and holds one of
+    _SCORE_SEPARATORS, so only such lines are lower-cased and searched."""
+    lower = str.lower if _GROWS_WHEN_LOWERED not in text else (lambda line: line.translate(_ASCII_LOWER))
+    start = 0
+    for line in text.split("\n"):
+        if ":" in line or "=" in line or "：" in line:
+            for m in inline.finditer(lower(line)):
+                yield start + m.start(), start + m.end(), m.group("label")
+        start += len(line) + 1
 
 
 def _pick(scores: list[_Score]) -> _Score | None:
