@@ -493,7 +493,8 @@ def group_entries(partial: Partial) -> list[dict]:
     unknown = unknown_scales(partial.venue_years.values, partial.scale)
     if unknown:
         logger.warning("%s", unknown)
-    reference = partial.columns(partial.reference)
+    reference_chunks = partial.reference_chunks()
+    reference = partial.columns(reference_chunks)
     kept, _ = on_scale(reference, partial.scale)
     # What every group is compared with, gathered once: the distributions leave scores off the scale out
     # themselves (and count them per venue-year); the panels and the gaps take the scores on the scale.
@@ -502,7 +503,7 @@ def group_entries(partial: Partial) -> list[dict]:
     entries = []
     if partial.separate_reference and reference["paper_id"]:
         key = {"source": HUMAN_SOURCE, **{c: None for c in partial.group_by if c != "source"}}
-        entries.append({**_group_entry(key, reference, partial.text_scores(partial.reference), human, True,
+        entries.append({**_group_entry(key, reference, partial.text_scores(reference_chunks), human, True,
                                        partial.scale), "key": None})
     for key in sorted(partial.groups, key=lambda k: tuple("" if v is None else str(v) for v in k)):
         chunks = partial.groups[key]

@@ -3,8 +3,9 @@
 Reviews are read batch by batch (:func:`praib.records.stream.iter_record_batches`), parsed and scored
 (:func:`praib.metrics.text.textstats.score_texts`), and what the metrics need of each review is kept in
 compact columns, per group: codes of its paper and venue-year, its decision class, rating, confidence
-and parse status, and its text metrics (the counts as integers, the scores as floats): about 80
-bytes a review, and never its text. A :class:`Partial` holds the columns of the batches it has seen.
+and parse status, its text metrics (the counts as integers, the scores as floats) and its place in its
+batch: about 85 bytes a review, and never its text. The human reviews of an input that is its own
+reference are kept once, in their groups: the reference is laid out from them, in input order. A :class:`Partial` holds the columns of the batches it has seen.
 Partials of disjoint batches merge (:meth:`Partial.merge`) into what one pass over all of them keeps,
 so one process, a shard of an input (``praib evaluate --shard I/N``), a worker process or a Ray task
 may each fold some batches. :meth:`Partial.result` lays every group's columns out in batch order and
@@ -40,7 +41,7 @@ STATUSES = (None, PARSE_OK, PARSE_PARTIAL, PARSE_FAILED, PARSE_GIVEN)
 DECISIONS = (None, "accept", "reject")
 _NO_COUNT = -1
 _NO_SCORE = np.iinfo(np.int32).min  # a missing rating or confidence
-_FORMAT = 1  # of a saved partial
+_FORMAT = 2  # of a saved partial
 
 
 class Codes:
@@ -77,6 +78,7 @@ class Chunk:
     confidence: np.ndarray   # int32, _NO_SCORE where missing
     counts: np.ndarray       # int16 or int32 (rows x COUNTS), _NO_COUNT where the review has no text
     scores: np.ndarray       # float64 (rows x SCORES)
+    row: np.ndarray          # int32: each review's place in its batch
     human: int               # how many of the rows are human reviews
 
     def __len__(self) -> int:
@@ -99,7 +101,8 @@ def humans_apart(group_by: Sequence[str], separate_reference: bool) -> tuple[str
 class Partial:
     """The compact columns of the batches folded so far, per group of ``group_by`` on the input side
     and for the human reference; ``separate_reference`` when the reference is an input of its own
-    (else it is the human reviews of the input, which are also members of their groups)."""
+    (else it is the human reviews of the input, kept only as members of their groups: see
+    :meth:`reference_chunks`)."""
 
     group_by: tuple[str, ...]
     scale: str
@@ -107,7 +110,7 @@ class Partial:
     papers: Codes = field(default_factory=Codes)
     venue_years: Codes = field(default_factory=Codes)
     groups: dict[tuple, list[Chunk]] = field(default_factory=dict)
-    reference: list[Chunk] = field(default_factory=list)
+    reference: list[Chunk] = field(default_factory=list)  # when separate_reference
     batches: dict[str, set[int]] = field(default_factory=lambda: {INPUT: set(), REFERENCE: set()})
     #: What the readers let pass (unknown fields, scores given with a label), by input: said once for the
     #: merged whole (:func:`praib.evaluation.evaluate.group_entries`), not once per shard.
@@ -138,10 +141,6 @@ class Partial:
             members.setdefault(tuple(row[c] for c in self.group_by), []).append(i)
         for key, positions in members.items():
             self.groups.setdefault(key, []).append(self._chunk(batch, positions, rows, scores))
-        if not self.separate_reference:
-            human = [i for i, row in enumerate(rows) if row["source"] == HUMAN_SOURCE]
-            if human:
-                self.reference.append(self._chunk(batch, human, rows, scores))
 
     def _chunk(self, batch: int, positions: Sequence[int], rows: Sequence[dict],
                scores: dict[str, np.ndarray]) -> Chunk:
@@ -159,6 +158,7 @@ class Partial:
                                 dtype=np.int32),
             counts=_compact_counts(np.where(np.isfinite(counts), counts, _NO_COUNT)),
             scores=np.stack([scores[m][at] for m in SCORES], axis=1).astype(np.float64),
+            row=at.astype(np.int32),
             human=sum(r["source"] == HUMAN_SOURCE for r in picked),
         )
 
@@ -186,7 +186,8 @@ class Partial:
 
         def moved(chunk: Chunk) -> Chunk:
             return Chunk(chunk.batch, papers[chunk.paper], venue_years[chunk.venue_year], chunk.decision,
-                         chunk.status, chunk.rating, chunk.confidence, chunk.counts, chunk.scores, chunk.human)
+                         chunk.status, chunk.rating, chunk.confidence, chunk.counts, chunk.scores, chunk.row,
+                         chunk.human)
 
         for key, chunks in other.groups.items():
             self.groups.setdefault(key, []).extend(moved(c) for c in chunks)
@@ -223,10 +224,29 @@ class Partial:
             "confidence": _scores(_concat(chunks, "confidence", _EMPTY_CODES)),
         }
 
+    def reference_chunks(self) -> list[Chunk]:
+        """The chunks of the human reference, one a batch. An input that is its own reference keeps its
+        human reviews in their groups only (all-human groups: see :func:`humans_apart`); each batch's are
+        gathered from them here, in the order they had in the batch."""
+        if self.separate_reference:
+            return self.reference
+        by_batch: dict[int, list[Chunk]] = {}
+        for key, chunks in self.groups.items():
+            if self.is_reference_group(key):
+                for chunk in chunks:
+                    by_batch.setdefault(chunk.batch, []).append(chunk)
+        gathered = []
+        for batch, chunks in by_batch.items():
+            order = np.argsort(np.concatenate([c.row for c in chunks]), kind="stable")
+            columns = [np.concatenate([getattr(c, name) for c in chunks])[order] for name in _ARRAYS]
+            gathered.append(Chunk(batch, *columns, human=len(order)))
+        return gathered
+
     def sizes(self) -> tuple[int, int]:
         """Reviews folded: (input, reference)."""
-        return (sum(len(c) for chunks in self.groups.values() for c in chunks),
-                sum(len(c) for c in self.reference))
+        reference = self.reference if self.separate_reference else [
+            c for key, chunks in self.groups.items() if self.is_reference_group(key) for c in chunks]
+        return sum(len(c) for chunks in self.groups.values() for c in chunks), sum(len(c) for c in reference)
 
     def is_reference_group(self, key: tuple) -> bool:
         """A group of the input that is all human reviews, when the reference is the input's own."""
@@ -307,7 +327,7 @@ class Partial:
         return partial
 
 
-_ARRAYS = ("paper", "venue_year", "decision", "status", "rating", "confidence", "counts", "scores")
+_ARRAYS = ("paper", "venue_year", "decision", "status", "rating", "confidence", "counts", "scores", "row")
 _EMPTY_CODES = np.empty(0, dtype=np.int32)
 
 
