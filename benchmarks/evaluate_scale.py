@@ -57,7 +57,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from metrics_throughput import iter_reviews, plain_loop  # noqa: E402
+from metrics_throughput import iter_reviews, kernel_seconds, plain_loop, time_kernel  # noqa: E402
 
 from praib.records import coerce_record  # noqa: E402
 from praib.scales import venue_scales  # noqa: E402
@@ -266,26 +266,6 @@ def verdict(ok: bool | None) -> str:
 # ---------------------------------------------------------------------------------------
 # praib evaluate
 # ---------------------------------------------------------------------------------------
-
-
-def kernel_seconds(tree: Path, texts: list, workers: int | None, workdir: Path) -> float:
-    """Seconds of one cold ``score_texts`` call on ``texts`` (its default workers, or ``workers``) with the
-    praib of checkout ``tree``, in a fresh process."""
-    texts_file = workdir / "kernel-texts.json"
-    texts_file.write_text(json.dumps(texts))
-    command = [sys.executable, __file__, "--time-kernel", str(texts_file)] + (["--workers", str(workers)] if workers else [])
-    done = subprocess.run(command, env=dict(os.environ, PYTHONPATH=str(tree)), check=True, capture_output=True, text=True)
-    return float(done.stdout.split()[-1])
-
-
-def time_kernel(texts_file: Path, workers: int | None) -> None:
-    """(--time-kernel) Print the seconds of score_texts on the texts of ``texts_file``."""
-    from praib.metrics.text.textstats import score_texts
-
-    texts = json.loads(texts_file.read_text())
-    started = time.perf_counter()
-    score_texts(texts, workers=workers)
-    print(time.perf_counter() - started)
 
 
 def plain_rate(texts: list, label: str) -> float:

@@ -43,7 +43,8 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 DEMO = Path(__file__).resolve().parents[1] / "praib" / "data" / "demo" / "reviews.jsonl"
 POOL = 20_000  # texts the variants are drawn from
 
-def _real_texts() -> Iterator[tuple[str, str | None, int | None, str]]:
+def iter_real_texts() -> Iterator[tuple[str, str | None, int | None, str]]:
+    """(text, venue, year, kind) of the real texts of ../shared/data (none when it is absent)."""
     disapere = SHARED / "disapere" / "disapere_review_rebuttal_pairs.jsonl"
     if disapere.exists():
         for line in disapere.open(encoding="utf-8"):
@@ -92,7 +93,7 @@ def iter_corpus(seed: int = 0) -> Iterator[dict]:
     """The rows of the corpus without end: the real texts, then generated reviews and variants mixed."""
     rng = random.Random(f"{seed}/corpus")
     pool: list[str] = []
-    for text, venue, year, kind in _real_texts():
+    for text, venue, year, kind in iter_real_texts():
         pool.append(text)
         yield {"text": text, "venue": venue, "year": year, "kind": kind}
     for text, venue, year, kind in _generated_texts(seed):

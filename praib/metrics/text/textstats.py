@@ -346,7 +346,8 @@ def _score_present(texts: list[str]) -> np.ndarray:
     np.cumsum(word_ends - word_starts, out=offsets[1:])
     encoded = pa.Array.from_buffers(pa.binary(), n_tokens, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
                                     ).dictionary_encode()
-    local = encoded.indices.to_numpy()
+    indices = encoded.indices  # int32 without nulls: read from its buffer (to_numpy would import pandas)
+    local = np.frombuffer(indices.buffers()[1], dtype=np.int32, count=len(indices), offset=4 * indices.offset)
     distinct = encoded.dictionary.to_pylist()
     numbers = np.fromiter(map(_WORD_NUMBERS.__getitem__, distinct), dtype=np.int64, count=len(distinct))[local]
 
