@@ -14,6 +14,7 @@ from praib.cli.common import (DEFAULT_BASE_URL, BACKENDS, cache_dir_option, conf
                               judge_options, max_failures_option, model_options, no_progress_option, output_option,
                               param_values, split_option, write_json)
 from praib.api import load_papers
+from praib.http_retry import redact_credentials
 from praib.llm.judge import default_cache_dir
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
@@ -31,7 +32,10 @@ class _OneLineErrors(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
+        except click.ClickException as err:
+            err.message = redact_credentials(err.message)   # a URL given with its password: never printed
+            raise
+        except (click.exceptions.Exit, click.Abort):
             raise
         except BrokenPipeError:
             # The reader went away (`praib ... | head`): stop quietly, as a shell command would.
@@ -47,7 +51,7 @@ class _OneLineErrors(click.Group):
                 raise
             lines = str(err).strip().splitlines()
             what = f"{type(err).__name__}: {lines[0]}" if lines else type(err).__name__
-            raise click.ClickException(f"{what} (run with --debug for the traceback)") from err
+            raise click.ClickException(redact_credentials(f"{what} (run with --debug for the traceback)")) from err
 
 
 @click.group(cls=_OneLineErrors)

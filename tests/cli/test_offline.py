@@ -87,25 +87,30 @@ def test_a_hub_id_with_the_hub_out_of_reach_fails_at_once_saying_what_to_do(onli
     ("http://no-such-host.invalid", "no-such-host.invalid does not resolve ("),
     ("http://127.0.0.1:{port}", "nothing listens on 127.0.0.1:{port} (connection refused)"),
 ], ids=["unresolvable", "loopback-refused"])
-def test_data_collect_out_of_reach_fails_at_once_saying_what_to_do(tmp_path, base_url, reason):
+@pytest.mark.parametrize("credentials", ["", "user:SECRET@"], ids=["plain", "with credentials"])
+def test_data_collect_out_of_reach_fails_at_once_saying_what_to_do(tmp_path, base_url, reason, credentials):
     port = closed_loopback_port()
-    url = base_url.format(port=port)
+    url = base_url.format(port=port).replace("://", f"://{credentials}")
     lines, status, seconds = timed("data", "collect", "ICLR", 2024, "-o", tmp_path / "records", "--cache-dir",
                                    tmp_path / "cache", "--base-url", url, "--no-progress")
     assert status == 1 and seconds < AT_ONCE
     assert len(lines) == 1
-    assert lines[0].startswith(f"Error: {url}/notes: cannot reach OpenReview: {reason.format(port=port)}")
+    shown = url.replace("SECRET", "***")
+    assert lines[0].startswith(f"Error: {shown}/notes: cannot reach OpenReview: {reason.format(port=port)}")
     assert lines[0].endswith("; check the network and --base-url, or rebuild the records from the cache with --offline")
     assert not (tmp_path / "records").exists()
 
 
-def test_a_judge_with_no_server_fails_at_once_saying_what_to_do(tmp_path):
+@pytest.mark.parametrize("credentials", ["", "user:SECRET@"], ids=["plain", "with credentials"])
+def test_a_judge_with_no_server_fails_at_once_saying_what_to_do(tmp_path, credentials):
+    """With credentials in the URL, the line said "127.0.0.1 does not resolve" and showed the password."""
     port = closed_loopback_port()
     lines, status, seconds = timed("score", DEMO / "reviews.jsonl", "--judge", "judge-model", "--judge-backend",
-                                   "openai", "--judge-base-url", f"http://127.0.0.1:{port}/v1", "--no-progress",
-                                   "-o", tmp_path / "judgements.jsonl")
+                                   "openai", "--judge-base-url", f"http://{credentials}127.0.0.1:{port}/v1",
+                                   "--no-progress", "-o", tmp_path / "judgements.jsonl")
     assert status == 1 and seconds < AT_ONCE
-    assert lines == [f"Error: cannot reach http://127.0.0.1:{port}/v1/chat/completions: nothing listens on "
+    shown = credentials.replace("SECRET", "***")
+    assert lines == [f"Error: cannot reach http://{shown}127.0.0.1:{port}/v1/chat/completions: nothing listens on "
                      f"127.0.0.1:{port} (connection refused); start the server, or give the address of a running one"]
     assert not (tmp_path / "judgements.jsonl").exists()
 
