@@ -188,6 +188,11 @@ def evaluate_run(input_path, reference_path, output, group_by, scale, split, wor
             reviews = load_records(source, "review", split=split)
             reference = load_records(reference_path, "review", split=split) if reference_path else None
             meta_reviews = load_records(meta_reviews_path, "meta_review", split=split) if meta_reviews_path else None
+            citation_verifier = None
+            if citation_services or bibliographies:  # before any model loads: the services may be out of reach
+                from praib.sources.verification import make_verifier
+
+                citation_verifier = make_verifier(citation_services, bibliographies, contact_email, cache_dir)
             judge = judge_spec.make(failures)
             prefilter = second_judge = None
             if coverage_prefilter is not None:
@@ -197,11 +202,6 @@ def evaluate_run(input_path, reference_path, output, group_by, scale, split, wor
             if second_judge_model:
                 second_judge = _second_judge(judge_spec, second_judge_model, second_judge_backend,
                                              second_judge_base_url, failures)
-            citation_verifier = None
-            if citation_services or bibliographies:
-                from praib.sources.verification import make_verifier
-
-                citation_verifier = make_verifier(citation_services, bibliographies, contact_email, cache_dir)
             results = evaluate_reviews(reviews, reference, group_by=groups, scale=scale,
                                        workers=workers, progress=not no_progress, judge=judge,
                                        prefilter=prefilter, second_judge=second_judge, meta_reviews=meta_reviews,

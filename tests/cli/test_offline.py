@@ -137,8 +137,10 @@ CITED = FIXTURES_ROOT / "verification"
 
 
 @pytest.mark.parametrize("command", [["evaluate", CITED / "reviews.jsonl", "--verify-citations"],
+                                     ["evaluate", CITED / "reviews.jsonl", "--judge", "no-such-org/judge",
+                                      "--verify-citations"],
                                      ["data", "verify-citations", CITED / "reviews.jsonl", "--services"]],
-                         ids=["evaluate", "data verify-citations"])
+                         ids=["evaluate", "evaluate --judge (before the judge loads)", "data verify-citations"])
 def test_citation_services_out_of_reach_stop_at_once_saying_what_to_do(tmp_path, services_out_of_reach, command):
     """Offline, the 8 references of the fixture each waited out 4 tries at every service: minutes, and a
     warning of several lines per reference and service, then exit 0."""
