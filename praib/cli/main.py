@@ -14,6 +14,7 @@ from praib.cli.common import (DEFAULT_BASE_URL, BACKENDS, cache_dir_option, conf
                               judge_options, max_failures_option, model_options, no_progress_option, output_option,
                               param_values, split_option, write_json)
 from praib.api import load_papers
+from praib.http_retry import redact_credentials
 from praib.llm.judge import default_cache_dir
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
@@ -31,7 +32,10 @@ class _OneLineErrors(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
+        except click.ClickException as err:
+            err.message = redact_credentials(err.message)   # a URL given with its password: never printed
+            raise
+        except (click.exceptions.Exit, click.Abort):
             raise
         except BrokenPipeError:
             # The reader went away (`praib ... | head`): stop quietly, as a shell command would.
@@ -51,7 +55,7 @@ class _OneLineErrors(click.Group):
                 raise click.ClickException(str(err)) from err
             lines = str(err).strip().splitlines()
             what = f"{type(err).__name__}: {lines[0]}" if lines else type(err).__name__
-            raise click.ClickException(f"{what} (run with --debug for the traceback)") from err
+            raise click.ClickException(redact_credentials(f"{what} (run with --debug for the traceback)")) from err
 
 
 @click.group(cls=_OneLineErrors)
@@ -188,6 +192,11 @@ def evaluate_run(input_path, reference_path, output, group_by, scale, split, wor
             reviews = load_records(source, "review", split=split)
             reference = load_records(reference_path, "review", split=split) if reference_path else None
             meta_reviews = load_records(meta_reviews_path, "meta_review", split=split) if meta_reviews_path else None
+            citation_verifier = None
+            if citation_services or bibliographies:  # before any model loads: the services may be out of reach
+                from praib.sources.verification import make_verifier
+
+                citation_verifier = make_verifier(citation_services, bibliographies, contact_email, cache_dir)
             judge = judge_spec.make(failures)
             prefilter = second_judge = None
             if coverage_prefilter is not None:
@@ -197,11 +206,6 @@ def evaluate_run(input_path, reference_path, output, group_by, scale, split, wor
             if second_judge_model:
                 second_judge = _second_judge(judge_spec, second_judge_model, second_judge_backend,
                                              second_judge_base_url, failures)
-            citation_verifier = None
-            if citation_services or bibliographies:
-                from praib.sources.verification import make_verifier
-
-                citation_verifier = make_verifier(citation_services, bibliographies, contact_email, cache_dir)
             results = evaluate_reviews(reviews, reference, group_by=groups, scale=scale,
                                        workers=workers, progress=not no_progress, judge=judge,
                                        prefilter=prefilter, second_judge=second_judge, meta_reviews=meta_reviews,

@@ -7,13 +7,15 @@ file that is not one, a CSV field over the csv module's limit, a CSV with anothe
 command must fail (rc != 0) with no traceback, through its own error (not the top-level net, which
 says "--debug"), and name the bad file. Commands that take a model must reject the input before
 loading the model: loading one here fails the test. Templates (--prompt FILE, --template,
---template-dir, --card-template) are left to the template work of the same issue (item 8).
+--template-dir, --card-template) are left to the template work of the same issue (item 8), except those
+over the time and size limits (issue 26), at the end with a server's URL that carries a password.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -602,6 +604,96 @@ def test_a_venue_or_year_without_a_scale_is_one_warning_naming_them_and_the_scal
         "the generic scale (rating 1-10, confidence 1-5); add a scale file to a folder in PRAIB_SCALES_PATH to use "
         "the venue's own"]
 
+
+
+# --------------------------------------------------------------------------- templates over the limits (issue 26)
+
+ENDLESS = b"{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\n"
+HUGE = b'{{ "x" * 3000000000 }}\n'
+TEMPLATE_CASES = {"a loop without end (time limit)": ENDLESS, "a text of 3 GB (size limit)": HUGE}
+# A model on a server nobody answers (a port on this machine that is closed): a template renders before
+# the first request, while an in-process model would load first.
+NO_SERVER = "http://127.0.0.1:9/v1"
+TEMPLATE_SLOTS = [
+    ("generate --prompt FILE", lambda t, bad: ["generate", MODEL, _good(t, "paper"), "--prompt", bad, "--backend",
+                                               "openai", "--base-url", NO_SERVER, "-o", t / "out.jsonl"]),
+    ("prompts show FILE --render", lambda t, bad: ["prompts", "show", bad, "--venue", "ICLR", "--year", "2024"]),
+    ("perturb --template", lambda t, bad: ["perturb", "injection-comment", _good(t, "paper"), "--template", bad,
+                                           "-o", t / "out.jsonl"]),
+    ("data build --card-template", lambda t, bad: ["data", "build", "--reviews", _good(t, "review"),
+                                                   "--card-template", bad, "-o", t / "ds"]),
+    ("score --judge-template", lambda t, bad: ["score", _good(t, "review"), "--judge", MODEL, "--judge-backend",
+                                               "openai", "--judge-base-url", NO_SERVER, "--judge-template",
+                                               f"math_engagement={bad}", "-o", t / "s.jsonl"]),
+]
+
+
+@pytest.mark.parametrize("case", TEMPLATE_CASES)
+@pytest.mark.parametrize("command, argv", TEMPLATE_SLOTS, ids=[slot[0] for slot in TEMPLATE_SLOTS])
+def test_a_template_over_the_limits_is_one_error_line_naming_it(tmp_path, no_model, monkeypatch, command, argv,
+                                                                 case):
+    """Unchecked, the first runs until killed and the second builds 3 GB before a MemoryError."""
+    monkeypatch.setenv("PRAIB_TEMPLATE_TIMEOUT", "0.5")
+    bad = _write(tmp_path / "mine.jinja", TEMPLATE_CASES[case])
+    result = run_cli(argv(tmp_path, bad))
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and f"{bad}: line 1: " in errors[0], result.output
+    assert ("PRAIB_TEMPLATE_TIMEOUT" if "time" in case else "PRAIB_TEMPLATE_MAX_CHARS") in errors[0]
+
+
+# --------------------------------------------------------------------------- a server's URL with a password
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]  # closed again: nothing listens there
+
+
+def _judged(argv):
+    return lambda t, url: [*argv(t), "--judge", "m", "--judge-backend", "openai", "--judge-base-url", url]
+
+
+URL_SLOTS = [
+    ("generate --base-url", lambda t, url: ["generate", "m", _good(t, "paper"), "--backend", "openai", "--base-url",
+                                            url, "-o", t / "out.jsonl"]),
+    ("meta-review --base-url", lambda t, url: ["meta-review", "m", _good(t, "paper"), _good(t, "review"), "--backend",
+                                               "openai", "--base-url", url, "-o", t / "out.jsonl"]),
+    ("score --judge-base-url", _judged(lambda t: ["score", _good(t, "review"), "-o", t / "out.jsonl"])),
+    ("evaluate --judge-base-url", _judged(lambda t: ["evaluate", _good(t, "review"), "-o", t / "out.json"])),
+    ("perturb --judge-base-url", _judged(lambda t: ["perturb", "tone-dismissive", _good(t, "review"),
+                                                    "-o", t / "out.jsonl"])),
+    ("judge validate --judge-base-url", _judged(lambda t: ["judge", "validate", "--task", "polarity", "--gold",
+                                                           _write(t / "gold.jsonl", _jsonl([GOLD_ROW]))])),
+    ("counterfactual extract --judge-base-url", _judged(lambda t: ["counterfactual", "extract", _good(t, "paper"),
+                                                                   "-o", t / "out.jsonl"])),
+    ("data collect --base-url", lambda t, url: ["data", "collect", "ICLR", "2024", "--base-url", url.removesuffix("/v1"),
+                                                "--cache-dir", t / "cache", "-o", t / "out"]),
+]
+
+
+@pytest.mark.parametrize("command, argv", URL_SLOTS, ids=[slot[0] for slot in URL_SLOTS])
+def test_a_url_with_a_password_is_shown_without_it_and_its_refused_port_named(tmp_path, no_model, command, argv):
+    """The line used to show the password and to blame the name: "127.0.0.1 does not resolve"."""
+    port = _closed_port()
+    result = run_cli(argv(tmp_path, f"http://user:SECRET@127.0.0.1:{port}/v1"))
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "SECRET" not in result.output
+    [error] = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert f"http://user:***@127.0.0.1:{port}/" in error and f"nothing listens on 127.0.0.1:{port} (connection " \
+        "refused)" in error, error
+    for path in tmp_path.rglob("*"):
+        assert path.is_dir() or b"SECRET" not in path.read_bytes(), path
+
+
+def test_doctor_shows_a_servers_url_without_its_password(tmp_path):
+    port = _closed_port()
+    result = run_cli(["doctor", "--base-url", f"http://user:SECRET@127.0.0.1:{port}/v1"])
+    assert "SECRET" not in result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("server ")]
+    assert [line.split(None, 3)[3] for line in lines] == [
+        f"http://user:***@127.0.0.1:{port}/version: [Errno 111] Connection refused",
+        f"http://user:***@127.0.0.1:{port}/v1/models: [Errno 111] Connection refused"]
 
 # --------------------------------------------------------------------------- the net under every command
 
