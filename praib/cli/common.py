@@ -87,10 +87,10 @@ def output_option(help: str, default: str | None = None, file_okay: bool = True,
                              help="Write into an output folder that holds files praib did not write there (or that "
                                   "changed since): praib's own files are replaced, the others kept.")
     return lambda command: option(overwrite(_refusing_inputs(_holding_output_lock(
-        _refusing_foreign_files(command, writes)))))
+        _refusing_users_files(command, writes)))))
 
 
-def _refusing_foreign_files(command, writes: str | None):
+def _refusing_users_files(command, writes: str | None):
     @functools.wraps(command)
     def run(**params):
         from pkgutil import resolve_name

@@ -174,12 +174,16 @@ def test_files_named_like_praibs_are_the_users_until_praib_records_them(tmp_path
     kept = leaderboard_run(output, model_a, overwrite=True)
     assert kept.exit_code == 0, kept.output
     assert {name: files(output)[name] for name in mine} == mine
-    (output / "details" / "mine.json").write_bytes(b'{"also": "mine"}')
+    (output / "details" / "mine.json").write_bytes(b"my notes on the details, not JSON\n")
     again = leaderboard_run(output, model_a, overwrite=True)
     assert again.exit_code == 0, again.output
     assert set(files(output)) == {"results.parquet", "results.jsonl", "run.json", "details/demo-model-a.json",
                                   "manifests/demo-model-a.json", *mine, "details/mine.json"}
-    assert files(output)["details/mine.json"] == b'{"also": "mine"}'
+    assert files(output)["details/mine.json"] == b"my notes on the details, not JSON\n"
+    report = invoke("leaderboard", "report", output, "-o", tmp_path / "report.html")  # reads praib's files only
+    assert report.exit_code == 0, report.output
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "demo-model-a" in page and "precious" not in page
 
 
 def test_a_file_praib_wrote_and_the_user_changed_is_theirs(tmp_path, two_submissions):
