@@ -241,8 +241,19 @@ def _apply(staging: Path, destination: Path, journal: dict) -> list[str]:
     _write_json(staging / RECORD, {"about": _ABOUT, "files": {
         name: digest for name, digest in journal["move"].items() if name not in kept}})
     os.replace(staging / RECORD, destination / RECORD)
-    shutil.rmtree(staging)
+    _discard(staging)
     return kept
+
+
+def _discard(staging: Path) -> None:
+    """Remove a staging folder whose journal is carried out, the marker last: a kill on the way leaves
+    one that the next run removes (marked, without a journal) rather than one it cannot prove its own."""
+    (staging / _JOURNAL).unlink()
+    for entry in os.scandir(staging):
+        if entry.name != _MARKER:
+            _remove(Path(entry.path))
+    (staging / _MARKER).unlink()
+    staging.rmdir()
 
 
 def _prune(destination: Path, removed) -> None:
