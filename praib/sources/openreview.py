@@ -41,8 +41,8 @@ EDITIONS_DIR = Path(__file__).resolve().parents[1] / "data" / "openreview"
 API_BASEURLS = {1: "https://api.openreview.net", 2: "https://api2.openreview.net"}
 RECORD_FILES = {"paper": "papers.jsonl", "review": "reviews.jsonl", "meta_review": "meta_reviews.jsonl",
                 "rebuttal": "rebuttals.jsonl"}
-#: The files of a records folder (:func:`write_records`).
-RECORD_FOLDER_FILES = tuple(RECORD_FILES.values())
+#: The file every records folder holds (:func:`write_records`), beside those of the other kinds it has.
+RECORD_FOLDER_FILES = (RECORD_FILES["paper"],)
 
 _FORM_TARGETS = {*REVIEW_SECTIONS, "body", "rating", "confidence", "recommendation"}
 
@@ -452,8 +452,9 @@ def collect(venue: str, years: Iterable[int], fetcher: NoteFetcher, progress: bo
 
 def write_records(records: dict[str, Dataset], output: str | Path) -> dict[str, int]:
     """Write each kind to its JSONL file in the folder ``output``, in place of the record files an earlier
-    run wrote there (:func:`praib.records.atomic.replace_folder`); returns the counts."""
-    with replace_folder(output, RECORD_FOLDER_FILES) as folder:
+    run wrote there (:func:`praib.records.atomic.replace_folder`, which keeps every other file); returns
+    the counts."""
+    with replace_folder(output) as folder:
         for kind, table in records.items():
             save_records(table, folder / RECORD_FILES[kind])
     return {kind: len(table) for kind, table in records.items()}

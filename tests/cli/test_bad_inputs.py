@@ -25,6 +25,7 @@ from click.testing import CliRunner
 
 import praib.llm.backends
 from praib.cli.main import main
+from tests.paths import DEMO
 
 MODEL = "a-model-that-must-not-load"
 
@@ -694,6 +695,120 @@ def test_doctor_shows_a_servers_url_without_its_password(tmp_path):
     assert [line.split(None, 3)[3] for line in lines] == [
         f"http://user:***@127.0.0.1:{port}/version: [Errno 111] Connection refused",
         f"http://user:***@127.0.0.1:{port}/v1/models: [Errno 111] Connection refused"]
+
+
+# --------------------------------------------------------------------------- an output that is an input
+# Issue 26, items 4 and 5: an output that is an input (or, through a symbolic link, resolves to one), a file of an
+# input folder, or a folder holding an input it would replace, is one error line, before any model loads, and
+# the input is left as it was. A case builds the inputs in tmp_path and returns the command line and the input
+# that the output overlaps; ``out`` gives the output's spelling of a path (the path itself, or a link to it).
+
+def _records_folder(t: Path) -> Path:
+    """A folder `praib data sample` wrote: its papers.jsonl is praib's."""
+    folder = t / "sample"
+    assert run_cli(["data", "sample", DEMO / "papers.jsonl", "--per-venue-year", "2", "-o", folder]).exit_code == 0
+    return folder
+
+
+def _saved_dataset(t: Path) -> Path:
+    from praib.records import coerce_record, records_to_dataset, save_records
+
+    return save_records(records_to_dataset([coerce_record(REVIEW, "review", "r1")], "review"), t / "saved")
+
+
+def _results_folder(t: Path) -> Path:
+    folder = t / "results"
+    for name, text in {"results.jsonl": json.dumps(RESULT_ROW) + "\n", "run.json": "{}",
+                       "results.parquet": "old results"}.items():
+        _write(folder / name, text)
+    return folder
+
+
+def _case(argv, source):
+    def build(t: Path, out):
+        made = source(t)
+        return argv(t, out, made), made
+    return build
+
+
+OUTPUT_CASES = {
+    "evaluate INPUT": _case(lambda t, out, i: ["evaluate", i, "-o", out(i)], lambda t: _good(t, "review")),
+    "evaluate --reference": _case(lambda t, out, i: ["evaluate", _good(t, "paper"), "--reference", i, "-o", out(i)],
+                                  lambda t: _good(t, "review")),
+    "evaluate merge PARTS": _case(lambda t, out, i: ["evaluate", "merge", i, "-o", out(i)],
+                                  lambda t: _write(t / "part.npz", b"part")),
+    "generate PAPERS": _case(lambda t, out, i: ["generate", MODEL, i, "-o", out(i)], lambda t: _good(t, "paper")),
+    "score INPUT": _case(lambda t, out, i: ["score", i, "--judge", MODEL, "-o", out(i)], lambda t: _good(t, "review")),
+    "perturb INPUT": _case(lambda t, out, i: ["perturb", "rating-flip", i, "-o", out(i)],
+                           lambda t: _good(t, "review")),
+    "perturb --claims": _case(lambda t, out, i: ["perturb", "false-claims", _good(t, "review"), "--claims", i,
+                                                 "-o", out(i)], lambda t: _write(t / "claims.jsonl", _line(CLAIMS))),
+    "counterfactual extract PAPERS": _case(lambda t, out, i: ["counterfactual", "extract", i, "--judge", MODEL,
+                                                              "-o", out(i)], lambda t: _good(t, "paper")),
+    "counterfactual build --logic": _case(lambda t, out, i: ["counterfactual", "build", _good(t, "paper"), "--edits",
+                                                             "spelling", "--logic", i, "-o", out(i)],
+                                          lambda t: _write(t / "logic.jsonl", _line(LOGIC))),
+    "counterfactual oracle VARIANTS": _case(lambda t, out, i: ["counterfactual", "oracle", _good(t, "review"), i,
+                                                               "--judge", MODEL, "-o", out(i)],
+                                            lambda t: _good(t, "paper")),
+    "counterfactual effects ORIGINAL": _case(lambda t, out, i: ["counterfactual", "effects", i, _good(t, "paper"),
+                                                                "-o", out(i)], lambda t: _good(t, "review")),
+    "meta-review REVIEWS": _case(lambda t, out, i: ["meta-review", MODEL, _good(t, "paper"), i, "-o", out(i)],
+                                 lambda t: _good(t, "review")),
+    "robustness PERTURBED": _case(lambda t, out, i: ["robustness", _good(t, "paper"), i, "-o", out(i)],
+                                  lambda t: _good(t, "review")),
+    "leaderboard eras": _case(lambda t, out, i: ["leaderboard", "eras", i, "-o", out(i)], lambda t: _good(t, "review")),
+    "leaderboard report (a file of DIR)": _case(
+        lambda t, out, i: ["leaderboard", "report", i.parent, "-o", out(i.parent) / i.name],
+        lambda t: _results_folder(t) / "results.parquet"),
+    "leaderboard report --markdown (a file of DIR)": _case(
+        lambda t, out, i: ["leaderboard", "report", i.parent, "-o", t / "r.html", "--markdown", out(i.parent) / i.name],
+        lambda t: _results_folder(t) / "results.jsonl"),
+    "leaderboard run SUBMISSION": _case(lambda t, out, i: ["leaderboard", "run", i, "--demo", "-o", out(i)],
+                                        lambda t: _submission(t)),
+    "data sample PAPERS (a folder holding it)": _case(
+        lambda t, out, i: ["data", "sample", i, "-o", out(i.parent)], lambda t: _records_folder(t) / "papers.jsonl"),
+    "data build --reviews": _case(lambda t, out, i: ["data", "build", "--reviews", i, "-o", out(i)],
+                                  lambda t: _saved_dataset(t)),
+    "data verify-citations REVIEWS": _case(lambda t, out, i: ["data", "verify-citations", i, "-o", out(i)],
+                                           lambda t: _good(t, "review")),
+    "data pdf": _case(lambda t, out, i: ["data", "pdf", i, "-o", out(i)], lambda t: _write(t / "a.pdf", b"%PDF-1.7")),
+    "data import-ukp DIR": _case(lambda t, out, i: ["data", "import-ukp", i, "-o", out(i)],
+                                 lambda t: _write(t / "release" / "papers" / "x.md", "x").parent.parent),
+    "data export-ukp RECORDS": _case(lambda t, out, i: ["data", "export-ukp", i, "-o", out(i)],
+                                     lambda t: _write(t / "records" / "papers.jsonl", _line(PAPER)).parent),
+    "tables RESULTS": _case(lambda t, out, i: ["tables", i, "-o", out(i)],
+                            lambda t: _write(t / "result.json", b'{"groups": [], "group_by": []}')),
+    "judge validate --gold disapere:PATH": _case(
+        lambda t, out, i: ["judge", "validate", "--task", "aspect", "--gold", f"disapere:{i}", "--judge", MODEL,
+                           "-o", out(i)], lambda t: _write(t / "disapere.jsonl", _line(DISAPERE_REVIEW))),
+}
+
+
+def _linked(tmp_path: Path):
+    def out(path: Path) -> Path:
+        link = tmp_path / f"link-to-{path.name}"
+        if not link.is_symlink():
+            link.symlink_to(path.resolve())
+        return link
+    return out
+
+
+@pytest.mark.parametrize("spelling", ["the same path", "a symbolic link to it"])
+@pytest.mark.parametrize("case", OUTPUT_CASES)
+def test_an_output_that_would_overwrite_an_input_is_one_error_line_and_the_input_is_kept(tmp_path, no_model, case,
+                                                                                       spelling):
+    args, source = OUTPUT_CASES[case](tmp_path, (lambda path: path) if spelling == "the same path"
+                                      else _linked(tmp_path))
+    kept = {p: p.read_bytes() for p in ([source] if source.is_file() else source.rglob("*")) if p.is_file()}
+    result = run_cli(args)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert result.exit_code == 1, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and (str(source) in errors[0] or str(source.parent) in errors[0]), result.output
+    assert "choose another" in errors[0], result.output
+    assert {p: p.read_bytes() for p in kept} == kept
+
 
 # --------------------------------------------------------------------------- the net under every command
 
