@@ -1,0 +1,435 @@
+"""Which submission is closer to the human reviewers, and would the answer survive another sample of papers:
+paired comparisons of leaderboard submissions, rank intervals and the papers a study needs.
+
+Paired differences
+    For submissions A and B, a metric and a slice (a venue, or ``"all"``), on the papers both reviewed in
+    the slice (and the human reference's reviews of those papers): ``difference = distance_to_human(A) -
+    distance_to_human(B)``, negative where A is closer. Each distance is the leaderboard's
+    (:mod:`praib.leaderboard.run`, by the rule :data:`praib.metrics.registry.METRICS` gives the metric).
+    The paired cluster bootstrap resamples the shared papers with replacement; each drawn paper brings all
+    its reviews, human and of both submissions, and both submissions' values, the human values and both
+    distances are recomputed on that same draw (means through per-paper sums, total variations, alpha with
+    the model added: :func:`praib.leaderboard.run.slice_draws`). Draw b is row b of
+    :func:`praib.leaderboard.run.bootstrap_weights` over the papers sorted by id, so the draws are seeded
+    and do not depend on the order of the submissions.
+
+    ``ci_low``, ``ci_high``: the 2.5th and 97.5th percentiles of the draws' differences, re-centred so that
+    their median is the observed difference (:func:`recentred`: the bootstrap of a distance is biased, and
+    the plain percentile interval too conservative). ``p_value``: twice the smaller share of those draws on
+    either side of 0 (:func:`bootstrap_p_value`). ``p_adjusted``: Benjamini-Hochberg over every pair, metric and slice of the
+    run; ``verdict``: ``A closer`` or ``B closer`` where ``p_adjusted <= fdr``, else ``no detectable
+    difference``. ``standard_error``: the standard deviation of the draws' differences.
+    ``min_detectable_difference`` = (z_0.975 + z_0.8) x SE: the true difference a two-sided test at 0.05
+    detects with 80% power on these papers. ``papers_needed`` = n x (min_detectable_difference /
+    |difference|)^2: the shared papers needed to detect the observed difference with 80% power, the standard
+    error scaled as 1/sqrt(n) (a normal approximation).
+
+Rank intervals
+    Every submission of a slice on the same draws over the slice's papers (the human reference's and every
+    submission's): in each draw the submissions are ranked by distance (rank 1 closest to human; ties share
+    the better rank); ``rank`` is that of the point values, ``rank_low`` and ``rank_high`` the 2.5% and
+    97.5% quantiles of the draws' ranks.
+
+One set of draws
+    A slice's rank draws are those of the run's own intervals (the same seed over the same sorted papers),
+    and a pair whose shared papers are all the slice's papers (every submission reviewed the reference's
+    papers: the usual benchmark) takes its differences from them: per slice, each submission's distances
+    are drawn once and every pair is a difference of two arrays. Only a pair that shares fewer papers is
+    drawn again, over its own papers (once per distinct set of shared papers).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+from itertools import combinations
+from pathlib import Path
+from statistics import NormalDist
+from typing import Iterable, Sequence
+
+import numpy as np
+from datasets import Features, Value
+
+from praib.leaderboard.run import (ALL_VENUES, ReviewTable, ScoredRun, SliceDraws, _interval, _Slice,
+                                   bootstrap_weights, slice_draws)
+from praib.metrics.perturbation.stats import benjamini_hochberg
+from praib.metrics.registry import BY_NAME, DIFFERENCE, METRICS
+from praib.records import HUMAN_SOURCE, RecordError, read_parquet_rows
+
+#: The false discovery rate of the verdicts unless told otherwise.
+DEFAULT_FDR = 0.05
+#: z_0.975 + z_0.8: a two-sided test at 0.05 with 80% power.
+POWER_Z = NormalDist().inv_cdf(0.975) + NormalDist().inv_cdf(0.8)
+A_CLOSER, B_CLOSER, NO_DIFFERENCE = "A closer", "B closer", "no detectable difference"
+
+#: The files a run writes beside its results (:data:`praib.leaderboard.run.RESULT_FILES`).
+COMPARISONS_FILE, RANKS_FILE = "comparisons.parquet", "ranks.parquet"
+COMPARISON_FEATURES = Features({
+    "metric": Value("string"),
+    "venue": Value("string"),
+    "submission_a": Value("string"),
+    "submission_b": Value("string"),
+    "n_papers": Value("int64"),
+    "difference": Value("float64"),
+    "ci_low": Value("float64"),
+    "ci_high": Value("float64"),
+    "p_value": Value("float64"),
+    "p_adjusted": Value("float64"),
+    "verdict": Value("string"),
+    "standard_error": Value("float64"),
+    "min_detectable_difference": Value("float64"),
+    "papers_needed": Value("int64"),
+})
+RANK_FEATURES = Features({
+    "submission": Value("string"),
+    "metric": Value("string"),
+    "venue": Value("string"),
+    "n_papers": Value("int64"),
+    "distance_to_human": Value("float64"),
+    "rank": Value("int64"),
+    "rank_low": Value("int64"),
+    "rank_high": Value("int64"),
+})
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """One row of ``comparisons.parquet``: A against B on one metric and slice (see the module)."""
+
+    metric: str
+    venue: str
+    submission_a: str
+    submission_b: str
+    n_papers: int
+    difference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    p_adjusted: float | None
+    verdict: str
+    standard_error: float | None
+    min_detectable_difference: float | None
+    papers_needed: int | None
+
+    def row(self) -> dict:
+        return asdict(self)
+
+    def closer(self) -> str | None:
+        """The submission the verdict finds closer to human, None without a detectable difference."""
+        return {A_CLOSER: self.submission_a, B_CLOSER: self.submission_b}.get(self.verdict)
+
+    def swapped(self) -> "PairedDifference":
+        """The same comparison as B against A."""
+        def negated(value):
+            return None if value is None else -value
+
+        return replace(self, submission_a=self.submission_b, submission_b=self.submission_a,
+                       difference=negated(self.difference), ci_low=negated(self.ci_high),
+                       ci_high=negated(self.ci_low),
+                       verdict={A_CLOSER: B_CLOSER, B_CLOSER: A_CLOSER}.get(self.verdict, self.verdict))
+
+    def papers_for(self, difference: float) -> int | None:
+        """The shared papers needed to detect a true ``difference`` with 80% power at 0.05 (two-sided),
+        the standard error scaled as 1/sqrt(n); None without a standard error."""
+        if self.standard_error is None or not self.n_papers:
+            return None
+        return papers_needed(self.n_papers, self.standard_error, difference)
+
+
+@dataclass(frozen=True)
+class RankInterval:
+    """One row of ``ranks.parquet``: a submission's rank on one metric and slice and its 95% interval."""
+
+    submission: str
+    metric: str
+    venue: str
+    n_papers: int
+    distance_to_human: float | None
+    rank: int | None
+    rank_low: int | None
+    rank_high: int | None
+
+    def row(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Comparison:
+    """Every paired comparison and rank interval of a run (:func:`compare_tables`, :func:`load_comparison`)."""
+
+    pairs: list[PairedDifference]
+    ranks: list[RankInterval]
+    fdr: float = DEFAULT_FDR
+    n_bootstrap: int | None = None
+    seed: int | None = None
+    _index: dict = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._index = {(p.metric, p.venue, p.submission_a, p.submission_b): p for p in self.pairs}
+
+    def comparison_rows(self) -> list[dict]:
+        return [pair.row() for pair in self.pairs]
+
+    def rank_rows(self) -> list[dict]:
+        return [rank.row() for rank in self.ranks]
+
+    def to_dict(self) -> dict:
+        return {"fdr": self.fdr, "n_bootstrap": self.n_bootstrap, "seed": self.seed,
+                "comparisons": self.comparison_rows(), "ranks": self.rank_rows()}
+
+    def select(self, metric: str | None = None, venue: str | None = None) -> "Comparison":
+        """The comparisons and ranks of one metric and/or slice."""
+        def kept(item) -> bool:
+            return (metric is None or item.metric == metric) and (venue is None or item.venue == venue)
+
+        return Comparison([p for p in self.pairs if kept(p)], [r for r in self.ranks if kept(r)], self.fdr,
+                          self.n_bootstrap, self.seed)
+
+    def between(self, a: str, b: str, metric: str, venue: str = ALL_VENUES) -> PairedDifference | None:
+        """A against B (the difference negative where A is closer), whichever order the run stored them in."""
+        found = self._index.get((metric, venue, a, b))
+        if found is not None:
+            return found
+        found = self._index.get((metric, venue, b, a))
+        return None if found is None else found.swapped()
+
+    def metrics(self) -> list[str]:
+        return list(dict.fromkeys([p.metric for p in self.pairs] + [r.metric for r in self.ranks]))
+
+    def venues(self) -> list[str]:
+        return list(dict.fromkeys([p.venue for p in self.pairs] + [r.venue for r in self.ranks]))
+
+
+# ----------------------------------------------------------------------------- statistics
+
+
+def bootstrap_p_value(draws: np.ndarray) -> float | None:
+    """Two-sided bootstrap p-value of ``difference == 0`` from the draws of the difference: twice the smaller
+    share of draws on either side of 0, a draw at exactly 0 counting on both sides, with one added to each
+    count and to the number of draws (so the smallest p-value of B draws is 2/(B+1), never 0), at most 1.
+    It is the smallest level at which the percentile interval excludes 0. None without a defined draw."""
+    draws = draws[np.isfinite(draws)]
+    if not len(draws):
+        return None
+    below, above = np.count_nonzero(draws <= 0), np.count_nonzero(draws >= 0)
+    return float(min(1.0, 2 * (min(below, above) + 1) / (len(draws) + 1)))
+
+
+def papers_needed(n_papers: int, standard_error: float, difference: float) -> int | None:
+    """n x ((z_0.975 + z_0.8) x SE / |difference|)^2, rounded up: the papers at which the standard error,
+    scaled as 1/sqrt(n), lets a two-sided test at 0.05 detect ``difference`` with 80% power. None for a
+    zero difference (none can be detected)."""
+    if not difference or not math.isfinite(difference):
+        return None
+    return max(1, math.ceil(n_papers * (POWER_Z * standard_error / abs(difference)) ** 2))
+
+
+def recentred(draws: np.ndarray, point: float) -> np.ndarray:
+    """The defined draws of a difference shifted so that their median is the observed difference.
+
+    A distance is an absolute value (or a total variation, a sum of them), and the bootstrap of a distance
+    is biased towards larger values, most where the distance is small; so the draws of a difference of two
+    distances lean towards zero from the observed difference, and the plain percentile interval and its
+    p-value are conservative (in ``benchmarks/comparison_calibration.py``, about 3% false positives at a
+    nominal 5% for total variation and alpha on 100 papers). Moving the draws' median onto the observed
+    difference keeps their spread and shape and removes that median bias."""
+    defined = draws[np.isfinite(draws)]
+    if not len(defined):
+        return defined
+    median = np.median(defined)
+    # Equal up to rounding (row 0 and the draws sum in different orders): no shift, so that a difference of
+    # exactly zero in the draws stays zero rather than becoming 1e-16 on one side.
+    return defined if math.isclose(point, median, rel_tol=1e-9, abs_tol=1e-12) else defined + (point - median)
+
+
+def paired_difference(metric: str, venue: str, a: str, b: str, n_papers: int,
+                      distance_a: np.ndarray, distance_b: np.ndarray) -> PairedDifference:
+    """The comparison of A and B from their distances on the same draws (row 0: the point estimates), before
+    the multiplicity adjustment (``p_adjusted`` None, no verdict yet): the interval and p-value are those of
+    the draws re-centred on the observed difference (:func:`recentred`)."""
+    draws = distance_a - distance_b
+    point = _finite(draws[0])
+    defined = draws[1:][np.isfinite(draws[1:])]
+    if point is None or not len(defined):
+        return PairedDifference(metric, venue, a, b, n_papers, point, None, None, None, None, NO_DIFFERENCE,
+                                None, None, None)
+    centred = recentred(defined, point)
+    low, high = _interval(centred)
+    se = float(np.std(defined, ddof=1)) if len(defined) > 1 else None
+    return PairedDifference(metric, venue, a, b, n_papers, point, low, high, bootstrap_p_value(centred), None,
+                            NO_DIFFERENCE, se, None if se is None else POWER_Z * se,
+                            None if se is None else papers_needed(n_papers, se, point))
+
+
+def adjust(pairs: list[PairedDifference], fdr: float) -> list[PairedDifference]:
+    """``pairs`` with their Benjamini-Hochberg adjusted p-values (over all of them) and verdicts at ``fdr``:
+    the closer submission is the one the observed difference favours (the re-centred draws' median is the
+    observed difference, so a small p-value means they lie on its side of 0)."""
+    adjusted = benjamini_hochberg([pair.p_value for pair in pairs])
+    out = []
+    for pair, p in zip(pairs, adjusted):
+        verdict = NO_DIFFERENCE
+        if p is not None and p <= fdr and pair.difference:
+            verdict = A_CLOSER if pair.difference < 0 else B_CLOSER
+        out.append(replace(pair, p_adjusted=p, verdict=verdict))
+    return out
+
+
+def rank_intervals(venue: str, n_papers: int, distances: dict[str, dict[str, np.ndarray]]) -> list[RankInterval]:
+    """Each submission's rank per metric from its distances on common draws (row 0: the point estimates)."""
+    names = list(distances)
+    out = []
+    for metric in next(iter(distances.values()), {}):
+        stacked = np.vstack([distances[name][metric] for name in names])      # submissions x draws
+        # Rank 1 + the number of submissions strictly closer: ties share the better rank; NaN is never closer.
+        ranks = 1 + (stacked[None, :, :] < stacked[:, None, :]).sum(1)
+        for i, name in enumerate(names):
+            defined = np.isfinite(stacked[i, 1:])
+            low = high = None
+            if defined.any():
+                low, high = (int(q) for q in np.quantile(ranks[i, 1:][defined], [0.025, 0.975],
+                                                         method="inverted_cdf"))
+            point = _finite(stacked[i, 0])
+            out.append(RankInterval(name, metric, venue, n_papers, point,
+                                    None if point is None else int(ranks[i, 0]), low, high))
+    return out
+
+
+def _finite(value) -> float | None:
+    return float(value) if value is not None and np.isfinite(value) else None
+
+
+# ----------------------------------------------------------------------------- draws
+
+
+def distances_of(series: dict[str, tuple[np.ndarray, np.ndarray | None]],
+                 human_series: dict[str, tuple[np.ndarray, np.ndarray | None]]) -> dict[str, np.ndarray]:
+    """Per metric, a submission's distance to human on each draw, from :func:`praib.leaderboard.run.slice_draws`
+    of the submission and of the human reference on the same draws: a metric whose distance is to the human
+    value (:data:`praib.metrics.registry.DIFFERENCE`) takes the human value of the same draw."""
+    out = {}
+    for metric, (value, distance) in series.items():
+        if distance is None:
+            assert BY_NAME[metric].distance == DIFFERENCE, metric
+            distance = np.abs(value - human_series[metric][0])
+        out[metric] = distance
+    return out
+
+
+class _Draws:
+    """One set of draws over some papers of a slice, with each submission's distances on them, drawn when
+    first asked for; or taken from the run's own draws (``drawn``, by side and venue) where those were over
+    the same papers with the same seed."""
+
+    def __init__(self, human: ReviewTable, tables: dict[str, ReviewTable], venue: str, papers: list,
+                 n_bootstrap: int, seed: int, drawn: dict[tuple[str, str], SliceDraws]):
+        self.human, self.tables, self.venue, self.papers = human, tables, venue, papers
+        self.n_bootstrap, self.seed, self.drawn = n_bootstrap, seed, drawn
+        self._weights: np.ndarray | None = None
+        self.human_series = self._series(HUMAN_SOURCE, None)
+        self._distances: dict[str, dict[str, np.ndarray]] = {}
+
+    def _series(self, side: str, table: ReviewTable | None) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+        known = self.drawn.get((side, self.venue))
+        if known is not None and known.papers == self.papers:
+            return known.series
+        if self._weights is None:
+            self._weights = bootstrap_weights(len(self.papers), self.n_bootstrap, self.seed)
+        return slice_draws(_Slice(table, self.human, self.venue, self.papers), self._weights)
+
+    def distances(self, name: str) -> dict[str, np.ndarray]:
+        if name not in self._distances:
+            self._distances[name] = distances_of(self._series(name, self.tables[name]), self.human_series)
+        return self._distances[name]
+
+
+def _papers(table: ReviewTable, venue: str) -> set:
+    return set(table.paper_id if venue == ALL_VENUES else table.paper_id[table.venue == venue])
+
+
+def compare_run(scored: ScoredRun, fdr: float = DEFAULT_FDR) -> Comparison:
+    """The comparisons of a scored run (:func:`praib.leaderboard.run.score_run`), on its own draws where the
+    papers are the same (see the module)."""
+    return compare_tables(scored.human, scored.tables, scored.n_bootstrap, scored.seed, fdr, scored.draws)
+
+
+def compare_tables(human: ReviewTable, tables: dict[str, ReviewTable], n_bootstrap: int = 1000, seed: int = 0,
+                   fdr: float = DEFAULT_FDR, drawn: dict[tuple[str, str], SliceDraws] | None = None) -> Comparison:
+    """Every pair of submissions (``tables`` by name: their original records' tables), metric and slice
+    compared, and every submission's rank intervals, against the ``human`` reference (see the module).
+    ``drawn``: draws already made with this ``n_bootstrap`` and ``seed`` (:attr:`ScoredRun.draws`)."""
+    drawn = drawn or {}
+    venues = [ALL_VENUES, *sorted(set(human.venue), key=str)]
+    order = {m.name: i for i, m in enumerate(METRICS)}
+    pairs, ranks = [], []
+    for venue in venues:
+        reviewed = {name: _papers(tables[name], venue) for name in sorted(tables)}
+        reviewed = {name: papers for name, papers in reviewed.items() if papers}
+        if not reviewed:
+            continue
+        everything = sorted(set().union(_papers(human, venue), *reviewed.values()), key=str)
+        common = _Draws(human, tables, venue, everything, n_bootstrap, seed, drawn)
+        ranks += rank_intervals(venue, len(everything), {name: common.distances(name) for name in reviewed})
+        by_papers: dict[tuple, _Draws] = {tuple(everything): common}
+        for a, b in combinations(reviewed, 2):
+            shared = sorted(reviewed[a] & reviewed[b], key=str)
+            if not shared:
+                continue
+            draws = by_papers.get(tuple(shared))
+            if draws is None:
+                draws = by_papers[tuple(shared)] = _Draws(human, tables, venue, shared, n_bootstrap, seed, {})
+            distance_a, distance_b = draws.distances(a), draws.distances(b)
+            pairs += [paired_difference(metric, venue, a, b, len(shared), distance_a[metric], distance_b[metric])
+                      for metric in distance_a]
+    pairs.sort(key=lambda p: (order.get(p.metric, len(order)), venues.index(p.venue)))
+    ranks.sort(key=lambda r: (order.get(r.metric, len(order)), venues.index(r.venue),
+                              r.rank is None, r.rank or 0, r.submission))
+    return Comparison(adjust(pairs, fdr), ranks, fdr, n_bootstrap, seed)
+
+
+# ----------------------------------------------------------------------------- files
+
+
+def write_comparison(comparison: Comparison, folder: Path) -> None:
+    """``comparisons.parquet`` and ``ranks.parquet`` in ``folder``, typed by :data:`COMPARISON_FEATURES` and
+    :data:`RANK_FEATURES`."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    # Through pyarrow with the features' schema (which carries them for `datasets`): a run of one submission
+    # has no pair, and datasets cannot build a table of no rows.
+    for name, rows, features in ((COMPARISONS_FILE, comparison.comparison_rows(), COMPARISON_FEATURES),
+                                 (RANKS_FILE, comparison.rank_rows(), RANK_FEATURES)):
+        pq.write_table(pa.Table.from_pylist(rows, schema=features.arrow_schema), folder / name)
+
+
+class ComparisonError(ValueError):
+    """A run folder without readable comparisons, with the file and what is wrong."""
+
+
+def load_comparison(directory: str | Path) -> Comparison:
+    """The comparisons and ranks a ``praib leaderboard run`` folder holds, with the run's settings."""
+    from praib.leaderboard.report import ReportError, load_results
+
+    directory = Path(directory)
+    found = {}
+    for name, features, kind in ((COMPARISONS_FILE, COMPARISON_FEATURES, PairedDifference),
+                                 (RANKS_FILE, RANK_FEATURES, RankInterval)):
+        path = directory / name
+        if not path.is_file():
+            raise ComparisonError(f"{directory}: no {name} (written by `praib leaderboard run` since "
+                                  "comparisons were added: run it again)")
+        try:
+            rows = read_parquet_rows(path)
+        except RecordError as err:
+            raise ComparisonError(str(err)) from None
+        missing = [column for column in features if rows and column not in rows[0]]
+        if missing:
+            raise ComparisonError(f"{path}: missing column(s) {', '.join(missing)}")
+        found[name] = [kind(**{column: row[column] for column in features}) for row in rows]
+    try:
+        run = load_results(directory).run or {}
+    except ReportError as err:
+        raise ComparisonError(str(err)) from None
+    return Comparison(found[COMPARISONS_FILE], found[RANKS_FILE], run.get("fdr", DEFAULT_FDR),
+                      run.get("n_bootstrap"), run.get("seed"))
