@@ -48,12 +48,15 @@ from statistics import NormalDist
 from typing import Iterable, Sequence
 
 import numpy as np
-from datasets import Features, Value
+from datasets import Dataset, Features, Value
 
 from praib.leaderboard.run import (ALL_VENUES, ReviewTable, ScoredRun, SliceDraws, _interval, _Slice,
-                                   bootstrap_weights, slice_draws)
+                                   bootstrap_weights, score_run, slice_draws)
 from praib.metrics.perturbation.stats import benjamini_hochberg
 from praib.metrics.registry import BY_NAME, DIFFERENCE, METRICS
+from praib.leaderboard.report import (LeaderboardResults, ReportError, _finite as _finite_number, format_number,
+                                      format_p, load_results, metric_digits)
+from praib.leaderboard.submission import Submission
 from praib.records import HUMAN_SOURCE, RecordError, read_parquet_rows
 
 #: The false discovery rate of the verdicts unless told otherwise.
@@ -403,33 +406,152 @@ def write_comparison(comparison: Comparison, folder: Path) -> None:
         pq.write_table(pa.Table.from_pylist(rows, schema=features.arrow_schema), folder / name)
 
 
-class ComparisonError(ValueError):
-    """A run folder without readable comparisons, with the file and what is wrong."""
+def _checked(path: Path, rows: list[dict], features: Features) -> list[dict]:
+    """The rows of one of the files, each with every column of ``features`` and values of its type (a number
+    that is not finite read as missing); anything else is a :class:`ReportError` naming the row."""
+    checked = []
+    for number, row in enumerate(rows, 1):
+        where = f"{path}: row {number}"
+        missing = [column for column in features if column not in row]
+        if missing:
+            raise ReportError(f"{where}: missing column(s) {', '.join(missing)}")
+        out = {}
+        for column in features:
+            value, kind = row[column], features[column].dtype
+            if kind == "float64":
+                value = _finite_number(value, where, column)
+            elif value is not None and (isinstance(value, bool) or not isinstance(value, int if kind == "int64"
+                                                                                   else str)):
+                expected = "an integer" if kind == "int64" else "text"
+                raise ReportError(f"{where}: field '{column}': expected {expected}, found {value!r:.60}")
+            out[column] = value
+        checked.append(out)
+    return checked
+
+
+def read_comparison_rows(directory: Path) -> tuple[list[dict], list[dict]] | None:
+    """The checked rows of a run folder's ``comparisons.parquet`` and ``ranks.parquet``; None where it has
+    neither (a run from before comparisons)."""
+    paths = (directory / COMPARISONS_FILE, directory / RANKS_FILE)
+    present = [path.is_file() for path in paths]
+    if not any(present):
+        return None
+    if not all(present):
+        missing = paths[present.index(False)]
+        raise ReportError(f"{missing}: missing, beside {paths[present.index(True)].name} (both are written by "
+                          "`praib leaderboard run`)")
+    try:
+        return tuple(_checked(path, read_parquet_rows(path), features)
+                     for path, features in zip(paths, (COMPARISON_FEATURES, RANK_FEATURES)))
+    except RecordError as err:
+        raise ReportError(str(err)) from None
+
+
+def comparison_of(results: LeaderboardResults) -> Comparison:
+    """The comparisons a loaded results folder holds (:func:`praib.leaderboard.report.load_results`)."""
+    if results.comparisons is None:
+        raise ReportError(f"{results.directory}: no {COMPARISONS_FILE} (`praib leaderboard run` writes it; this "
+                          "run is from a version without comparisons: run it again)")
+    run = results.run or {}
+    return Comparison([PairedDifference(**row) for row in results.comparisons],
+                      [RankInterval(**row) for row in results.ranks], run.get("fdr", DEFAULT_FDR),
+                      run.get("n_bootstrap"), run.get("seed"))
 
 
 def load_comparison(directory: str | Path) -> Comparison:
-    """The comparisons and ranks a ``praib leaderboard run`` folder holds, with the run's settings."""
-    from praib.leaderboard.report import ReportError, load_results
+    """The comparisons and rank intervals a ``praib leaderboard run`` folder holds, with the run's settings."""
+    return comparison_of(load_results(directory))
 
-    directory = Path(directory)
-    found = {}
-    for name, features, kind in ((COMPARISONS_FILE, COMPARISON_FEATURES, PairedDifference),
-                                 (RANKS_FILE, RANK_FEATURES, RankInterval)):
-        path = directory / name
-        if not path.is_file():
-            raise ComparisonError(f"{directory}: no {name} (written by `praib leaderboard run` since "
-                                  "comparisons were added: run it again)")
-        try:
-            rows = read_parquet_rows(path)
-        except RecordError as err:
-            raise ComparisonError(str(err)) from None
-        missing = [column for column in features if rows and column not in rows[0]]
-        if missing:
-            raise ComparisonError(f"{path}: missing column(s) {', '.join(missing)}")
-        found[name] = [kind(**{column: row[column] for column in features}) for row in rows]
-    try:
-        run = load_results(directory).run or {}
-    except ReportError as err:
-        raise ComparisonError(str(err)) from None
-    return Comparison(found[COMPARISONS_FILE], found[RANKS_FILE], run.get("fdr", DEFAULT_FDR),
-                      run.get("n_bootstrap"), run.get("seed"))
+
+def compare_submissions(submissions: Sequence[Submission], reference: Dataset, n_bootstrap: int = 1000,
+                        seed: int = 0, fdr: float = DEFAULT_FDR, workers: int | None = None) -> Comparison:
+    """Score ``submissions`` against the human reviews of ``reference`` as ``praib leaderboard run`` does
+    (:func:`praib.leaderboard.run.score_run`, no judge) and compare them: the comparisons a run would write,
+    in memory."""
+    return compare_run(score_run(submissions, reference, n_bootstrap, seed, workers=workers), fdr)
+
+
+# ----------------------------------------------------------------------------- text
+
+
+def _aligned(rows: list[list[str]], left: int) -> list[str]:
+    """Rows of cells as aligned text, the first ``left`` columns to the left, the rest to the right."""
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(w) if c < left else cell.rjust(w) for c, (cell, w) in enumerate(zip(row, widths)))
+            .rstrip() for row in rows]
+
+
+def difference_digits(metric: str) -> int:
+    """Decimals of a metric's differences: one more than the report gives its values."""
+    return metric_digits(metric) + 1
+
+
+def verdict_text(pair: PairedDifference) -> str:
+    closer = pair.closer()
+    return f"{closer} closer" if closer else pair.verdict
+
+
+def format_comparison(comparison: Comparison) -> str:
+    """The comparisons and rank intervals as two text tables, with how to read them."""
+    lines = [f"Paired comparisons: difference = distance to human of A minus that of B (negative: A is closer), "
+             f"on the papers both reviewed; 95% paired cluster-bootstrap interval; verdicts at a false discovery "
+             f"rate of {comparison.fdr:g} (Benjamini-Hochberg over all {len(comparison.pairs)} comparisons)."]
+    if comparison.pairs:
+        header = ["metric", "venue", "A", "B", "papers", "difference", "95% CI", "p", "p (BH)", "verdict",
+                  "min. detectable", "papers needed"]
+        rows = [header]
+        for pair in comparison.pairs:
+            digits = difference_digits(pair.metric)
+            rows.append([pair.metric, pair.venue, pair.submission_a, pair.submission_b, str(pair.n_papers),
+                         format_number(pair.difference, digits),
+                         f"[{format_number(pair.ci_low, digits)}, {format_number(pair.ci_high, digits)}]",
+                         format_p(pair.p_value), format_p(pair.p_adjusted), verdict_text(pair),
+                         format_number(pair.min_detectable_difference, digits),
+                         "–" if pair.papers_needed is None else str(pair.papers_needed)])
+        lines += _aligned(rows, left=4)
+        lines.append(PAPERS_NEEDED_NOTE)
+    else:
+        lines.append("No pair to compare: the run has fewer than two submissions with reviews of the same papers.")
+    lines += ["", "Rank intervals: rank 1 is the closest to human; the interval holds 95% of the ranks over the "
+              "bootstrap draws (ties share the better rank)."]
+    rows = [["metric", "venue", "rank", "submission", "distance", "95% interval", "papers"]]
+    for rank in comparison.ranks:
+        rows.append([rank.metric, rank.venue, "–" if rank.rank is None else str(rank.rank), rank.submission,
+                     format_number(rank.distance_to_human, difference_digits(rank.metric)),
+                     rank_interval_text(rank), str(rank.n_papers)])
+    lines += _aligned(rows, left=2) if comparison.ranks else ["No rank: the run has no submission."]
+    return "\n".join(lines) + "\n"
+
+
+def rank_interval_text(rank: RankInterval) -> str:
+    return "–" if rank.rank_low is None else f"{rank.rank_low}–{rank.rank_high}"
+
+
+PAPERS_NEEDED_NOTE = ("min. detectable: the true difference a two-sided test at 0.05 detects with 80% power on "
+                      "these papers, (z_0.975 + z_0.8) x the bootstrap standard error; papers needed: the shared "
+                      "papers that would detect the observed difference with 80% power, the standard error scaled "
+                      "as 1/sqrt(n): an approximation.")
+
+
+def format_plan(comparison: Comparison, difference: float | None = None) -> str:
+    """For every pair, metric and slice: the papers a study needs to detect ``difference`` (in the metric's
+    own units of distance to human; by default the pair's observed difference) with 80% power at 0.05, from
+    the run's standard errors."""
+    target = (f"a difference of {difference:g} in distance to human (in each metric's own units)"
+              if difference is not None else "each pair's observed difference in distance to human")
+    lines = [f"Papers needed to detect {target} between two submissions, with 80% power in a two-sided test at "
+             "0.05: n x ((z_0.975 + z_0.8) x SE / difference)^2, from each pair's paired-bootstrap standard error "
+             "SE on its n shared papers, scaled as 1/sqrt(n): an approximation, as good as the run's papers are "
+             "like the study's."]
+    rows = [["metric", "venue", "A", "B", "papers now", "standard error", "min. detectable now", "difference",
+             "papers needed"]]
+    for pair in comparison.pairs:
+        digits = difference_digits(pair.metric)
+        wanted = pair.difference if difference is None else difference
+        needed = pair.papers_for(wanted) if wanted is not None else None
+        rows.append([pair.metric, pair.venue, pair.submission_a, pair.submission_b, str(pair.n_papers),
+                     format_number(pair.standard_error, digits + 1),
+                     format_number(pair.min_detectable_difference, digits), format_number(wanted, digits),
+                     "–" if needed is None else str(needed)])
+    lines += _aligned(rows, left=4) if comparison.pairs else ["No pair to plan from: the run compared none."]
+    return "\n".join(lines) + "\n"
