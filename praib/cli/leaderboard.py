@@ -134,8 +134,11 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, fdr, 
 
         comparison = load_comparison(output)
         detected = sum(pair.closer() is not None for pair in comparison.pairs)
-        click.echo(f"compared {len(comparison.pairs)} pairs of submissions by metric and venue: {detected} "
-                   f"differences detected at a false discovery rate of {fdr:g} (praib leaderboard compare {output})")
+        click.echo(f"{len(comparison.pairs)} comparisons of two submissions (each pair, metric and venue): "
+                   f"{detected} differences detected at a false discovery rate of {fdr:g} "
+                   f"(praib leaderboard compare {output})")
+        if comparison.resolution_note():
+            click.echo("note: " + comparison.resolution_note(), err=True)
     click.echo(f"wrote {len(results)} result rows to {output}")
 
 

@@ -199,6 +199,24 @@ class Comparison:
     def metrics(self) -> list[str]:
         return list(dict.fromkeys([p.metric for p in self.pairs] + [r.metric for r in self.ranks]))
 
+    def unresolved(self) -> list[PairedDifference]:
+        """The comparisons whose every draw fell on one side of 0 (the smallest p-value the draws can give,
+        2/(B+1)) but that the adjustment over all comparisons left undetected: more draws would resolve them."""
+        if not self.n_bootstrap:
+            return []
+        floor = 2 / (self.n_bootstrap + 1) * (1 + 1e-9)
+        return [p for p in self.pairs if p.p_value is not None and p.p_value <= floor and p.verdict == NO_DIFFERENCE]
+
+    def resolution_note(self) -> str | None:
+        """What to do about :meth:`unresolved` comparisons; None where there is none."""
+        unresolved = self.unresolved()
+        if not unresolved:
+            return None
+        return (f"{len(unresolved)} comparison(s) had every one of the {self.n_bootstrap} draws on one side of 0, "
+                f"the smallest p-value {self.n_bootstrap} draws can give ({2 / (self.n_bootstrap + 1):.2g}), yet are "
+                f"not detected after adjusting over the {len(self.pairs)} comparisons: rerun with more draws "
+                "(--n-bootstrap) to resolve them.")
+
     def venues(self) -> list[str]:
         return list(dict.fromkeys([p.venue for p in self.pairs] + [r.venue for r in self.ranks]))
 
@@ -208,13 +226,17 @@ class Comparison:
 
 def bootstrap_p_value(draws: np.ndarray) -> float | None:
     """Two-sided bootstrap p-value of ``difference == 0`` from the draws of the difference: twice the smaller
-    share of draws on either side of 0, a draw at exactly 0 counting on both sides, with one added to each
-    count and to the number of draws (so the smallest p-value of B draws is 2/(B+1), never 0), at most 1.
-    It is the smallest level at which the percentile interval excludes 0. None without a defined draw."""
+    share of draws on either side of 0, a draw at 0 counting on both sides, with one added to each count and
+    to the number of draws (so the smallest p-value of B draws is 2/(B+1), never 0), at most 1. It is the
+    smallest level at which the percentile interval excludes 0. None without a defined draw.
+
+    A draw within rounding of 0 (1e-12 of the largest draw) is at 0: a metric on a discrete scale (a total
+    variation of counts) lands on 0 exactly in some draws, and the last bit of a sum must not pick its side."""
     draws = draws[np.isfinite(draws)]
     if not len(draws):
         return None
-    below, above = np.count_nonzero(draws <= 0), np.count_nonzero(draws >= 0)
+    tolerance = 1e-12 * max(1.0, float(np.max(np.abs(draws))))
+    below, above = np.count_nonzero(draws <= tolerance), np.count_nonzero(draws >= -tolerance)
     return float(min(1.0, 2 * (min(below, above) + 1) / (len(draws) + 1)))
 
 
@@ -510,6 +532,8 @@ def format_comparison(comparison: Comparison) -> str:
                          "–" if pair.papers_needed is None else str(pair.papers_needed)])
         lines += _aligned(rows, left=4)
         lines.append(PAPERS_NEEDED_NOTE)
+        if comparison.resolution_note():
+            lines.append("Note: " + comparison.resolution_note())
     else:
         lines.append("No pair to compare: the run has fewer than two submissions with reviews of the same papers.")
     lines += ["", "Rank intervals: rank 1 is the closest to human; the interval holds 95% of the ranks over the "

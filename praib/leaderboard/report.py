@@ -782,9 +782,10 @@ def _separable_table(comparison) -> Table:
                          Cell(format_p(pair.p_adjusted)),
                          Cell("yes" if separable else "no: not separable", warning=not separable)])
     n_separable = sum(row[-1].text == "yes" for row in rows)
-    return Table(f"Is the ★ separable from the runner-up? ({n_separable} of {len(rows)})",
+    return Table("Is the ★ separable from the runner-up?",
                  ["Metric", "Venue", "★ closest", "Runner-up", "Difference", "p (BH)", "Separable"], rows,
-                 ["Difference: the distance to human of the ★ minus that of the runner-up on the papers both "
+                 [f"Separable in {n_separable} of {len(rows)} metrics and venues. "
+                  "Difference: the distance to human of the ★ minus that of the runner-up on the papers both "
                   "reviewed (negative: the ★ is closer), with its 95% paired-bootstrap interval; separable: the "
                   f"★ is detectably closer at a false discovery rate of {comparison.fdr:g}. Where it is not, "
                   "another sample of papers could put the runner-up first."], numeric_from=4)
