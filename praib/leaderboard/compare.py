@@ -16,9 +16,9 @@ Paired differences
     ``ci_low``, ``ci_high``: the 2.5th and 97.5th percentiles of the draws' differences, re-centred so that
     their median is the observed difference (:func:`recentred`: the bootstrap of a distance is biased, and
     the plain percentile interval too conservative). ``p_value``: twice the smaller share of those draws on
-    either side of 0 (:func:`bootstrap_p_value`). ``p_adjusted``: Benjamini-Hochberg over every pair, metric and slice of the
-    run; ``verdict``: ``A closer`` or ``B closer`` where ``p_adjusted <= fdr``, else ``no detectable
-    difference``. ``standard_error``: the standard deviation of the draws' differences.
+    either side of 0 (:func:`bootstrap_p_value`). ``p_adjusted``: Benjamini-Hochberg over every pair, metric
+    and slice of the run; ``verdict``: ``A closer`` or ``B closer`` where ``p_adjusted <= fdr``, else ``no
+    detectable difference``. ``standard_error``: the standard deviation of the draws' differences.
     ``min_detectable_difference`` = (z_0.975 + z_0.8) x SE: the true difference a two-sided test at 0.05
     detects with 80% power on these papers. ``papers_needed`` = n x (min_detectable_difference /
     |difference|)^2: the shared papers needed to detect the observed difference with 80% power, the standard
@@ -45,18 +45,18 @@ from dataclasses import asdict, dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
 from statistics import NormalDist
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 from datasets import Dataset, Features, Value
 
-from praib.leaderboard.run import (ALL_VENUES, ReviewTable, ScoredRun, SliceDraws, _interval, _Slice,
-                                   bootstrap_weights, score_run, slice_draws)
-from praib.metrics.perturbation.stats import benjamini_hochberg
-from praib.metrics.registry import BY_NAME, DIFFERENCE, METRICS
 from praib.leaderboard.report import (LeaderboardResults, ReportError, _finite as _finite_number, format_number,
                                       format_p, load_results, metric_digits)
+from praib.leaderboard.run import (ALL_VENUES, ReviewTable, ScoredRun, SliceDraws, _interval, _Slice,
+                                   bootstrap_weights, score_run, slice_draws)
 from praib.leaderboard.submission import Submission
+from praib.metrics.perturbation.stats import benjamini_hochberg
+from praib.metrics.registry import BY_NAME, DIFFERENCE, METRICS
 from praib.records import HUMAN_SOURCE, RecordError, read_parquet_rows
 
 #: The false discovery rate of the verdicts unless told otherwise.

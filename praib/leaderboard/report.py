@@ -837,8 +837,7 @@ def _pair_matrices(comparison) -> list[Table]:
                     continue
                 word = {row_name: " closer", column_name: " farther"}.get(pair.closer(), "")
                 cells.append(Cell(format_number(pair.difference, digits) + word,
-                                  f"[{format_number(pair.ci_low, digits)}, {format_number(pair.ci_high, digits)}]",
-                                  closest=word == " closer"))
+                                  f"[{format_number(pair.ci_low, digits)}, {format_number(pair.ci_high, digits)}]"))
             rows.append(cells)
         if len(names) > 1:
             tables.append(Table(f"{metric_label(metric)}: row minus column, distance to human (all venues pooled)",

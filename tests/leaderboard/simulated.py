@@ -184,13 +184,15 @@ class Power:
 
 
 def planted_power(metric: str, b: Process, pilot_runs: int, runs: int, pilot_papers: int, n_bootstrap: int,
-                  seed: int = 0) -> Power:
-    """Pilot runs of :data:`MODEL` against ``b`` on ``pilot_papers`` papers give the mean observed difference of
-    ``metric`` and the mean standard error; the papers needed to detect that difference
-    (:meth:`~praib.leaderboard.compare.PairedDifference.papers_for`); then how often runs on that many papers
-    detect it at :data:`LEVEL` (two-sided), which the papers-needed figure puts at 80%."""
+                  difference: float | None = None, seed: int = 0) -> Power:
+    """Pilot runs of :data:`MODEL` against ``b`` on ``pilot_papers`` papers give the mean standard error of
+    ``metric``'s difference (and the difference itself, the mean observed one, unless the planted ``difference``
+    is known); the papers-needed figure (:func:`~praib.leaderboard.compare.papers_needed`) gives the papers that
+    detect it with 80% power; then runs on that many papers say how often it is detected at :data:`LEVEL`
+    (two-sided)."""
     pilot = [paired_draws(pilot_papers, MODEL, b, seed + run, n_bootstrap)[metric][0] for run in range(pilot_runs)]
-    difference = float(np.mean([pair.difference for pair in pilot]))
+    if difference is None:
+        difference = float(np.mean([pair.difference for pair in pilot]))
     standard_error = float(np.mean([pair.standard_error for pair in pilot]))
     needed = papers_needed(pilot_papers, standard_error, difference)
     detected = sum(_rejected(paired_draws(needed, MODEL, b, seed + pilot_runs + run, n_bootstrap)[metric][0].p_value)

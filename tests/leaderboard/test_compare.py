@@ -14,7 +14,7 @@ from statsmodels.stats.multitest import multipletests
 from praib.evaluation.scored import ScoredReviews
 from praib.leaderboard.compare import (A_CLOSER, B_CLOSER, NO_DIFFERENCE, POWER_Z, Comparison, PairedDifference,
                                        adjust, compare_tables, format_comparison, papers_needed, rank_intervals)
-from praib.leaderboard.run import ALL_VENUES, ReviewTable, bootstrap_weights
+from praib.leaderboard.run import ReviewTable, bootstrap_weights
 from praib.metrics.registry import TEXT
 from tests.leaderboard.simulated import MODEL, RATINGS_OF_ICLR, simulated_run
 

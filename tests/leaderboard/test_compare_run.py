@@ -14,7 +14,7 @@ from datasets import Dataset
 
 from praib.cli.main import main
 from praib.leaderboard.compare import (COMPARISON_FEATURES, NO_DIFFERENCE, POWER_Z, RANK_FEATURES, compare_run,
-                                       compare_submissions, compare_tables, load_comparison)
+                                       compare_tables, load_comparison)
 from praib.leaderboard.report import load_results, write_report
 from praib.leaderboard.run import score_run
 from praib.leaderboard.submission import load_submission
@@ -71,10 +71,14 @@ def test_the_run_writes_typed_comparisons_and_ranks_and_says_how_many_difference
 
 def test_in_memory_comparisons_are_those_the_run_wrote_and_the_runs_draws_are_fresh_draws(demo):
     root, folders, _ = demo
+    import praib.leaderboard
+
     submissions = [load_submission(str(folder)) for folder in folders]
     reference = load_records(DEMO / "reviews.jsonl", "review")
-    written = load_comparison(root / "results")
-    assert compare_submissions(submissions, reference, N_BOOTSTRAP, seed=0, workers=1).to_dict() == written.to_dict()
+    # As Python users reach them: from praib.leaderboard, on a run folder or on submissions in memory.
+    written = praib.leaderboard.load_comparison(root / "results")
+    in_memory = praib.leaderboard.compare_submissions(submissions, reference, N_BOOTSTRAP, seed=0, workers=1)
+    assert isinstance(written, praib.leaderboard.Comparison) and in_memory.to_dict() == written.to_dict()
     scored = score_run(submissions, reference, N_BOOTSTRAP, 0, workers=1)
     redrawn = compare_tables(scored.human, scored.tables, N_BOOTSTRAP, 0)
     assert compare_run(scored).to_dict() == redrawn.to_dict()
