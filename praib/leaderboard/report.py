@@ -846,7 +846,7 @@ def _pair_matrices(comparison) -> list[Table]:
         tables[0].notes.append(
             "Each cell: the row's distance to human minus the column's on the papers both reviewed (negative: the "
             "row is closer), with its 95% paired-bootstrap interval. closer / farther: a difference detected at a "
-            f"false discovery rate of {comparison.fdr:g} (Benjamini-Hochberg over all {len(comparison.pairs)} "
+            f"false discovery rate of {comparison.fdr:g} (Benjamini-Hochberg over all {comparison.n_adjusted} "
             "comparisons of the run); no word: no detectable difference. Rows and columns in rank order.")
     return tables
 

@@ -124,6 +124,8 @@ def test_compare_takes_one_metric_and_venue_and_names_what_the_run_has(demo):
     assert one.exit_code == 0, one.output
     lines = one.output.splitlines()
     assert sum(line.startswith("fre     all") for line in lines) == 3 + 3  # 3 pairs, then 3 ranks
+    # The adjustment was over the run's 108 comparisons, whatever the table shows.
+    assert "(Benjamini-Hochberg over all 108 comparisons of the run)" in lines[0]
     bad = invoke("leaderboard", "compare", root / "results", "--metric", "fres")
     assert bad.exit_code == 2
     assert "Invalid value for --metric: 'fres': the run compared tkc, ttr, fre" in bad.output
