@@ -218,8 +218,8 @@ class Comparison:
             return None
         return (f"{len(unresolved)} comparison(s) had every one of the {self.n_bootstrap} draws on one side of 0, "
                 f"the smallest p-value {self.n_bootstrap} draws can give ({2 / (self.n_bootstrap + 1):.2g}), yet are "
-                f"not detected after adjusting over the {self.n_adjusted} comparisons: rerun with more draws "
-                "(--n-bootstrap) to resolve them.")
+                f"not detected after adjusting over the {self.n_adjusted} comparisons: rerun with more draws to "
+                "resolve them.")
 
     def venues(self) -> list[str]:
         return list(dict.fromkeys([p.venue for p in self.pairs] + [r.venue for r in self.ranks]))

@@ -212,7 +212,7 @@ def test_differences_the_draws_cannot_resolve_after_the_adjustment_are_named(thr
     unresolved = at_five.unresolved()
     assert [(p.metric, p.p_value) for p in unresolved] == [("fre", pytest.approx(2 / 1001))] * 4
     assert at_five.resolution_note().startswith("4 comparison(s) had every one of the 1000 draws on one side of 0")
-    assert "rerun with more draws (--n-bootstrap)" in format_comparison(at_five)
+    assert "rerun with more draws to resolve them" in format_comparison(at_five)
     assert three_submissions.unresolved() == [] and three_submissions.resolution_note() is None
 
 
