@@ -520,11 +520,12 @@ def verdict_text(pair: PairedDifference) -> str:
 
 def format_comparison(comparison: Comparison) -> str:
     """The comparisons and rank intervals as two text tables, with how to read them."""
-    lines = [f"Paired comparisons: difference = distance to human of A minus that of B (negative: A is closer), "
-             f"on the papers both reviewed; 95% paired cluster-bootstrap interval; verdicts at a false discovery "
-             f"rate of {comparison.fdr:g} (Benjamini-Hochberg over all {comparison.n_adjusted} comparisons of the "
-             "run)."]
+    lines = []
     if comparison.pairs:
+        lines.append(f"Paired comparisons: difference = distance to human of A minus that of B (negative: A is "
+                     f"closer), on the papers both reviewed; 95% paired cluster-bootstrap interval; verdicts at a "
+                     f"false discovery rate of {comparison.fdr:g} (Benjamini-Hochberg over all "
+                     f"{comparison.n_adjusted} comparisons of the run).")
         header = ["metric", "venue", "A", "B", "papers", "difference", "95% CI", "p", "p (BH)", "verdict",
                   "min. detectable", "papers needed"]
         rows = [header]
