@@ -65,8 +65,8 @@ def test_a_leaderboard_rerun_with_fewer_submissions_leaves_no_file_of_the_first(
     assert {"details/demo-model-b.json", "manifests/demo-model-b.json"} <= set(files(output))
     rerun = leaderboard_run(output, model_a)
     assert rerun.exit_code == 0, rerun.output
-    assert set(files(output)) == {"results.parquet", "results.jsonl", "run.json", "details/demo-model-a.json",
-                                  "manifests/demo-model-a.json"}
+    assert set(files(output)) == {"results.parquet", "results.jsonl", "comparisons.parquet", "ranks.parquet",
+                                  "run.json", "details/demo-model-a.json", "manifests/demo-model-a.json"}
     named = json.loads((output / "run.json").read_text(encoding="utf-8"))["submissions"]
     assert list(named) == ["demo-model-a"] and named["demo-model-a"].startswith(f"{model_a.name}/ (sha256:")
     assert [p.name for p in tmp_path.iterdir()] == ["results"]  # no temporary folder, no lock left
@@ -93,8 +93,9 @@ def test_a_results_folder_holding_other_files_is_refused_unless_overwrite_which_
     overwritten = leaderboard_run(output, model_a, overwrite=True)
     assert overwritten.exit_code == 0, overwritten.output
     after = files(output)
-    assert set(after) == {"results.parquet", "results.jsonl", "run.json", "details/demo-model-a.json",
-                          "manifests/demo-model-a.json", "notes.txt", "plots/alpha.png", "details/README"}
+    assert set(after) == {"results.parquet", "results.jsonl", "comparisons.parquet", "ranks.parquet", "run.json",
+                          "details/demo-model-a.json", "manifests/demo-model-a.json", "notes.txt", "plots/alpha.png",
+                          "details/README"}
     assert {name: after[name] for name in ("notes.txt", "plots/alpha.png", "details/README")} == {
         name: before[name] for name in ("notes.txt", "plots/alpha.png", "details/README")}
     assert after["results.jsonl"] != before["results.jsonl"]
