@@ -178,8 +178,9 @@ def test_files_named_like_praibs_are_the_users_until_praib_records_them(tmp_path
     (output / "details" / "mine.json").write_bytes(b"my notes on the details, not JSON\n")
     again = leaderboard_run(output, model_a, overwrite=True)
     assert again.exit_code == 0, again.output
-    assert set(files(output)) == {"results.parquet", "results.jsonl", "run.json", "details/demo-model-a.json",
-                                  "manifests/demo-model-a.json", *mine, "details/mine.json"}
+    assert set(files(output)) == {"results.parquet", "results.jsonl", "comparisons.parquet", "ranks.parquet",
+                                  "run.json", "details/demo-model-a.json", "manifests/demo-model-a.json", *mine,
+                                  "details/mine.json"}
     assert files(output)["details/mine.json"] == b"my notes on the details, not JSON\n"
     report = invoke("leaderboard", "report", output, "-o", tmp_path / "report.html")  # reads praib's files only
     assert report.exit_code == 0, report.output
@@ -250,7 +251,8 @@ def test_a_run_killed_while_it_replaces_the_folder_leaves_every_user_file_in_pla
     assert [p.name for p in tmp_path.iterdir()] == ["results"]
     assert len(list(output.glob("note-*.txt"))) == 10_000
     assert set(files(output)) - {f"note-{i:05d}.txt" for i in range(10_000)} == {
-        "results.parquet", "results.jsonl", "run.json", "details/demo-model-a.json", "manifests/demo-model-a.json"}
+        "results.parquet", "results.jsonl", "comparisons.parquet", "ranks.parquet", "run.json",
+        "details/demo-model-a.json", "manifests/demo-model-a.json"}
 
 
 def test_the_next_run_finishes_a_replacement_killed_midway_and_says_so(tmp_path, two_submissions):
