@@ -187,8 +187,9 @@ _RULE_CHARACTERS = frozenset("-*_=#+ ")
 # against the Unicode tables of this Python).
 _OTHER_HSPACE = re.compile(r"[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _GROWS_WHEN_LOWERED = "\u0130"
-# A label line without a colon or a closing bold ends with its label (see _label_lines).
-_LABEL_CHARACTER = re.compile(r"[\w ,/&'’()\-]")
+# A label line without a colon or a closing bold ends with its label: its last character is a label's,
+# [\w ,/&'’()\-], i.e. alphanumeric (str.isalnum, as \w reads it) or one of these (see _candidate_lines).
+_LABEL_PUNCTUATION = frozenset(" _,/&'’()-")
 _SCORE_SEPARATORS = (":", "=", "：")  # one of them ends every inline score label
 _NORMALISED: dict[str, str] = {}
 
@@ -357,19 +358,28 @@ def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueSc
         found.scores.setdefault(target, []).append(_Score(_RATING_PRIORITY.get(kind, 0), pos, *read))
 
 
-def _label_lines(text: str) -> Iterator[re.Match]:
-    """``_LABEL_LINE.finditer(text)``: a match never crosses a line, so matching at each line start finds
-    the same ones, without trying the pattern at every character. A line can match only if it holds a
-    colon or a closing bold (``**``, ``__``, ``</b>``, ``</strong>``), or else ends with its label (then its
-    last character is one of a label's): other lines are not tried."""
+def _candidate_lines(text: str) -> tuple[list[int], list[int], list[tuple[int, str]]]:
+    """Where a line of ``text`` may match: the starts of the lines that may be label lines (_LABEL_LINE) and
+    header lines (_HEADER_LINE), and (start, line) of those that may hold an inline score label. Every match
+    lies on one line, so trying the patterns at these line starts, in order, finds what finditer finds.
+    A label line holds a colon or a closing bold (``**``, ``__``, ``</b>``, ``</strong>``), or else ends with
+    its label (its last character is one of a label's); a header line has its "#" within its first five
+    characters (after "- " and "**"); an inline score label is followed by one of _SCORE_SEPARATORS."""
+    labels, headers, separated = [], [], []
     start = 0
     for line in text.split("\n"):
-        if line and (":" in line or "：" in line or "**" in line or "__" in line or "</" in line
-                     or _LABEL_CHARACTER.match(line, len(line) - 1)):
-            m = _LABEL_LINE.match(text, start)
-            if m:
-                yield m
+        if line:
+            colon = ":" in line or "：" in line
+            last = line[-1]
+            if (colon or "**" in line or "__" in line or "</" in line or last.isalnum()
+                    or last in _LABEL_PUNCTUATION):
+                labels.append(start)
+            if "#" in line[:5]:
+                headers.append(start)
+            if colon or "=" in line:
+                separated.append((start, line))
         start += len(line) + 1
+    return labels, headers, separated
 
 
 def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
@@ -380,7 +390,11 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
 
     # (line start, content start, kind, key, header level, line end) of every label and header line
     events: list[tuple[int, int, str, str | None, int | None, int]] = []
-    for m in _label_lines(text):
+    label_lines, header_lines, separated = _candidate_lines(text)
+    for line_start in label_lines:
+        m = _LABEL_LINE.match(text, line_start)
+        if m is None:
+            continue
         entry = table.get(_normalise(m.group("label")))
         if entry is None:
             continue
@@ -399,8 +413,9 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
         if kind == "score":
             found.labels_seen.add(key)
     starts = {e[0] for e in events}
-    for m in _HEADER_LINE.finditer(text) if "#" in text else ():
-        if m.start() not in starts:
+    for line_start in header_lines:
+        m = _HEADER_LINE.match(text, line_start)
+        if m and m.start() not in starts:
             events.append((m.start(), m.end(), "header", None, len(m.group(1)), m.end()))
     events.sort()
     starts = {e[0] for e in events}
@@ -427,7 +442,7 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
     if current:
         found.spans[current[0]].append((current[2], len(text)))
 
-    for start, end, label in _inline_scores(text, inline):
+    for start, end, label in _inline_scores(text, separated, inline):
         # Score labels count at the start of a line, in bold, or after a separator ("Soundness: 3; ...").
         window = max(0, start - _MAX_PREFIX)  # bounded, so that a huge one-line text stays linear
         before = text[max(window, text.rfind("\n", window, start) + 1):start]
@@ -445,17 +460,13 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
     return found
 
 
-def _inline_scores(text: str, inline: re.Pattern) -> Iterator[tuple[int, int, str]]:
+def _inline_scores(text: str, lines: list[tuple[int, str]], inline: re.Pattern) -> Iterator[tuple[int, int, str]]:
     """(start, end, label) of the matches of ``inline`` in ``text`` lower-cased (only its ASCII letters when
-    lower-casing would move positions: "İ" grows). A match lies on one line and holds one of
-    _SCORE_SEPARATORS, so only such lines are lower-cased and searched."""
+    lower-casing would move positions: "İ" grows), given (start, line) of the lines that can hold one."""
     lower = str.lower if _GROWS_WHEN_LOWERED not in text else (lambda line: line.translate(_ASCII_LOWER))
-    start = 0
-    for line in text.split("\n"):
-        if ":" in line or "=" in line or "：" in line:
-            for m in inline.finditer(lower(line)):
-                yield start + m.start(), start + m.end(), m.group("label")
-        start += len(line) + 1
+    for start, line in lines:
+        for m in inline.finditer(lower(line)):
+            yield start + m.start(), start + m.end(), m.group("label")
 
 
 def _pick(scores: list[_Score]) -> _Score | None:
