@@ -94,13 +94,13 @@ def iter_corpus(seed: int = 0) -> Iterator[dict]:
     rng = random.Random(f"{seed}/corpus")
     pool: list[str] = []
     for text, venue, year, kind in iter_real_texts():
-        pool.append(text)
+        pool.append(text or "")
         yield {"text": text, "venue": venue, "year": year, "kind": kind}
     for text, venue, year, kind in _generated_texts(seed):
         if len(pool) < POOL:
-            pool.append(text)
+            pool.append(text or "")
         elif rng.random() < 0.05:
-            pool[rng.randrange(POOL)] = text
+            pool[rng.randrange(POOL)] = text or ""
         yield {"text": text, "venue": venue, "year": year, "kind": kind}
         for _ in range(rng.choice((0, 1, 1))):
             venue, year = rng.choice(SCALES)
