@@ -19,12 +19,12 @@ On each set it times
       (praib's compiled patterns and ``find_citations``, so both sides count the same
       things),
   (b) ``praib.metrics.text.textstats.score_texts(texts)`` with its default workers (``--workers`` to
-      choose; a cold call: its own CMU dictionary load and process start-up are inside the
-      timing, the plain loop's dictionary load is not), or with ``--batches B`` on the same
-      texts in B consecutive batches, one call each, as a caller that streams batches calls
-      it (each call forks its workers; what the process learns about words carries over), and
-  (c) with ``--against DIR``, the ``score_texts`` of another checkout of praib (today's), one cold
-      call in a fresh process with the same workers,
+      choose), in a fresh process that holds only the texts: a cold call, its own CMU dictionary
+      load and process start-up inside the timing (the plain loop's dictionary load is not), or
+      with ``--batches B`` the same texts in B consecutive batches, one call each, as a caller that
+      streams batches calls it (each call forks its workers; what the process learns about words
+      carries over), and
+  (c) with ``--against DIR``, the same with the ``score_texts`` of another checkout of praib (today's),
 checks that (a) and (b) give identical values, and prints reviews per second and the ratios.
 The load average is printed before and after: other busy processes on the machine take cores away
 from the worker processes and lower the ratio.
@@ -271,30 +271,33 @@ def plain_loop(texts: list[str], cmu: dict, hyphenator) -> dict[str, np.ndarray]
     return {c: table[:, j] for j, c in enumerate(columns)}
 
 
-def kernel_seconds(tree: Path, texts: list, workers: int | None, workdir: Path) -> float:
-    """Seconds of one cold ``score_texts`` call on ``texts`` (its default workers, or ``workers``) with the
-    praib of checkout ``tree``, in a fresh process."""
+def kernel_seconds(tree: Path, texts: list, workers: int | None, workdir: Path, batches: int = 1) -> float:
+    """Seconds of ``score_texts`` on ``texts`` (its default workers, or ``workers``), one cold call or ``batches``
+    consecutive ones, with the praib of checkout ``tree``, in a fresh process that holds only the texts."""
     import json
     import subprocess
 
     workdir.mkdir(parents=True, exist_ok=True)
     texts_file = workdir / "kernel-texts.json"
     texts_file.write_text(json.dumps(texts))
-    command = [sys.executable, __file__, "--time-kernel", str(texts_file)] + (["--workers", str(workers)] if workers else [])
+    command = [sys.executable, __file__, "--time-kernel", str(texts_file), "--batches", str(batches)]
+    command += ["--workers", str(workers)] if workers else []
     done = subprocess.run(command, env=dict(os.environ, PYTHONPATH=str(tree)), check=True, capture_output=True,
                           text=True)
     return float(done.stdout.split()[-1])
 
 
-def time_kernel(texts_file: Path, workers: int | None) -> None:
-    """(--time-kernel) Print the seconds of one score_texts call on the texts of ``texts_file``."""
+def time_kernel(texts_file: Path, workers: int | None, batches: int = 1) -> None:
+    """(--time-kernel) Print the seconds of score_texts on the texts of ``texts_file``, in ``batches`` calls."""
     import json
 
     from praib.metrics.text.textstats import score_texts
 
     texts = json.loads(texts_file.read_text())
+    bounds = np.linspace(0, len(texts), batches + 1).astype(int)
     started = time.perf_counter()
-    score_texts(texts, workers=workers)
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        score_texts(texts[a:b], workers=workers)
     print(time.perf_counter() - started)
 
 
@@ -316,17 +319,12 @@ def compare(label: str, texts: list[str], cmu: dict, args: argparse.Namespace) -
     n_words = sum(len(WORD_RE.findall(t)) for t in texts) / len(texts)
     print(f"\n{label}: {len(texts)} texts, {n_words:.0f} words on average; {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.2f}")
-    # praib first: its workers are forked before the plain loop warms Pyphen's own cache
-    # (with --workers 1 the plain loop then finds that cache warm, to its advantage).
-    t0 = time.perf_counter()
-    if args.batches > 1:
-        bounds = np.linspace(0, len(texts), args.batches + 1).astype(int)
-        parts = [score_texts(texts[a:b], workers=args.workers) for a, b in zip(bounds[:-1], bounds[1:])]
-        fast = {name: np.concatenate([part[name] for part in parts]) for name in TEXT_METRICS}
-    else:
-        fast = score_texts(texts, workers=args.workers)
-    t_fast = time.perf_counter() - t0
-    t_today = kernel_seconds(args.against, texts, args.workers, args.workdir) if args.against else None
+    # Each checkout's score_texts is timed in a fresh process that holds only the texts (so that forking its
+    # workers costs what it costs a caller), this one's first, then today's.
+    here = Path(__file__).resolve().parents[1]
+    t_fast = kernel_seconds(here, texts, args.workers, args.workdir, args.batches)
+    t_today = kernel_seconds(args.against, texts, args.workers, args.workdir, args.batches) if args.against else None
+    fast = score_texts(texts, workers=args.workers)
 
     hyphenator = pyphen.Pyphen(lang="en_US")
     t0 = time.perf_counter()
@@ -349,7 +347,7 @@ def compare(label: str, texts: list[str], cmu: dict, args: argparse.Namespace) -
     print(f"praib.score_texts   : {len(texts) / t_fast:9.1f} reviews/s  ({t_fast:.2f} s, workers={workers}, {how})")
     if t_today is not None:
         print(f"today's score_texts : {len(texts) / t_today:9.1f} reviews/s  ({t_today:.2f} s, {args.against}, "
-              "one call)")
+              f"{how})")
     print(f"speed-up            : {t_plain / t_fast:.2f}x the plain loop"
           + (f", {t_today / t_fast:.2f}x today's score_texts" if t_today is not None else "")
           + f"  (load average now {os.getloadavg()[0]:.2f})")
@@ -372,7 +370,7 @@ def main(argv=None) -> int:
     parser.add_argument("--time-kernel", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.time_kernel:
-        time_kernel(args.time_kernel, args.workers)
+        time_kernel(args.time_kernel, args.workers, args.batches)
         return 0
     if args.against:
         args.against = args.against.resolve()

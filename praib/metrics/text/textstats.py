@@ -71,8 +71,9 @@ TEXT_METRICS: tuple[str, ...] = (
     *(f"xref_{t}" for t in XREF_TYPES),
     "citations",
 )
-#: Texts per unit of work (a chunk) of a process.
-CHUNK_SIZE = 500
+#: Texts per unit of work (a chunk) of a process. (The arrays of a larger chunk, a few MB each, are
+#: mapped afresh by the allocator, next to a batch's records, at the cost of a page fault every 4 KB.)
+CHUNK_SIZE = 200
 
 _NAN = math.nan
 _N_COLUMNS = len(TEXT_METRICS)
