@@ -27,6 +27,7 @@ from praib import __version__
 #: The ``statistics_of`` of the file each command writes: ``praib tables`` recognises the files by it.
 PERTURB = "praib perturb"
 COUNTERFACTUAL_BUILD = "praib counterfactual build"
+COUNTERFACTUAL_STATS = "praib counterfactual stats"
 _IGNORED_FIELDS = ("perturbation",)
 
 
@@ -208,6 +209,35 @@ def seconds(value: float) -> str:
     return f"{value:.2f} s" if value < 10 else f"{value:.0f} s"
 
 
+#: How the attempts at a soundness-critical edit ended, as the LLM-edit outcomes they are.
+_ATTEMPT_OUTCOMES = {"accepted": "accepted", "no-answer": "unanswered"}
+
+
+def family_statistics(family: str, papers: Sequence[dict], variants: Sequence[dict],
+                      attempts: Sequence[dict]) -> KindStatistics:
+    """One soundness-critical family (finding, conclusion, result) of ``praib counterfactual build``: the papers
+    it was tried on (those with research logic), those it made a variant of, those every attempt of which went
+    unanswered (left out); the variants' edits against their originals; every attempt as an LLM edit
+    (``unit`` "attempt": accepted, rejected by a check or the judge, or unanswered)."""
+    mine = [row for row in attempts if row["family"] == family]
+    tried = {str(row["paper_id"]) for row in mine}
+    originals = {str(row["paper_id"]): row for row in papers}
+    made = [row for row in variants if str(row["perturbation"]["kind"]).split("-")[0] == family]
+    edits: dict[str, int] = {paper: 0 for paper in tried}
+    words: dict[str, int] = {paper: 0 for paper in tried}
+    for row in made:
+        count = count_edits(originals[str(row["paper_id"])].get("text"), row.get("text"))
+        edits[str(row["paper_id"])] += count.edits
+        words[str(row["paper_id"])] += count.words
+    unanswered = {paper for paper in tried if all(row["status"] == "no-answer" for row in mine
+                                                  if str(row["paper_id"]) == paper)}
+    outcomes = {"unit": "attempt", "accepted": 0, "rejected": 0, "unanswered": 0}
+    for row in mine:
+        outcomes[_ATTEMPT_OUTCOMES.get(row["status"], "rejected")] += 1
+    return KindStatistics(family, "paper", "soundness-critical", len(tried), len(made),
+                          len(tried) - len(made) - len(unanswered), len(unanswered), edits, words, outcomes)
+
+
 @contextmanager
 def stopwatch() -> Iterator[list[float]]:
     """``with stopwatch() as took:`` leaves the block's wall time in seconds in ``took[0]``."""
@@ -245,5 +275,77 @@ def statistics_path(output) -> Any:
     return output.with_name(output.name + ".stats.json")
 
 
-__all__ = ["COUNTERFACTUAL_BUILD", "PERTURB", "EditCount", "KindStatistics", "PerturbationStatistics", "Spread",
-           "count_edits", "kind_statistics", "llm_edit_counts", "record_edits", "statistics_path", "stopwatch"]
+
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# counterfactual datasets: the counterfactual study's Tables 2 and 3
+# ---------------------------------------------------------------------------------------------------------------
+
+#: The categories of the counterfactual study's Table 3, by ``perturbation.category``: CFCR and CFNE.
+CATEGORIES = {"soundness-critical": "CFCR", "soundness-neutral": "CFNE"}
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _std(values: Sequence[float]) -> float | None:
+    if len(values) < 2:
+        return None
+    mean = sum(values) / len(values)
+    return (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
+
+
+def counterfactual_statistics(papers: Sequence[dict], variants: Sequence[dict],
+                              logic: Sequence[dict] | None = None) -> dict[str, Any]:
+    """The counterfactual study's dataset statistics of ``variants`` (paper rows with a ``perturbation``) of
+    ``papers`` (their originals), with the research ``logic`` records where given.
+
+    ``papers``: how many originals were given and how many have a variant (the study's dataset: papers without
+    one are left out of it), those by venue, and from the logic the paper types (``goal.genre``, which the UKP
+    release's blueprints give and praib's own extraction does not) and findings per paper. ``counterfactuals``:
+    per category (soundness-critical, soundness-neutral) and in total, the variants, variants per paper with a
+    variant, and per variant the mean and sample SD of its edits and words changed against its original
+    (:func:`count_edits`)."""
+    originals = {str(row["paper_id"]): row for row in papers}
+    unknown = sorted({str(v["paper_id"]) for v in variants} - set(originals))
+    if unknown:
+        raise ValueError(f"variants of papers not given: {', '.join(unknown[:5])}{', ...' if len(unknown) > 5 else ''}")
+    with_variant = sorted({str(v["paper_id"]) for v in variants})
+    by_venue: dict[str, int] = {}
+    for paper_id in with_variant:
+        venue = str(originals[paper_id].get("venue") or "unknown")
+        by_venue[venue] = by_venue.get(venue, 0) + 1
+    counts = {name: [] for name in (*CATEGORIES, "total")}
+    for variant in variants:
+        category = (variant.get("perturbation") or {}).get("category")
+        edit = count_edits(originals[str(variant["paper_id"])].get("text"), variant.get("text"))
+        for name in (category, "total"):
+            if name in counts:
+                counts[name].append(edit)
+    chosen = [row for row in (logic or []) if str(row["paper_id"]) in set(with_variant)]
+    genres: dict[str, int] = {}
+    for row in chosen:
+        genre = (row.get("goal") or {}).get("genre")
+        if genre:
+            genres[genre] = genres.get(genre, 0) + 1
+    findings = [len(row.get("findings") or []) for row in chosen]
+    return {
+        "papers": {"given": len(originals), "with_variants": len(with_variant),
+                   "by_venue": dict(sorted(by_venue.items())),
+                   "with_logic": len(chosen), "paper_types": len(genres) if genres else None,
+                   "by_paper_type": dict(sorted(genres.items())) or None,
+                   "findings_per_paper": {"mean": _mean(findings), "std": _std(findings), "n": len(findings)}},
+        "counterfactuals": {name: {
+            "variants": len(edits),
+            "per_paper": len(edits) / len(with_variant) if with_variant else None,
+            "edits": {"mean": _mean([e.edits for e in edits]), "std": _std([e.edits for e in edits])},
+            "words": {"mean": _mean([e.words for e in edits]), "std": _std([e.words for e in edits])},
+        } for name, edits in counts.items()},
+    }
+
+
+__all__ = ["CATEGORIES", "COUNTERFACTUAL_BUILD", "COUNTERFACTUAL_STATS", "PERTURB", "EditCount", "KindStatistics",
+           "PerturbationStatistics", "Spread", "count_edits", "counterfactual_statistics", "family_statistics", "kind_statistics",
+           "llm_edit_counts", "record_edits", "seconds", "statistics_path", "stopwatch"]

@@ -38,7 +38,7 @@ def test_the_tree_has_every_command_and_the_leaderboard_verbs_in_one_group():
         "praib evaluate run", "praib evaluate merge", "praib generate", "praib score", "praib prompts list", "praib prompts show",
         "praib perturb", "praib robustness", "praib meta-review",
         "praib counterfactual extract", "praib counterfactual build", "praib counterfactual oracle",
-        "praib counterfactual effects",
+        "praib counterfactual effects", "praib counterfactual stats",
         "praib data collect", "praib data import-dump", "praib data import-ukp", "praib data export-ukp",
         "praib data sample", "praib data pdf", "praib data build",
         "praib data push", "praib data verify-citations",

@@ -1,6 +1,7 @@
 """What a perturbation run changed: edits counted by hand on small texts and records."""
 
-from praib.perturb.statistics import EditCount, Spread, count_edits, kind_statistics, record_edits
+from praib.perturb.statistics import (EditCount, Spread, count_edits, counterfactual_statistics, kind_statistics,
+                                      record_edits)
 
 
 def test_a_replaced_word_is_one_edit_of_one_word():
@@ -57,3 +58,30 @@ def test_kind_statistics_sum_a_papers_records_and_count_the_records_left_out():
     assert data["edits"] == {"sum": 3, "mean": 1.5, "min": 0, "max": 3, "papers": 2}
     assert data["changed_share"] == 0.5 and data["written_share"] == 0.75
     assert stats.describe() == "3 edits in 2 papers (mean 1.5 a paper, 0-3); 1.50 s"
+
+
+def test_counterfactual_statistics_of_variants_counted_by_hand():
+    papers = [{"paper_id": "a", "venue": "ACL", "text": "x y z\nw v"},
+              {"paper_id": "b", "venue": "ACL", "text": "one two three"},
+              {"paper_id": "c", "venue": "EMNLP", "text": "p q r"},
+              {"paper_id": "d", "venue": "EMNLP", "text": "no variant"}]
+    critical, neutral = {"category": "soundness-critical"}, {"category": "soundness-neutral"}
+    variants = [{"paper_id": "a", "text": "x Y z\nw V", "perturbation": critical},        # 2 edits, 2 words
+                {"paper_id": "a", "text": "x y z\nw v extra words", "perturbation": neutral},  # 1 edit, 2 words
+                {"paper_id": "b", "text": "one TWO three", "perturbation": critical},      # 1 edit, 1 word
+                {"paper_id": "c", "text": "p q r s", "perturbation": neutral}]             # 1 edit, 1 word
+    logic = [{"paper_id": "a", "goal": {"genre": "method"}, "findings": [{}, {}, {}]},
+             {"paper_id": "b", "goal": {"genre": "analysis"}, "findings": [{}]},
+             {"paper_id": "c", "goal": {"genre": "method"}, "findings": [{}, {}]},
+             {"paper_id": "d", "goal": {"genre": "dataset"}, "findings": []}]
+    stats = counterfactual_statistics(papers, variants, logic)
+    assert stats["papers"] == {"given": 4, "with_variants": 3, "by_venue": {"ACL": 2, "EMNLP": 1}, "with_logic": 3,
+                               "paper_types": 2, "by_paper_type": {"analysis": 1, "method": 2},
+                               "findings_per_paper": {"mean": 2.0, "std": 1.0, "n": 3}}
+    rows = stats["counterfactuals"]
+    assert rows["soundness-critical"] == {"variants": 2, "per_paper": 2 / 3, "edits": {"mean": 1.5, "std": 0.5 ** 0.5},
+                                          "words": {"mean": 1.5, "std": 0.5 ** 0.5}}
+    assert rows["soundness-neutral"]["edits"] == {"mean": 1.0, "std": 0.0}
+    assert rows["soundness-neutral"]["words"] == {"mean": 1.5, "std": 0.5 ** 0.5}
+    assert rows["total"]["variants"] == 4 and rows["total"]["per_paper"] == 4 / 3
+    assert rows["total"]["edits"]["mean"] == 5 / 4
