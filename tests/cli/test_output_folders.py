@@ -119,8 +119,8 @@ def test_a_dataset_rebuilt_with_fewer_configs_keeps_the_repository_files_it_did_
 
     rebuilt = invoke("data", "build", "--reviews", DEMO / "reviews.jsonl", "-o", output, "--overwrite")
     assert rebuilt.exit_code == 0, rebuilt.output
-    assert set(files(output)) == {"README.md", "data/reviews/train-00000-of-00001.parquet", ".gitattributes",
-                                  ".git/HEAD"}
+    assert set(files(output)) == {"README.md", "statistics.json", "data/reviews/train-00000-of-00001.parquet",
+                                  ".gitattributes", ".git/HEAD"}
     assert len(load_records(f"{output}:reviews")) == len(load_records(DEMO / "reviews.jsonl"))
 
 
