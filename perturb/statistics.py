@@ -297,14 +297,19 @@ def _std(values: Sequence[float]) -> float | None:
     return (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
 
 
+def _spread(values: Sequence[float]) -> dict[str, Any]:
+    return {"mean": _mean(values), "std": _std(values), "n": len(values)}
+
+
 def counterfactual_statistics(papers: Sequence[dict], variants: Sequence[dict],
                               logic: Sequence[dict] | None = None) -> dict[str, Any]:
     """The counterfactual study's dataset statistics of ``variants`` (paper rows with a ``perturbation``) of
     ``papers`` (their originals), with the research ``logic`` records where given.
 
     ``papers``: how many originals were given and how many have a variant (the study's dataset: papers without
-    one are left out of it), those by venue, and from the logic the paper types (``goal.genre``, which the UKP
-    release's blueprints give and praib's own extraction does not) and findings per paper. ``counterfactuals``:
+    one are left out of it), those by venue and their mean and SD per venue, and from the logic the paper types
+    (``goal.genre``, which the UKP release's blueprints give and praib's own extraction does not), papers per type
+    and findings per paper. ``counterfactuals``:
     per category (soundness-critical, soundness-neutral) and in total, the variants, variants per paper with a
     variant, and per variant the mean and sample SD of its edits and words changed against its original
     (:func:`count_edits`)."""
@@ -333,10 +338,11 @@ def counterfactual_statistics(papers: Sequence[dict], variants: Sequence[dict],
     findings = [len(row.get("findings") or []) for row in chosen]
     return {
         "papers": {"given": len(originals), "with_variants": len(with_variant),
-                   "by_venue": dict(sorted(by_venue.items())),
+                   "by_venue": dict(sorted(by_venue.items())), "per_venue": _spread(list(by_venue.values())),
                    "with_logic": len(chosen), "paper_types": len(genres) if genres else None,
                    "by_paper_type": dict(sorted(genres.items())) or None,
-                   "findings_per_paper": {"mean": _mean(findings), "std": _std(findings), "n": len(findings)}},
+                   "per_paper_type": _spread(list(genres.values())) if genres else None,
+                   "findings_per_paper": _spread(findings)},
         "counterfactuals": {name: {
             "variants": len(edits),
             "per_paper": len(edits) / len(with_variant) if with_variant else None,

@@ -88,7 +88,7 @@ def dataset_statistics(configs: Mapping[str, Dataset]) -> dict[str, Any]:
     wanted = _wanted(configs)
     venues = {}
     for venue, groups in sorted(years.items()):
-        ordered = dict(sorted(groups.items(), key=lambda item: _group_order(item[0])))
+        ordered = dict(sorted(groups.items(), key=lambda item: year_order(item[0])))
         venues[venue] = {"years": {group: _complete(counts, wanted) for group, counts in ordered.items()},
                          "total": _complete(_sum(ordered.values()), wanted)}
     return {"statistics_of": DATA_BUILD, "praib_version": __version__, "configs": sorted(configs),
@@ -118,8 +118,8 @@ def _sum(many) -> dict:
     return total
 
 
-def _group_order(group: str) -> tuple:
-    # "<=2018" before "2019": by the first number in the name.
+def year_order(group: str) -> tuple:
+    """The sort key of a year group: "<=2018" before "2019", by the first number in the name."""
     digits = "".join(c if c.isdigit() else " " for c in group).split()
     return (int(digits[0]) if digits else 10 ** 6, group)
 

@@ -97,8 +97,10 @@ def test_extract_build_and_oracle_on_the_demo_set(tmp_path, model):
     venues = {}
     for paper in originals.values():
         venues[paper["venue"]] = venues.get(paper["venue"], 0) + 1
-    assert stats["papers"] == {"given": 8, "with_variants": 8, "by_venue": venues, "with_logic": 8, "paper_types": None,
-                               "by_paper_type": None, "findings_per_paper": {"mean": 1.0, "std": 0.0, "n": 8}}
+    assert stats["papers"] == {"given": 8, "with_variants": 8, "by_venue": venues, "per_venue": {"mean": 4.0, "std": 0.0,
+                                                                                                  "n": 2},
+                               "with_logic": 8, "paper_types": None, "by_paper_type": None, "per_paper_type": None,
+                               "findings_per_paper": {"mean": 1.0, "std": 0.0, "n": 8}}
     critical = stats["counterfactuals"]["soundness-critical"]
     assert (critical["variants"], critical["per_paper"], critical["edits"]) == (16, 2.0, {"mean": 1.0, "std": 0.0})
     assert critical["words"]["mean"] == pytest.approx(sum(words) / 16) and 1 in words and 2 in words

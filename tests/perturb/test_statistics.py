@@ -75,8 +75,10 @@ def test_counterfactual_statistics_of_variants_counted_by_hand():
              {"paper_id": "c", "goal": {"genre": "method"}, "findings": [{}, {}]},
              {"paper_id": "d", "goal": {"genre": "dataset"}, "findings": []}]
     stats = counterfactual_statistics(papers, variants, logic)
-    assert stats["papers"] == {"given": 4, "with_variants": 3, "by_venue": {"ACL": 2, "EMNLP": 1}, "with_logic": 3,
+    assert stats["papers"] == {"given": 4, "with_variants": 3, "by_venue": {"ACL": 2, "EMNLP": 1},
+                               "per_venue": {"mean": 1.5, "std": 0.5 ** 0.5, "n": 2}, "with_logic": 3,
                                "paper_types": 2, "by_paper_type": {"analysis": 1, "method": 2},
+                               "per_paper_type": {"mean": 1.5, "std": 0.5 ** 0.5, "n": 2},
                                "findings_per_paper": {"mean": 2.0, "std": 1.0, "n": 3}}
     rows = stats["counterfactuals"]
     assert rows["soundness-critical"] == {"variants": 2, "per_paper": 2 / 3, "edits": {"mean": 1.5, "std": 0.5 ** 0.5},
