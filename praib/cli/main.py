@@ -95,13 +95,28 @@ class _EvaluateGroup(click.Group):
         return super().parse_args(ctx, args)
 
 
+class _DefaultCommandContext(click.Context):
+    """The context of the group's default command (`praib evaluate INPUT` runs ``run``): its usage line and
+    usage errors name the group, the command a user types (`praib evaluate [OPTIONS] INPUT`)."""
+
+    @property
+    def command_path(self) -> str:
+        return self.parent.command_path if self.parent is not None else super().command_path
+
+
+class _DefaultCommand(click.Command):
+    context_class = _DefaultCommandContext
+
+
 @main.group(cls=_EvaluateGroup)
 def evaluate():
     """Behavioural profile of every group of reviews: `praib evaluate INPUT [OPTIONS]` (see
     `praib evaluate --help`), and `praib evaluate merge PARTS...` to combine shards."""
 
 
-@evaluate.command("run")
+@evaluate.command("run", cls=_DefaultCommand, hidden=True, epilog=(
+    "\b\nCommands:\n  merge  Combine the partial results (.npz) of --shard into one run's result:\n"
+    "         praib evaluate merge PARTS... --output FILE"))
 @click.argument("input_path", metavar="INPUT", required=False)
 @click.option("--reference", "reference_path", metavar="HUMAN_INPUT",
               help="Human reviews to compare against (default: the records of INPUT whose source is 'human').")
@@ -151,11 +166,11 @@ def evaluate_run(input_path, reference_path, output, group_by, scale, split, wor
                  max_failures, no_progress):
     """Behavioural profile of every group of reviews in INPUT.
 
-    INPUT is a JSONL, JSON or Parquet file of review records, a folder of such
-    files, a saved dataset directory, or a Hub dataset id ('org/name' or
-    'org/name:config'). It is read batch by batch, so its size is bounded by
-    the disk, not the memory. `praib evaluate merge PARTS...` combines the
-    partial results of --shard into the result of one run.
+    INPUT is a JSONL, JSON, Parquet or CSV file of review records, a folder
+    of such files (or of Parquet/JSONL shards), a directory written by
+    Dataset.save_to_disk, a folder `praib data build` wrote (DIR or
+    DIR:config), or a Hub dataset id ('org/name' or 'org/name:config'). It is
+    read batch by batch, so its size is bounded by the disk, not the memory.
     """
     from praib.llm.backends import BackendError
 
