@@ -389,9 +389,21 @@ def is_dataset_repo(path: Path) -> bool:
     return header.startswith("---") and re.search(r"^configs:", header, re.M) is not None
 
 
-def record_files(folder: Path) -> list[Path]:
-    """The files a folder of records is read from: its .parquet files, else its .jsonl files (recursively)."""
-    return sorted(folder.rglob("*.parquet")) or sorted(folder.rglob("*.jsonl"))
+#: The files of a records folder, one per record kind, as `praib data collect`, `data import-dump`,
+#: `data sample` and `data import-ukp` write them.
+RECORD_FILES = {"paper": "papers.jsonl", "review": "reviews.jsonl", "meta_review": "meta_reviews.jsonl",
+                "rebuttal": "rebuttals.jsonl"}
+
+
+def record_files(folder: Path, kind: str | None = None) -> list[Path]:
+    """The files a folder of records is read from. A records folder (one holding any of
+    :data:`RECORD_FILES`) gives the file of ``kind`` (none when it lacks it); any other folder its .parquet
+    files, else its .jsonl files, else its .json files (recursively, a submission's manifest.json aside)."""
+    if any((folder / name).is_file() for name in RECORD_FILES.values()):
+        kinds = [kind] if kind else list(RECORD_FILES)
+        return [folder / RECORD_FILES[k] for k in kinds if (folder / RECORD_FILES[k]).is_file()]
+    return (sorted(folder.rglob("*.parquet")) or sorted(folder.rglob("*.jsonl"))
+            or sorted(p for p in folder.rglob("*.json") if p.name != "manifest.json"))
 
 
 def _data_file_patterns(data_files: Any) -> Iterator[str]:

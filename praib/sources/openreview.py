@@ -32,15 +32,16 @@ from praib.http_retry import (GaveUp, Retryable, RetryPolicy, call_with_retries,
 from praib.records import (HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl,
                            read_csv_rows, read_json, read_json_list, records_to_dataset, save_records)
 from praib.records.atomic import replace_folder, write_text_atomically
+from praib.records.io import RECORD_FILES
+from praib.records.peer import flat_content as _flat, form_fields, invitations as _invitations, signer as _signer
+from praib.records.peer import text_of as _text
 from praib.records.duplicates import drop_duplicates, find_repeats
-from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
+from praib.scales import UnknownScaleError, VenueScales, venue_scales
 
 logger = logging.getLogger(__name__)
 
 EDITIONS_DIR = Path(__file__).resolve().parents[1] / "data" / "openreview"
 API_BASEURLS = {1: "https://api.openreview.net", 2: "https://api2.openreview.net"}
-RECORD_FILES = {"paper": "papers.jsonl", "review": "reviews.jsonl", "meta_review": "meta_reviews.jsonl",
-                "rebuttal": "rebuttals.jsonl"}
 #: The files of a records folder (:func:`write_records`).
 RECORD_FOLDER_FILES = tuple(RECORD_FILES.values())
 
@@ -268,68 +269,9 @@ def _check_notes(notes: list, label: str) -> list[dict]:
 # --------------------------------------------------------------------------- normalisation
 
 
-def _flat(content: dict | None) -> dict:
-    """A note's content with API v2's ``{"value": ...}`` wrappers removed (v1 is already flat)."""
-    out = {}
-    for key, value in (content or {}).items():
-        out[key] = value.get("value") if isinstance(value, dict) and "value" in value else value
-    return out
-
-
-def _invitations(note: dict) -> list[str]:
-    return list(note.get("invitations") or ([note["invitation"]] if note.get("invitation") else []))
-
-
 def _replies(note: dict) -> list[dict]:
     details = note.get("details") or {}
     return list(details.get("replies") or details.get("directReplies") or note.get("replies") or [])
-
-
-def _scored(value: Any, scale: Scale | None, where: str, field: str) -> Any:
-    """OpenReview scores are "6: label" strings or bare numbers; a bare label ("good") is
-    looked up on the venue-year's scale."""
-    if isinstance(value, str) and scale is not None and not re.match(r"\s*[+-]?\d", value):
-        found = scale.value_for_label(value)
-        if found is None:
-            raise RecordError(where, field, f"{value!r} is no label of the {scale.name} scale")
-        return found
-    return value
-
-
-def _text(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, list):
-        value = "\n".join(str(v) for v in value)
-    value = str(value).strip()
-    return value or None
-
-
-def _apply_form(content: dict, form: dict[str, str], scales: VenueScales | None, where: str) -> dict:
-    """Record fields from a note's content through a venue-year form map."""
-    row: dict[str, Any] = {"subscores": {}}
-    parts = []
-    for field, target in form.items():
-        value = content.get(field)
-        if value is None:
-            continue
-        if target.startswith("subscores."):
-            name = target.split(".", 1)[1]
-            scale = scales.subscores.get(name) if scales else None
-            row["subscores"][name] = _scored(value, scale, where, field)
-        elif target in ("rating", "confidence"):
-            scale = getattr(scales, target) if scales else None
-            row[target] = _scored(value, scale, where, field)
-        elif target == "recommendation":
-            row["recommendation"] = _text(value)
-        else:
-            text = _text(value)
-            if text:
-                parts.append(text)
-                if target != "body":
-                    row[target] = (row[target] + "\n\n" + text) if row.get(target) else text
-    row["text"] = "\n\n".join(parts) or None
-    return row
 
 
 def _scales(edition: Edition) -> VenueScales | None:
@@ -337,11 +279,6 @@ def _scales(edition: Edition) -> VenueScales | None:
         return venue_scales(edition.venue, edition.year)
     except UnknownScaleError:
         return None
-
-
-def _signer(note: dict) -> str | None:
-    signatures = note.get("signatures") or []
-    return signatures[0].rsplit("/", 1)[-1] if signatures else None
 
 
 @lru_cache(maxsize=None)
@@ -389,12 +326,12 @@ def normalise_forum(submission: dict, edition: Edition, status: str | None = Non
         where = f"{edition.venue} {edition.year} forum {paper_id} note {reply.get('id')}"
         reply_content = _flat(reply.get("content"))
         if reply["id"] in review_ids:
-            fields = _apply_form(reply_content, edition.review_form, scales, where)
+            fields = form_fields(reply_content, edition.review_form, scales, where)
             out["review"].append(coerce_record({**base, **fields, "review_id": reply["id"], "decision": decision,
                                                 "source": HUMAN_SOURCE, "reviewer_id": _signer(reply),
                                                 "parse_status": PARSE_GIVEN}, "review", where))
         if _matches(_invitations(reply), edition.meta_review):
-            fields = _apply_form(reply_content, edition.meta_review_form, scales, where)
+            fields = form_fields(reply_content, edition.meta_review_form, scales, where)
             if fields["text"]:
                 out["meta_review"].append(coerce_record({**base, **fields, "meta_review_id": reply["id"],
                                                          "source": HUMAN_SOURCE, "parse_status": PARSE_GIVEN},
@@ -528,8 +465,9 @@ def import_dump(path: str | Path, fmt: str, venue: str, year: int) -> dict[str, 
     if not path.is_file():
         raise RecordError(str(path), None, "no such file")
     if fmt == "json":
-        notes = _unique_notes(_dump_notes(path), path)
-        listed = {i for note in notes for i in _invitations(note)}
+        dumped = _dump_notes(path)
+        listed = {i for note in dumped for i in _invitations(note)}
+        notes = _forums(dumped, path)
         if listed and not any(i.startswith(edition.venue_id + "/") for i in listed):
             raise RecordError(str(path), None, f"its notes are not of {edition.venue} {edition.year} (none is under "
                                                f"{edition.venue_id}; e.g. {sorted(listed)[0]}); check --venue/--year")
@@ -554,6 +492,23 @@ def import_dump(path: str | Path, fmt: str, venue: str, year: int) -> dict[str, 
         raise RecordError(str(path), None, f"no paper of {edition.venue} {edition.year} in this {fmt} dump")
     return {kind: records_to_dataset(drop_duplicates(table.to_list(), kind, str(path)), kind)
             for kind, table in records.items()}
+
+
+def _forums(notes: list[dict], path: Path) -> list[dict]:
+    """The submission notes of a dump (:func:`_unique_notes`), each with its forum's replies. A dump may list
+    replies themselves (the review notes the API returns for an invitation or a forum: ``forum`` names their
+    paper, ``replyto`` the note they answer) beside or instead of their submissions: each goes under its
+    forum's submission note, made with the forum's id and no content where the dump holds none."""
+    replies = [note for note in notes if note.get("forum") not in (None, note["id"])]
+    submissions = _unique_notes([note for note in notes if note.get("forum") in (None, note["id"])], path)
+    forums = {note["id"]: note for note in submissions}
+    for reply in replies:
+        forum = forums.get(reply["forum"])
+        if forum is None:
+            forum = forums[reply["forum"]] = {"id": reply["forum"], "forum": reply["forum"], "content": {}}
+            submissions.append(forum)
+        forum["details"] = {**(forum.get("details") or {}), "replies": [*_replies(forum), reply]}
+    return submissions
 
 
 def _unique_notes(notes: list[dict], path: Path) -> list[dict]:
