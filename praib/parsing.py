@@ -37,7 +37,8 @@ Scores are read from ``Label: value`` (also ``**Label:** value``,
 items such as ``- **Quality:** 4 (excellent)``) and from a label alone on its
 line or header followed by the value on the next non-empty line. A value is a
 number (``6``, ``6: marginally above...``, ``4 (Borderline Accept)``,
-``8/10``); when it has no number, its label is mapped through the scale
+``8/10``, ``8 out of 10``: read only when the total is the top of the scale, so ``3/5`` on a
+1-10 scale is rejected); when it has no number, its label is mapped through the scale
 (``Rating: Weak Accept``). A number wins over a label that disagrees with it.
 Values not on the venue scale (7 on ICLR 2025, 3.5) are rejected: the field
 stays None and the reason says so.
@@ -165,6 +166,8 @@ _DIGIT_START = re.compile(r"[*_\[( ]*\d")
 _EMPHASIS_EDGES = " *_"
 
 _NUMBER = re.compile(r"[\s*_\[(\"']*+(\d++(?:\.\d++)?+)(?![\d.]*\d)")
+# "8/10", "8 out of 10": a value is read only when its total is the top of the scale.
+_OUT_OF = re.compile(r"[\s*_]*(?:/|out\s+of\b|of\b)\s*(\d+)", re.I)
 _LABEL_CUT = re.compile(r"\*\*|__|[<;|()\[\]:]| - ")
 _LABEL_STRIP = " .,!*_\"'“”`"
 _SCORE_CONTEXT = re.compile(r"(?:> ?)*(?:[-*+•] |\d{1,2}[.)] ?)?[ #*_]*")
@@ -281,6 +284,10 @@ def _read_value(raw: str, what: str, scale: Scale, scale_name: str,
     number = _NUMBER.match(raw)
     if number:
         token = number.group(1)
+        total = _OUT_OF.match(raw, number.end())
+        if total and int(total.group(1)) != max(scale.values):
+            return None, (f"{what} {token} out of {total.group(1)} is not on the {scale_name} scale "
+                          f"({scale.describe()})")
         value = float(token)
         if value.is_integer() and int(value) in scale:
             return int(value), None
@@ -619,12 +626,14 @@ def parse_reviews(records: Dataset, scale: str = "venue") -> Dataset:
 
 class ReviewParser:
     """:func:`parse_reviews` for rows given as dicts, batch after batch: the scales it looks up and
-    the venues it warned about are kept between batches."""
+    the venues it warned about are kept between batches. ``warn_unknown`` False leaves the warning about a
+    venue without a scale file to the caller (an evaluation names them all once, after its workers)."""
 
-    def __init__(self, scale: str = "venue") -> None:
+    def __init__(self, scale: str = "venue", warn_unknown: bool = True) -> None:
         if scale not in ("venue", "generic"):
             raise ValueError(f"unknown scale {scale!r}; use 'venue' or 'generic'")
         self.scale = scale
+        self._warn_unknown = warn_unknown
         self._generic = generic_scales()
         self._cache: dict[tuple[Any, Any], VenueScales] = {}
         self._warned: set[str] = set()
@@ -636,7 +645,7 @@ class ReviewParser:
             try:
                 self._cache[(venue, year)] = venue_scales(venue, year)
             except UnknownScaleError as err:
-                if venue not in self._warned:
+                if self._warn_unknown and venue not in self._warned:
                     self._warned.add(venue)
                     logger.warning("%s; parsing its reviews with the generic scale", err)
                 self._cache[(venue, year)] = self._generic

@@ -11,12 +11,13 @@ confidence distributions with their distance to the human ones.
 
 from __future__ import annotations
 
+import logging
 import os
 import warnings
 from collections import defaultdict
 from itertools import combinations
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
 from datasets import Dataset
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from praib.sources.verification import Verifier
 
 DEFAULT_GROUP_BY = ("source", "model", "prompt")
+
+logger = logging.getLogger(__name__)
 
 
 def text_metric_summary(scores: dict[str, np.ndarray]) -> dict:
@@ -75,15 +78,75 @@ def _label(key: dict) -> str:
     return "/".join(parts) or "(all)"
 
 
-def scale_values(venue: str | None, year: int | None, kind: str, scale: str) -> tuple[int, ...] | None:
-    """The values of the ``kind`` ("rating" or "confidence") scale of a venue-year (the generic
-    scale when ``scale`` is "generic" or the venue is unknown); None where there is no such scale."""
+def scale_values(venue: str | None, year: int | None, kind: str, scale: str) -> tuple[int, ...]:
+    """The values of the ``kind`` ("rating" or "confidence") scale of a venue-year: the generic scale's
+    when ``scale`` is "generic", the venue is missing or no scale file knows the venue-year (see
+    :func:`unknown_scales`, whose warning says so); none where the venue-year's scale has no such score
+    (ICLR 2020 asked for no confidence)."""
     try:
         scales = generic_scales() if scale == "generic" or venue is None else venue_scales(venue, year)
     except UnknownScaleError:
-        return None
+        scales = generic_scales()
     chosen = scales.rating if kind == "rating" else scales.confidence
-    return chosen.values if chosen else None
+    return chosen.values if chosen else ()
+
+
+def off_scale(columns: Mapping[str, Sequence], kind: str, scale: str) -> list[bool]:
+    """Per review of ``columns`` (``venue``, ``year`` and ``kind`` lists): whether its ``kind`` score is given
+    and is not a value of its venue-year's scale (:func:`scale_values`).
+
+    The one rule for such scores (7 on ICLR 2022's 1, 3, 5, 6, 8, 10): they are left out of every metric
+    alike (Krippendorff's alpha, the distributions, the gaps to the human median, the leaderboard's means),
+    as a score read from a review's text off its scale is never taken, and they are counted
+    (``n_out_of_scale``)."""
+    allowed: dict[tuple, tuple[int, ...]] = {}  # looked up once per venue-year, not per review
+    found = []
+    for value, venue, year in zip(columns[kind], columns["venue"], columns["year"]):
+        if value is None:
+            found.append(False)
+            continue
+        if (venue, year) not in allowed:
+            allowed[(venue, year)] = scale_values(venue, year, kind, scale)
+        found.append(value not in allowed[(venue, year)])
+    return found
+
+
+def on_scale(columns: dict, scale: str) -> tuple[dict, dict[str, int]]:
+    """``columns`` with every rating and confidence that is :func:`off_scale` set to None, and how many of
+    each kind were."""
+    kept, counts = dict(columns), {}
+    for kind in ("rating", "confidence"):
+        off = off_scale(columns, kind, scale)
+        counts[kind] = sum(off)
+        if counts[kind]:
+            kept[kind] = [None if out else value for value, out in zip(columns[kind], off)]
+    return kept, counts
+
+
+def unknown_scales(venue_years: Iterable[tuple], scale: str) -> str | None:
+    """The one warning naming every venue-year of ``venue_years`` that no scale file knows, and the scale
+    used instead (:func:`scale_values`); None when every one is known (or ``scale`` is "generic")."""
+    if scale == "generic":
+        return None
+    unknown = []
+    for venue, year in sorted({(v, y) for v, y in venue_years if v is not None}, key=lambda vy: (vy[0], vy[1] or 0)):
+        try:
+            venue_scales(venue, year)
+        except UnknownScaleError:
+            unknown.append(f"{venue} {year}")
+    if not unknown:
+        return None
+    generic = generic_scales()
+    return (f"no scale file knows {', '.join(unknown)}: their ratings and confidences are read and checked on the "
+            f"generic scale (rating {_span(generic.rating.values)}, confidence {_span(generic.confidence.values)}); "
+            "add a scale file to a folder in PRAIB_SCALES_PATH to use the venue's own")
+
+
+def _span(values: Sequence[int]) -> str:
+    """``1-10`` for a run of whole numbers, else the values listed."""
+    if list(values) == list(range(values[0], values[-1] + 1)):
+        return f"{values[0]}-{values[-1]}"
+    return ", ".join(map(str, values))
 
 
 def year_group_of(venue: str | None, year: int | None) -> str:
@@ -114,8 +177,6 @@ def _distributions(group: dict[tuple, tuple[list, list]], human: dict[tuple, tup
     for venue, year in sorted(group, key=lambda vy: (str(vy[0]), vy[1] or 0)):
         (scores, decisions), (human_scores, human_decisions) = group[(venue, year)], human.get((venue, year), ([], []))
         values = scale_values(venue, year, kind, scale)
-        if values is None:
-            values = tuple(sorted(set(scores) | set(human_scores)))
         name = f"{venue or 'unknown venue'} {year_group_of(venue, year) if venue else year}"
         entry = _compare(scores, human_scores, values, is_reference)
         entry["by_decision"] = {
@@ -137,8 +198,6 @@ def _pooled(group: dict[tuple, tuple[list, list]], human: dict[tuple, tuple[list
     for venue, year in group:
         allowed = scale_values(venue, year, kind, scale)
         scores, human_scores = group[(venue, year)][0], human.get((venue, year), ([], []))[0]
-        if allowed is None:
-            allowed = tuple(sorted(set(scores) | set(human_scores)))
         values.update(allowed)
         pooled_group += [v for v in scores if v in allowed]
         pooled_human += [v for v in human_scores if v in allowed]
@@ -412,7 +471,8 @@ def prompt_self_agreement(partial: Partial) -> list[PromptSelfAgreement]:
     found = []
     for reviewer in sorted(prompts_of, key=lambda k: tuple(str(v) for v in k)):
         keys = prompts_of[reviewer]
-        ratings = {prompt: _rated_by_year_group(partial.columns(partial.groups[key])) for prompt, key in keys.items()}
+        ratings = {prompt: _rated_by_year_group(on_scale(partial.columns(partial.groups[key]), partial.scale)[0])
+                   for prompt, key in keys.items()}
         label = _label(dict(zip([c for c in partial.group_by if c != "prompt"], reviewer)))
         for first, second in combinations(sorted(keys, key=str), 2):
             by_venue = self_agreement_by_venue(*ratings[first], *ratings[second])
@@ -425,11 +485,20 @@ def prompt_self_agreement(partial: Partial) -> list[PromptSelfAgreement]:
 def group_entries(partial: Partial) -> list[dict]:
     """Every group's entry (as :class:`GroupResult` fields, plus ``key``: the group's values, None for
     a reference of its own), from the columns ``partial`` kept: the reference first, then the groups
-    by label."""
+    by label. What the readers of a streamed evaluation noted, and the venue-years no scale file knows
+    (:func:`unknown_scales`), are said in one warning each."""
+    for source, notes in partial.read_notes.items():
+        for line in notes.warnings(source, "review"):
+            logger.warning("%s", line)
+    unknown = unknown_scales(partial.venue_years.values, partial.scale)
+    if unknown:
+        logger.warning("%s", unknown)
     reference = partial.columns(partial.reference)
-    # What every group is compared with, gathered once.
-    human = _Reference(reference, {kind: _by_venue_year(reference, kind) for kind in ("rating", "confidence")},
-                       _rated_by_year_group(reference) if reference["paper_id"] else None)
+    kept, _ = on_scale(reference, partial.scale)
+    # What every group is compared with, gathered once: the distributions leave scores off the scale out
+    # themselves (and count them per venue-year); the panels and the gaps take the scores on the scale.
+    human = _Reference(kept, {kind: _by_venue_year(reference, kind) for kind in ("rating", "confidence")},
+                       _rated_by_year_group(kept) if reference["paper_id"] else None)
     entries = []
     if partial.separate_reference and reference["paper_id"]:
         key = {"source": HUMAN_SOURCE, **{c: None for c in partial.group_by if c != "source"}}
@@ -446,7 +515,8 @@ def group_entries(partial: Partial) -> list[dict]:
 
 @dataclass(frozen=True)
 class _Reference:
-    """The human reference's columns, its scores per venue-year by kind, and its panels (None: no reference)."""
+    """The human reference's columns (scores off their scale left out, :func:`on_scale`), its scores per
+    venue-year by kind, and its panels (None: no reference)."""
 
     columns: dict
     by_venue_year: dict[str, dict[tuple, tuple[list, list]]]
@@ -457,7 +527,8 @@ def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_r
     statuses = columns["parse_status"]
     n = len(columns["paper_id"])
     with_text = int(np.isfinite(scores["tkc"]).sum())
-    agreement = _agreement(columns, human.panels, is_reference) if human.panels is not None else {}
+    kept, out_of_scale = on_scale(columns, scale)
+    agreement = _agreement(kept, human.panels, is_reference) if human.panels is not None else {}
     alpha_key = "alpha" if is_reference else "alpha_with_model"
     given = {kind: _by_venue_year(columns, kind) for kind in ("rating", "confidence")}
     distributions = {kind: json_ready(_distributions(given[kind], human.by_venue_year[kind], kind, scale, is_reference))
@@ -471,6 +542,7 @@ def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_r
         "n_reviews": n,
         "n_unparsed": statuses.count(PARSE_FAILED),
         "n_partially_parsed": statuses.count(PARSE_PARTIAL),
+        "n_out_of_scale": out_of_scale,
         **text_metric_summary(scores),
         "krippendorff_alpha": json_ready({venue: detail.get(alpha_key) for venue, detail in agreement.items()}),
         "krippendorff": json_ready(agreement),
@@ -478,7 +550,7 @@ def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_r
         "confidence_distribution": distributions["confidence"],
         "pooled_distributions": pooled,
         "confidence_gap": None if is_reference or human.panels is None
-        else json_ready(_gap(columns, human.columns, "confidence")),
+        else json_ready(_gap(kept, human.columns, "confidence")),
         "skipped": Skipped(
             text_metrics=n - with_text,
             rating=columns["rating"].count(None),

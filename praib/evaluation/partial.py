@@ -26,6 +26,7 @@ from praib.metrics.scores.distributions import decision_class
 from praib.metrics.text.textstats import TEXT_METRICS
 from praib.metrics.text.xref import XREF_TYPES
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL
+from praib.records.io import ReadNotes
 
 __all__ = ["Partial", "INPUT", "REFERENCE"]
 
@@ -108,11 +109,18 @@ class Partial:
     groups: dict[tuple, list[Chunk]] = field(default_factory=dict)
     reference: list[Chunk] = field(default_factory=list)
     batches: dict[str, set[int]] = field(default_factory=lambda: {INPUT: set(), REFERENCE: set()})
+    #: What the readers let pass (unknown fields, scores given with a label), by input: said once for the
+    #: merged whole (:func:`praib.evaluation.evaluate.group_entries`), not once per shard.
+    read_notes: dict[str, ReadNotes] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.group_by = humans_apart(self.group_by, self.separate_reference)
 
     # -- folding ----------------------------------------------------------------------------
+
+    def note(self, source: str, notes: ReadNotes) -> None:
+        """Keep what reading the input ``source`` noted (:class:`~praib.records.io.ReadNotes`)."""
+        self.read_notes.setdefault(source, ReadNotes()).add(notes)
 
     def add(self, side: str, batch: int, rows: Sequence[dict], scores: dict[str, np.ndarray]) -> None:
         """Fold batch ``batch`` of ``side`` (INPUT or REFERENCE): parsed review ``rows`` and the columns
@@ -183,6 +191,8 @@ class Partial:
         for key, chunks in other.groups.items():
             self.groups.setdefault(key, []).extend(moved(c) for c in chunks)
         self.reference.extend(moved(c) for c in other.reference)
+        for source, notes in other.read_notes.items():
+            self.note(source, notes)
         return self
 
     # -- the numbers ------------------------------------------------------------------------
@@ -250,7 +260,10 @@ class Partial:
                   "separate_reference": self.separate_reference, "papers": self.papers.values,
                   "venue_years": [list(v) for v in self.venue_years.values],
                   "groups": [list(key) for key in self.groups], "chunks": chunk_keys,
-                  "batches": {side: sorted(b) for side, b in self.batches.items()}}
+                  "batches": {side: sorted(b) for side, b in self.batches.items()},
+                  "read_notes": {source: {"unknown_fields": sorted(notes.unknown_fields),
+                                          "numbers_from_text": notes.numbers_from_text, "example": notes.example}
+                                 for source, notes in self.read_notes.items()}}
         arrays["header"] = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
         np.savez(handle, **arrays)
 
@@ -289,6 +302,8 @@ class Partial:
             chunk = Chunk(batch, *(arrays[f"{n}.{name}"] for name in _ARRAYS), human=human)
             (partial.reference if owner == -1 else partial.groups[keys[owner]]).append(chunk)
         partial.batches = {side: set(batches) for side, batches in header["batches"].items()}
+        for source, notes in header.get("read_notes", {}).items():  # absent from partials of earlier versions
+            partial.note(source, ReadNotes(set(notes["unknown_fields"]), notes["numbers_from_text"], notes["example"]))
         return partial
 
 

@@ -85,6 +85,9 @@ class GroupResult:
     n_reviews: int
     n_unparsed: int
     n_partially_parsed: int
+    #: Ratings and confidences given off their venue-year's scale, by kind: left out of every metric
+    #: (:func:`praib.evaluation.evaluate.off_scale`).
+    n_out_of_scale: Mapping[str, int]
     tkc: Summary
     ttr: Summary
     fre: Summary

@@ -36,13 +36,16 @@ class ScoredReviews:
     def score(cls, reviews: Dataset, scale: str = "venue", extra_fields: Sequence[str] = (),
               workers: int | None = None, progress: bool = False) -> "ScoredReviews":
         """Parse ``reviews`` on ``scale`` and score their texts; ``extra_fields`` are kept beside
-        :data:`SCORED_FIELDS` (e.g. the fields results are grouped by)."""
+        :data:`SCORED_FIELDS` (e.g. the fields results are grouped by). Venues without a scale file are
+        parsed on the generic scale without a warning: whoever computes metrics from them names them
+        (:func:`praib.evaluation.evaluate.unknown_scales`)."""
         unknown = [c for c in extra_fields if c not in reviews.column_names]
         if unknown:
             raise ValueError(f"cannot group by {', '.join(unknown)}: not a review field "
                              f"({', '.join(reviews.column_names)})")
         # Parsed as dicts, not through a Dataset: its row-by-row feature encoding cost more than the parse.
-        parsed = ReviewParser(scale).parse_in_processes(reviews.to_list(), workers or os.cpu_count() or 1)
+        parser = ReviewParser(scale, warn_unknown=False)
+        parsed = parser.parse_in_processes(reviews.to_list(), workers or os.cpu_count() or 1)
         columns = {name: [row[name] for row in parsed] for name in dict.fromkeys([*SCORED_FIELDS, *extra_fields])}
         return cls(columns, score_texts(columns["text"], workers=workers, progress=progress), scale)
 

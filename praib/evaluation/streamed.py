@@ -24,6 +24,7 @@ from praib.evaluation.per_review import PerReviewWriter, check_folder, remove_pa
 from praib.metrics.text.textstats import score_texts
 from praib.parsing import ReviewParser
 from praib.records import REVIEW_FEATURES, RecordError
+from praib.records.io import ReadNotes
 from praib.records.stream import BATCH_ROWS, iter_record_batches
 
 __all__ = ["Inputs", "fold", "fold_shards", "parse_shard"]
@@ -72,15 +73,17 @@ def fold(inputs: Inputs, shard: tuple[int, int] = (0, 1),
     ``progress(n)`` is told of every batch of ``n`` reviews done. With ``per_review`` (a folder), the
     shard's input reviews are written there batch by batch (:mod:`praib.evaluation.per_review`)."""
     partial = inputs.empty()
-    parser = ReviewParser(inputs.scale)
+    parser = ReviewParser(inputs.scale, warn_unknown=False)  # the merged result names them once
     writer = PerReviewWriter(per_review, shard) if per_review is not None else None
     try:
         for side, source in ((INPUT, inputs.reviews), (REFERENCE, inputs.reference)):
             if source is None:
                 continue
-            # A shard may hold no batch of a small input: whether the input is empty is told after the merge.
+            # A shard may hold no batch of a small input: whether the input is empty is told after the merge,
+            # and so is what the reader noted.
+            notes = ReadNotes()
             for batch in iter_record_batches(source, "review", inputs.split, batch_rows=inputs.batch_rows,
-                                             shard=shard, allow_empty=True):
+                                             shard=shard, allow_empty=True, notes=notes):
                 rows = parser.parse(batch.rows)
                 scores = score_texts([row["text"] for row in rows], workers=1)
                 partial.add(side, batch.index, rows, scores)
@@ -88,6 +91,7 @@ def fold(inputs: Inputs, shard: tuple[int, int] = (0, 1),
                     writer.write(rows, scores)
                 if progress is not None:
                     progress(len(rows))
+            partial.note(str(source), notes)
     except BaseException:
         if writer is not None:
             writer.discard()

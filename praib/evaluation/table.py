@@ -34,7 +34,10 @@ def behaviour_table(results: EvaluationResult) -> str:
     (human panel for the reference row, panel plus the group's ratings otherwise)."""
     venues = sorted({v for g in results.groups for v in g.krippendorff_alpha})
     judged = results.judged is not None
-    header = ["Source", "n", "unparsed", *[BY_NAME[m].table_column for m in _TEXT_COLUMNS],
+    # Shown when some score is off its scale, as the judged columns are when there is a judge.
+    off_scale = any(sum(g.n_out_of_scale.values()) for g in results.groups)
+    header = ["Source", "n", "unparsed", *(["off scale"] if off_scale else []),
+              *[BY_NAME[m].table_column for m in _TEXT_COLUMNS],
               *[f"{BY_NAME['krippendorff_alpha'].table_column} {v}" for v in venues],
               *([BY_NAME[m].table_column for m in _JUDGED_COLUMNS] if judged else [])]
     rows = [header]
@@ -43,6 +46,7 @@ def behaviour_table(results: EvaluationResult) -> str:
             group.label + (" (reference)" if group.is_reference else ""),
             str(group.n_reviews),
             str(group.n_unparsed),
+            *([str(sum(group.n_out_of_scale.values()))] if off_scale else []),
             *[_mean_std(getattr(group, m), BY_NAME[m].table_digits) for m in _TEXT_COLUMNS],
             *[_number(group.krippendorff_alpha.get(v), BY_NAME["krippendorff_alpha"].table_digits)
               for v in venues],
@@ -79,12 +83,23 @@ def behaviour_table(results: EvaluationResult) -> str:
     if unparsed or partial:
         notes.append(f"{unparsed} review(s) could not be parsed and {partial} were parsed partially; "
                      "their raw text is kept and scored, their missing scores are skipped.")
+    if off_scale:
+        notes.append(out_of_scale_note(results.groups))
     for agreement in results.prompt_self_agreement:
         per_venue = ", ".join(f"{venue} {'n/a' if alpha is None else f'{alpha:.2f}'}"
                               for venue, alpha in agreement.alpha.items())
         notes.append(f"Prompt self-consistency of {agreement.reviewer} ({' vs '.join(agreement.prompts)}): "
                      f"α {per_venue or 'n/a (no paper rated under both)'}.")
     return "\n".join(lines + [""] + notes)
+
+
+def out_of_scale_note(groups) -> str:
+    """The note counting the scores off their venue-year's scale of ``groups`` (:class:`GroupResult` s or
+    their JSON), which every metric left out."""
+    counts = [g.n_out_of_scale if isinstance(g, GroupResult) else (g.get("n_out_of_scale") or {}) for g in groups]
+    ratings, confidences = (sum(c.get(kind, 0) for c in counts) for kind in ("rating", "confidence"))
+    return (f"{ratings} rating(s) and {confidences} confidence(s) were not on their venue-year's scale: left out of "
+            "α, the distributions and the gaps alike (`n_out_of_scale` of each group).")
 
 
 def verification_lines(results: EvaluationResult) -> list[str]:

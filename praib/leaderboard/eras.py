@@ -14,15 +14,18 @@ split at 2023 unless told. The effect size is the rank-biserial correlation
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 
 import numpy as np
 from datasets import Dataset
 
-from praib.evaluation.evaluate import scale_values, year_group_of
+from praib.evaluation.evaluate import on_scale, unknown_scales, year_group_of
 from praib.evaluation.scored import ScoredReviews
 from praib.metrics.registry import BY_NAME, SCORES, TEXT
 from praib.metrics.summary import summarise
+
+logger = logging.getLogger(__name__)
 
 ERA_METRICS = (*TEXT, *SCORES)
 #: First post-LLM year per venue (PRAIB Table 5); other venues use DEFAULT_SPLIT_YEAR.
@@ -84,13 +87,12 @@ def era_analysis(reviews: Dataset, split_year: int | None = None, workers: int |
     scored = ScoredReviews.score(reviews, "venue", workers=workers, progress=progress)
     columns, scores = scored.columns, scored.text_scores
     values = {metric: scores[metric] for metric in TEXT}
-    out_of_scale = {}
+    unknown = unknown_scales(zip(columns["venue"], columns["year"]), "venue")
+    if unknown:
+        logger.warning("%s", unknown)
+    kept, out_of_scale = on_scale(columns, "venue")
     for kind in SCORES:
-        allowed = {key: scale_values(*key, kind, "venue") for key in set(zip(columns["venue"], columns["year"]))}
-        kept = [v if v is not None and (allowed[key] is None or v in allowed[key]) else None
-                for v, key in zip(columns[kind], zip(columns["venue"], columns["year"]))]
-        out_of_scale[kind] = sum(v is not None and k is None for v, k in zip(columns[kind], kept))
-        values[kind] = np.array([np.nan if v is None else v for v in kept], dtype=float)
+        values[kind] = np.array([np.nan if v is None else v for v in kept[kind]], dtype=float)
     venue = np.asarray(columns["venue"], dtype=object)
     year = np.array([-1 if y is None else y for y in columns["year"]])
     placed = np.array([bool(v) for v in venue]) & (year >= 0)

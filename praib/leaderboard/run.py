@@ -47,7 +47,7 @@ import numpy as np
 from datasets import Dataset, Features, Value
 
 from praib import __version__
-from praib.evaluation.evaluate import evaluate_reviews, scale_values, year_group_of
+from praib.evaluation.evaluate import evaluate_reviews, on_scale, scale_values, year_group_of
 from praib.evaluation.judge_validity import judge_validations
 from praib.evaluation.results import EvaluationResult
 from praib.evaluation.scored import ScoredReviews
@@ -84,10 +84,11 @@ RESULT_FEATURES = Features({
 
 class ReviewTable:
     """The scored reviews of one side (a submission or the human reference) as per-review arrays
-    indexed for the bootstrap."""
+    indexed for the bootstrap; a rating or confidence off its venue-year's scale is NaN, left out of every
+    metric as :func:`praib.evaluation.evaluate.off_scale` says."""
 
     def __init__(self, scored: ScoredReviews):
-        columns = scored.columns
+        columns, _ = on_scale(scored.columns, scored.scale)
         self.scored = scored
         self.paper_id = np.asarray(columns["paper_id"], dtype=object)
         self.venue = np.asarray([v or "unknown" for v in columns["venue"]], dtype=object)
@@ -169,7 +170,7 @@ class _Slice:
                                        [self.model_rows])}
         for venue, year in sorted(keys, key=lambda k: (str(k[0]), k[1] or 0)):
             domain = scale_values(None if venue == "unknown" else venue, year, kind, self.model.scored.scale)
-            if domain is None:
+            if not domain:
                 continue
             in_model = (self.model.venue[self.model_rows] == venue) & \
                 (np.asarray(self.model.year, dtype=object)[self.model_rows] == year)

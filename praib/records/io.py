@@ -16,6 +16,7 @@ import os
 import re
 import sys
 from collections import Counter
+import dataclasses
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
@@ -25,14 +26,19 @@ import yaml
 from datasets import Dataset, List, Value
 
 from praib.records.atomic import replace_atomically, replace_folder
-from praib.records.ids import record_id
-from praib.records.schema import REVIEW_SECTIONS, SCHEMAS, OutputWriteError, RecordError, perturbation_kind
+from praib.records.ids import canonical_id, record_id
+from praib.records.schema import (IDENTITY_FIELDS, REVIEW_SECTIONS, SCHEMAS, OutputWriteError, RecordError,
+                                  perturbation_kind)
 from praib.scales import subscore_names
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
 
-_LEADING_INT = re.compile(r"^\s*([+-]?\d+(?:\.0+)?)\s*(?:$|[:\s(/-])")
+# A number given as text: the number alone, or followed by a label (OpenReview's "6: marginally above the
+# acceptance threshold", "3 good", "4 (Borderline Accept)", "7 - accept"); the label is not read.
+_TEXT_INT = re.compile(r"\s*([+-]?\d+(?:\.0+)?)\s*(?P<label>(?:[:(]|-\s|(?<=\s)[^\W\d_]).*)?", re.S)
+# A score out of some total ("7/10", "7 out of 10", "7 of 10"): on a scale the record does not name.
+_FRACTION = re.compile(r"\s*[+-]?\d+(?:\.\d+)?\s*(?:/|out\s+of\b|of\b)\s*\d", re.I)
 _INT_BITS = {"int32": 32, "int64": 64}
 
 
@@ -45,7 +51,34 @@ def _in_range(number: int, dtype: str, where: str, field: str) -> int:
     return number
 
 
-def _as_int(value: Any, where: str, field: str, dtype: str = "int64") -> int | None:
+@dataclasses.dataclass
+class ReadNotes:
+    """What a reader let pass, to be said once at the end of an input: the fields the schema does not know,
+    and the numbers given as text with a label after them, read as the number (``"8: accept"`` as 8)."""
+
+    unknown_fields: set[str] = dataclasses.field(default_factory=set)
+    numbers_from_text: int = 0
+    example: str | None = None
+
+    def add(self, other: "ReadNotes") -> "ReadNotes":
+        """These notes with ``other``'s (of other records of the same input) added."""
+        self.unknown_fields |= other.unknown_fields
+        self.numbers_from_text += other.numbers_from_text
+        self.example = min(filter(None, (self.example, other.example)), default=None)  # whatever the merge order
+        return self
+
+    def warnings(self, label: str, kind: str) -> list[str]:
+        """One line per note, naming the input ``label``."""
+        lines = []
+        if self.unknown_fields:
+            lines.append(f"{label}: ignored fields not in the {kind} schema: {', '.join(sorted(self.unknown_fields))}")
+        if self.numbers_from_text:
+            lines.append(f"{label}: read {self.numbers_from_text} score(s) given as text by their leading number, "
+                         f"e.g. {self.example} (the label after the number is not checked)")
+        return lines
+
+
+def _as_int(value: Any, where: str, field: str, dtype: str = "int64", notes: ReadNotes | None = None) -> int | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     if isinstance(value, bool):
@@ -59,10 +92,17 @@ def _as_int(value: Any, where: str, field: str, dtype: str = "int64") -> int | N
     if isinstance(value, str):
         if not value.strip():
             return None
+        if _FRACTION.match(value):
+            raise RecordError(where, field, f"{value!r:.60} is a score out of another total: give the value on the "
+                                            "venue's scale itself (praib does not convert between scales)")
         # OpenReview stores scored fields as "6: marginally above the acceptance threshold".
-        match = _LEADING_INT.match(value)
+        match = _TEXT_INT.fullmatch(value)
         if match:
-            return _in_range(int(float(match.group(1))), dtype, where, field)
+            number = _in_range(int(float(match.group(1))), dtype, where, field)
+            if match["label"] and notes is not None:
+                notes.numbers_from_text += 1
+                notes.example = notes.example or f"{field} {value!r:.60} as {number}"
+            return number
     raise RecordError(where, field, f"expected an integer, got {value!r:.60}")
 
 
@@ -95,9 +135,9 @@ def _as_float(value: Any, where: str, field: str) -> float | None:
         raise RecordError(where, field, f"expected a number, got {value!r:.60}") from None
 
 
-def _as_value(value: Any, feature: Value, where: str, field: str) -> Any:
+def _as_value(value: Any, feature: Value, where: str, field: str, notes: ReadNotes | None = None) -> Any:
     if feature.dtype in _INT_BITS:
-        return _as_int(value, where, field, feature.dtype)
+        return _as_int(value, where, field, feature.dtype, notes)
     if feature.dtype.startswith("float"):
         return _as_float(value, where, field)
     if feature.dtype == "bool":
@@ -116,7 +156,7 @@ def _as_struct(value: Any, fields: dict, where: str, field: str) -> dict | None:
     return {name: _as_value(value.get(name), sub, where, f"{field}.{name}") for name, sub in fields.items()}
 
 
-def _as_subscores(value: Any, where: str) -> list[dict]:
+def _as_subscores(value: Any, where: str, notes: ReadNotes | None) -> list[dict]:
     if value is None:
         return []
     if isinstance(value, dict):
@@ -130,7 +170,7 @@ def _as_subscores(value: Any, where: str) -> list[dict]:
     for item in value:
         if not isinstance(item, dict) or "name" not in item:
             raise RecordError(where, "subscores", f"each sub-score needs a name and a value, got {item!r:.60}")
-        score = _as_int(item.get("value"), where, f"subscores.{item['name']}", "int32")
+        score = _as_int(item.get("value"), where, f"subscores.{item['name']}", "int32", notes)
         if score is not None:
             out.append({"name": str(item["name"]), "value": score})
     return out
@@ -141,13 +181,16 @@ def _review_id(row: dict) -> str:
                                            *REVIEW_SECTIONS)] + [perturbation_kind(row)])
 
 
-def coerce_record(raw: Any, kind: str, where: str, warn_unknown: set[str] | None = None) -> dict:
+def coerce_record(raw: Any, kind: str, where: str, notes: ReadNotes | None = None) -> dict:
     """Validate one raw record against the schema of ``kind`` and return it in
     canonical form (every schema field present, values of the schema's types).
 
     Accepts the forms found in the wild: numeric strings and OpenReview's
-    "6: label" for scores, sub-scores as a mapping or as top-level keys
-    (``"soundness": 3``). Unknown keys are collected in ``warn_unknown``.
+    "6: label" for scores (read as the number, and counted in ``notes``), sub-scores as a mapping or as
+    top-level keys (``"soundness": 3``). A score out of another total ("7/10") is refused. Ids and the
+    fields that group records (:data:`~praib.records.schema.IDENTITY_FIELDS`) are put in Unicode NFC, and
+    one holding a character a reader cannot see is refused (:func:`~praib.records.ids.canonical_id`).
+    Unknown keys are collected in ``notes``.
     """
     features, required, id_field = SCHEMAS[kind]
     if not isinstance(raw, dict):
@@ -160,12 +203,12 @@ def coerce_record(raw: Any, kind: str, where: str, warn_unknown: set[str] | None
             continue
         if key in known_subscores:
             folded.append({"name": key, "value": value})
-        elif warn_unknown is not None:
-            warn_unknown.add(key)
+        elif notes is not None:
+            notes.unknown_fields.add(key)
     for name, feature in features.items():
         value = raw.get(name)
         if name == "subscores":
-            row[name] = _as_subscores(value, where) + _as_subscores(folded, where)
+            row[name] = _as_subscores(value, where, notes) + _as_subscores(folded, where, notes)
         elif isinstance(feature, List):
             if value is None:
                 row[name] = []
@@ -178,12 +221,19 @@ def coerce_record(raw: Any, kind: str, where: str, warn_unknown: set[str] | None
         elif value is None or (type(value) is str and feature.dtype == "string"):
             row[name] = value  # what _as_value gives them, without its dispatch: most values of a record
         else:
-            row[name] = _as_value(value, feature, where, name)
+            row[name] = _as_value(value, feature, where, name, notes)
     for name in required:
         if row[name] is None or row[name] == "":
             raise RecordError(where, name, "is required and missing")
     if kind in ("review", "meta_review"):
         row["source"] = row["source"].strip()
+    for name in IDENTITY_FIELDS:
+        if row.get(name) is not None:
+            try:
+                row[name] = canonical_id(row[name])
+            except ValueError as err:
+                raise RecordError(where, name, str(err)) from None
+    if kind in ("review", "meta_review"):
         if kind == "review" and row["text"] is None:
             # A record that only carries sections gets its full text from them, so that
             # text metrics see it; ratings-only records keep text None and are skipped.

@@ -120,6 +120,12 @@ SCHEMAS: dict[str, tuple[Features, tuple[str, ...], str]] = {
 }
 
 
+#: The fields that identify records or join and group them: their values are ids (see
+#: :func:`praib.records.ids.canonical_id`).
+IDENTITY_FIELDS = ("review_id", "paper_id", "meta_review_id", "rebuttal_id", "reviewer_id", "source", "model",
+                   "prompt")
+
+
 class RecordError(ValueError):
     """A record that does not fit its schema; the message says where and why."""
 

@@ -20,9 +20,9 @@ import datasets
 from datasets import Dataset
 
 from praib.records.duplicates import StreamRepeats
-from praib.records.io import (check_hub, coerce_record, hub_error, is_dataset_repo, jsonl_values, load_saved_dataset,
-                              open_parquet, read_csv_rows, read_json_list, record_files, records_to_dataset,
-                              unreadable_parquet)
+from praib.records.io import (ReadNotes, check_hub, coerce_record, hub_error, is_dataset_repo, jsonl_values,
+                              load_saved_dataset, open_parquet, read_csv_rows, read_json_list, record_files,
+                              records_to_dataset, unreadable_parquet)
 from praib.records.schema import SCHEMAS, RecordError
 
 logger = logging.getLogger(__name__)
@@ -59,7 +59,7 @@ class _RawBatch:
 
 def iter_record_batches(source: str | Path, kind: str = "review", split: str = "train", *,
                         batch_rows: int = BATCH_ROWS, shard: tuple[int, int] | None = None,
-                        allow_empty: bool = False) -> Iterator[RecordBatch]:
+                        allow_empty: bool = False, notes: ReadNotes | None = None) -> Iterator[RecordBatch]:
     """The records of ``kind`` in ``source``, any source :func:`load_records` reads, in batches of at
     most ``batch_rows`` records, holding about one batch at a time.
 
@@ -92,7 +92,9 @@ def iter_record_batches(source: str | Path, kind: str = "review", split: str = "
     unless ``allow_empty`` (then it warns). With ``n > 1`` repeats are looked for within the shard only,
     and a shard without records is no error: whether the whole input is empty, or repeats a record
     across shards, is for whoever merges the shards to tell. Fields the schema does not know are named
-    in one warning at the end of the stream.
+    in one warning at the end of the stream, and so are the scores given as text with a label after their
+    number (read as the number); given ``notes``, they are added to it instead, for a caller that reads
+    an input in shards to say them once.
     """
     if kind not in SCHEMAS:
         raise ValueError(f"unknown record kind {kind!r}; choose from {', '.join(SCHEMAS)}")
@@ -104,7 +106,7 @@ def iter_record_batches(source: str | Path, kind: str = "review", split: str = "
     whole = parts == 1
     batches, label = _raw_batches(source, split, batch_rows, lambda index: index % parts == part,
                                   empty_ok=allow_empty or not whole)
-    return _record_batches(batches, kind, label, allow_empty=allow_empty, whole=whole)
+    return _record_batches(batches, kind, label, allow_empty=allow_empty, whole=whole, notes=notes)
 
 
 def load_records(source: str | Path, kind: str = "review", split: str = "train", *,
@@ -131,16 +133,19 @@ def raw_rows(source: str | Path, split: str, empty_ok: bool = False) -> tuple[It
 
 
 def _record_batches(batches: Iterator[_RawBatch], kind: str, label: str, *, allow_empty: bool,
-                    whole: bool) -> Iterator[RecordBatch]:
-    unknown: set[str] = set()
+                    whole: bool, notes: ReadNotes | None) -> Iterator[RecordBatch]:
+    found = ReadNotes()
     repeats = StreamRepeats(kind)
     seen = 0
     for batch in batches:
-        rows = [coerce_record(raw, kind, where, unknown) for where, raw in batch.items]
+        rows = [coerce_record(raw, kind, where, found) for where, raw in batch.items]
         seen += len(rows)
         yield RecordBatch(batch.index, tuple(repeats.fresh(rows)), batch.where)
-    if unknown:
-        logger.warning("%s: ignored fields not in the %s schema: %s", label, kind, ", ".join(sorted(unknown)))
+    if notes is not None:
+        notes.add(found)
+    else:
+        for line in found.warnings(label, kind):
+            logger.warning("%s", line)
     if not seen and whole:
         if not allow_empty:
             raise RecordError(label, None, "holds no records")

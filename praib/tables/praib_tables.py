@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from praib.evaluation.table import out_of_scale_note
 from praib.tables.layout import Cell, Table, joined, label
 from praib.tables.registry import Numbers, Result, TableSpec, table
 
@@ -53,6 +54,13 @@ class Groups:
 
     def judged(self) -> bool:
         return any(g.get("math_engagement") is not None for _, g in self.all)
+
+    def out_of_scale_notes(self) -> list[str]:
+        """The note counting the ratings and confidences off their scale, which α, the distributions and the
+        gaps left out; none when there are none (or the result predates the count)."""
+        groups = [g for _, g in self.all]
+        return [out_of_scale_note(groups)] if any(sum((g.get("n_out_of_scale") or {}).values()) for g in groups) \
+            else []
 
 
 def model_name(group: dict) -> str:
@@ -117,7 +125,7 @@ def table_1(spec: TableSpec, results: Sequence[Result]) -> Table:
         ])
     out.notes = _one_prompt_note(groups, EXTENDED) + [
         f"{TABLE_1_NOTE} P(+|+), P(+|−): over all venues together (the paper splits them by venue; group by "
-        "venue to get that split)."]
+        "venue to get that split)."] + groups.out_of_scale_notes()
     if not any(g.get("verified_citations") for _, g, _ in rows):
         out.needs.append("Cit.'s verified count: add `--verify-citations` to `praib evaluate`")
     if not groups.judged():
@@ -142,7 +150,8 @@ def table_9(spec: TableSpec, results: Sequence[Result]) -> Table:
                                  groups.cell(index, *path, "delta", digits=3, signed=True)])
     out.notes = _one_prompt_note(groups, EXTENDED) + [
         "α_H: the human panel alone; α_H+L: with the model's rating added as one more annotator; "
-        "Δ = α_H+L − α_H. Year: the year group praib pools (PRAIB pools early ICLR years)."]
+        "Δ = α_H+L − α_H. Year: the year group praib pools (PRAIB pools early ICLR years)."] \
+        + groups.out_of_scale_notes()
     if not out.rows:
         out.needs.append("every cell: human and model ratings of the same papers with venue and year")
     return out
@@ -190,7 +199,8 @@ def table_14(spec: TableSpec, results: Sequence[Result]) -> Table:
                          *(groups.cell(index, "confidence_gap", "by_venue", venue, "mean", digits=3, signed=True)
                            for venue in venues)])
     out.notes = ["Δ = the model's confidence − the median human confidence of the same paper, averaged over the "
-                 "model's reviews of papers with a human confidence; positive: over-confident."]
+                 "model's reviews of papers with a human confidence; positive: over-confident."] \
+        + groups.out_of_scale_notes()
     if not venues:
         out.needs.append("every cell: model and human confidences of the same papers")
     return out
@@ -218,6 +228,7 @@ def _distribution_table(spec: TableSpec, results: Sequence[Result], kind: str) -
     prompts = {name: " / ".join(prompt_name(g) for _, g in members) for name, members in by_model.items()}
     out.notes = [f"Shares of the {kind} scores pooled over every venue-year of the group; each column sums to 1. "
                  "Prompts within a cell: " + "; ".join(f"{name}: {order}" for name, order in prompts.items()) + "."]
+    out.notes += groups.out_of_scale_notes()
     if not values:
         out.needs.append(f"every cell: reviews with a {kind}")
     return out
@@ -261,7 +272,8 @@ def table_17(spec: TableSpec, results: Sequence[Result]) -> Table:
                        for index, _, _ in models)])
     out.notes = _one_prompt_note(groups, EXTENDED) + [
         "Ratings pooled over venues and years. Σ|Δ|: the sum of the absolute differences in percentage points "
-        "(the paper's total-variation figure; praib's `total_variation` is half of it on a 0-1 scale)."]
+        "(the paper's total-variation figure; praib's `total_variation` is half of it on a 0-1 scale)."] \
+        + groups.out_of_scale_notes()
     return out
 
 

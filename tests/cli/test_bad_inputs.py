@@ -35,6 +35,7 @@ META_REVIEW = {"meta_review_id": "m1", "paper_id": "p1", "venue": "ICLR", "year"
 REBUTTAL = {"rebuttal_id": "b1", "paper_id": "p1", "review_id": "r1", "venue": "ICLR", "year": 2024,
             "source": "human", "text": "We thank the reviewer."}
 GOOD = {"review": REVIEW, "paper": PAPER, "meta_review": META_REVIEW, "rebuttal": REBUTTAL}
+ID_FIELD = {"review": "review_id", "paper": "paper_id", "meta_review": "meta_review_id", "rebuttal": "rebuttal_id"}
 # A field of each kind whose JSON type is wrong: a string where a list or a struct is expected.
 WRONG_TYPE = {"review": {"subscores": "high"}, "paper": {"keywords": "a; b"},
               "meta_review": {"perturbation": "spelling"}, "rebuttal": {"perturbation": "spelling"}}
@@ -84,6 +85,11 @@ def record_cases(kind: str) -> dict:
         "wrong JSON type": _jsonl([{**GOOD[kind], **WRONG_TYPE[kind]}]),
         "not Parquet": ("parquet", b"paper_id,text\np1,hello\n"),
         "JSON that holds no records": ("json", b'{"paper_id": "p1"}'),
+        # Ids that look like good ones (issue 26, item 7), and a score out of another total (item 8).
+        "an id with a zero-width space": _jsonl([GOOD[kind], {**GOOD[kind], ID_FIELD[kind]: "x1\u200b"}]),
+        "a paper id with a bidi control": _jsonl([{**GOOD[kind], "paper_id": "p\u202e1"}]),
+        **({"a rating out of another total": _jsonl([{**GOOD[kind], "rating": "7/10"}])}
+           if kind in ("review", "meta_review") else {}),
     }
 
 
@@ -490,7 +496,9 @@ SLOTS = [
      _pushed_results),
     ("evaluate (CSV records)", {**{k: v for k, v in CSV_CASES.items() if "50 MB" not in k},
                                 "a review without its source": b"paper_id,text\np1,Fine.\n",
-                                "a rating that is no number": b"paper_id,source,rating\np1,human,high\n"},
+                                "a rating that is no number": b"paper_id,source,rating\np1,human,high\n",
+                                "a rating out of another total": b"paper_id,source,rating\np1,human,7/10\n",
+                                "an id with a zero-width space": "paper_id,source\np\u200b1,human\n".encode()},
      "csv", lambda t, bad: ["evaluate", bad]),
     # A .txt file is a paper here, not a bad input.
     ("perturb PAPERS (.pdf)", {k: v for k, v in PDF_CASES.items() if k != "text file"}, "pdf",
@@ -555,6 +563,44 @@ def test_a_blank_optional_input_is_read_as_none_with_a_warning(tmp_path, caplog,
                       "-o", tmp_path / "out"])
     assert "Traceback" not in result.output
     assert f"{blank}: holds no {kind} records" in caplog.text
+
+
+# A venue or year no scale file knows is no error but one warning that names them and the scale used instead
+# (issue 26, item 8): said once by the commands that compute scores' metrics, also when worker processes
+# parse the reviews.
+def _unscaled_reviews(folder: Path) -> Path:
+    rows = []
+    for venue, year in (("FOOCONF", 1999), ("ICLR", 2031)):
+        for paper in ("p1", "p2"):
+            base = {"paper_id": f"{venue}-{paper}", "venue": venue, "year": year}
+            rows += [{**base, "review_id": f"{venue}-{paper}-h{i}", "source": "human", "text": "Sound.", "rating": r,
+                      "confidence": 3} for i, r in enumerate((4, 7))]
+            rows.append({**base, "review_id": f"{venue}-{paper}-m", "source": "demo-model", "model": "demo-model",
+                         "prompt": "extended", "text": "Summary: S.\nStrengths: A.\nWeaknesses: B.\nRating: 7\n"})
+    return _write(folder / "reviews.jsonl", _jsonl(rows))
+
+
+def _unscaled_submission(folder: Path) -> list[str]:
+    reviews = [json.loads(line) for line in _unscaled_reviews(folder / "all").read_text().splitlines()]
+    _write(folder / "sub" / "reviews.jsonl", _jsonl([r for r in reviews if r["source"] != "human"]))
+    _write(folder / "sub" / "manifest.json", json.dumps(MANIFEST))
+    human = _write(folder / "human.jsonl", _jsonl([r for r in reviews if r["source"] == "human"]))
+    return ["leaderboard", "run", folder / "sub", "--reference", human, "--n-bootstrap", "2", "-o", folder / "out"]
+
+
+@pytest.mark.parametrize("argv", [
+    lambda t: ["evaluate", _unscaled_reviews(t), "--workers", "2", "--batch-rows", "3"],
+    lambda t: ["leaderboard", "eras", _unscaled_reviews(t)],
+    _unscaled_submission,
+], ids=["evaluate --workers 2", "leaderboard eras", "leaderboard run"])
+def test_a_venue_or_year_without_a_scale_is_one_warning_naming_them_and_the_scale_used(tmp_path, argv):
+    result = subprocess.run([sys.executable, "-m", "praib.cli.main", *map(str, argv(tmp_path))], capture_output=True,
+                            text=True, timeout=300, env={**os.environ, "TQDM_DISABLE": "1"})
+    assert result.returncode == 0, result.stderr
+    assert [line for line in result.stderr.splitlines() if "scale" in line] == [
+        "praib: no scale file knows FOOCONF 1999, ICLR 2031: their ratings and confidences are read and checked on "
+        "the generic scale (rating 1-10, confidence 1-5); add a scale file to a folder in PRAIB_SCALES_PATH to use "
+        "the venue's own"]
 
 
 # --------------------------------------------------------------------------- the net under every command

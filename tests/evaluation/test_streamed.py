@@ -2,6 +2,7 @@
 other machines, Ray Data), the result is the one of a single pass over all records in memory."""
 
 import json
+import re
 from importlib import resources
 
 import numpy as np
@@ -232,3 +233,33 @@ def test_cli_evaluate_of_ten_reviews_imports_no_heavy_library(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
     assert "human (reference)" in done.stdout
+
+
+def test_what_the_reader_notes_is_said_once_for_the_merged_shards(tmp_path, caplog):
+    """Scores given with a label ("8: accept") and fields the schema does not know are counted over the whole
+    input in one warning each, however many shards, processes or saved partials read it (issue 26, item 8)."""
+    from praib.evaluation.evaluate import result_of
+
+    rows = [json.loads(line) for line in open(DEMO)]
+    labelled = 0
+    for row in rows:
+        row["mood"] = "calm"
+        if row.get("rating") is not None:
+            row["rating"] = f"{row['rating']}: as the form words it"
+            labelled += 1
+    path = tmp_path / "reviews.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    inputs = Inputs(str(path), batch_rows=5)
+    parts = [tmp_path / f"part{index}.npz" for index in range(3)]
+    for index, part in enumerate(parts):
+        fold(inputs, (index, 3)).save(part)
+    with caplog.at_level("WARNING"):
+        for partial in (fold_shards(inputs, workers=2), Partial.merged(Partial.load(part) for part in parts)):
+            caplog.clear()
+            result_of(partial)
+            said = [r.getMessage() for r in caplog.records]
+            assert said[0] == f"{path}: ignored fields not in the review schema: mood" and len(said) == 2
+            assert re.fullmatch(rf"{path}: read {labelled} score\(s\) given as text by their leading number, e\.g\. "
+                                r"rating '(\d): as the form words it' as \1 \(the label after the number is not "
+                                r"checked\)", said[1])
+    assert labelled == 26

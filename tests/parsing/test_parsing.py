@@ -414,6 +414,18 @@ A contrastive objective for tabular data.
                              "quality 3.5 is not on the NeurIPS 2025 scale (1, 2, 3, 4)")
 
 
+
+@pytest.mark.parametrize("written, rating, reason", [
+    ("8/10", 8, None), ("**8**/10", 8, None), ("8 out of 10", 8, None),
+    # 3 is on the 1-10 scale, but "3/5" is three out of five: not a value of this scale (issue 26, item 8).
+    ("3/5", None, "rating 3 out of 5 is not on the ICLR 2021 scale (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)"),
+    ("4 out of 5", None, "rating 4 out of 5 is not on the ICLR 2021 scale (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)"),
+])
+def test_a_score_out_of_a_total_is_read_only_when_the_total_is_the_top_of_the_scale(written, rating, reason):
+    parsed = parse_review(f"Summary: S.\nStrengths: A.\nWeaknesses: B.\nRating: {written}\nConfidence: 4",
+                          venue_scales("ICLR", 2021))
+    assert (parsed.rating, parsed.reason) == (rating, reason)
+
 def test_aspect_guided_reviewer_format_without_confidence():
     text = """Summary: The paper pre-trains code embeddings in two stages.
 Strength: Large-scale evaluation across nine languages.
