@@ -83,14 +83,14 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge
     the run's failure log."""
     from praib.llm.backends import BackendError
 
-    from praib.records import RecordError, load_records, perturbation_kind
+    from praib.records import HUMAN_SOURCE, RecordError, load_records, perturbation_kind
     from praib.leaderboard.run import run_leaderboard
     from praib.metrics.registry import JUDGED
     from praib.leaderboard.submission import SubmissionError, load_submission
 
     try:
         loaded = [load_submission(s) for s in submissions]
-        reference = load_records(reference_path, "review")
+        reference = load_records(reference_path, "review", source_name=HUMAN_SOURCE)
         if benchmark_papers:
             ids = {p["paper_id"] for p in load_records(benchmark_papers, "paper") if perturbation_kind(p) is None}
             reference = _reviews_of(reference, ids, reference_path, benchmark_papers)
@@ -168,7 +168,7 @@ def eras(human_reviews, split_year, output, split, workers, no_progress):
     from praib.leaderboard.run import select_rows
 
     try:
-        reviews = load_records(human_reviews, "review", split=split)
+        reviews = load_records(human_reviews, "review", split=split, source_name=HUMAN_SOURCE)
     except RecordError as err:
         raise click.ClickException(str(err)) from None
     reviews = select_rows(reviews, lambda row: row["source"] == HUMAN_SOURCE)

@@ -13,7 +13,6 @@ the documentation's records page; :data:`AI_SCIENTIST_FIELDS` and :data:`OPENREV
 
 from __future__ import annotations
 
-import logging
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -22,8 +21,6 @@ from typing import Any
 
 from praib.records.schema import HUMAN_SOURCE, PARSE_GIVEN, SCHEMAS, RecordError
 from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
-
-logger = logging.getLogger(__name__)
 
 #: The source (and model) of an AI-Scientist review when neither the review nor ``--source`` names one.
 AI_SCIENTIST_SOURCE = "ai-scientist"
@@ -192,6 +189,7 @@ def from_ai_scientist(raw: dict, paper_id: str | None, where: str) -> dict:
         else:
             row[target] = _bullets(value)
     row["subscores"] = subscores
+    row.setdefault("parse_status", PARSE_GIVEN)
     sections = [f"## {title}\n\n{row[name]}" for name, title in _SECTION_TITLES.items() if row.get(name)]
     row.setdefault("text", "\n\n".join(sections) or None)
     if not row.get("paper_id") and paper_id:
@@ -242,56 +240,37 @@ def from_openreview_note(note: dict, where: str) -> dict:
 class RecordFormats:
     """What the loader does to each stored record of ``kind`` before checking it against the schema: review
     records in a peer format become praib reviews (AI-Scientist's ``paper_id`` is the file's stem where the
-    review names none; OpenReview notes that are no reviews are left out and counted), and ``source_name``
-    fills ``source`` where a record names none, and ``model`` too for a source other than human."""
+    review names none; OpenReview notes that are no reviews are left out, counted in ``left_out``), and
+    ``source_name`` fills ``source`` where a record names none, and ``model`` too for a source other than
+    human."""
 
     kind: str
     source_name: str | None = None
-    read: Counter = field(default_factory=Counter)
     left_out: Counter = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
         if self.source_name is not None and not self.source_name.strip():
             raise ValueError("the source name is empty")
         features = SCHEMAS[self.kind][0]
-        self._fills_source = "source" in features
-        self._fills_model = "model" in features
+        self._fills_source, self._fills_model = "source" in features, "model" in features
 
     def prepare(self, raw: Any, path: Path | None, where: str) -> Any:
         """The record to check against the schema, or None for a note that is no review."""
         if self.kind == "review" and is_ai_scientist_review(raw):
-            self.read["AI-Scientist review"] += 1
             raw = from_ai_scientist(raw, path.stem if path is not None else None, where)
             if not raw.get("source") and self.source_name is None:
                 raw["source"] = raw.get("model") or AI_SCIENTIST_SOURCE
+                raw["model"] = raw.get("model") or AI_SCIENTIST_SOURCE
         elif self.kind == "review" and is_openreview_note(raw):
             kind = note_kind(raw)
             if kind != "review":
                 self.left_out[kind] += 1
                 return None
-            self.read["OpenReview review note"] += 1
-            raw = from_openreview_note(raw, where)
-            if self.source_name is None:
-                raw["source"] = HUMAN_SOURCE
-        return self._filled(raw)
-
-    def _filled(self, raw: Any) -> Any:
-        if self.source_name is None or not isinstance(raw, dict) or not self._fills_source:
+            raw = {**from_openreview_note(raw, where), "source": self.source_name or HUMAN_SOURCE}
+        if self.source_name is None or not self._fills_source or not isinstance(raw, dict):
             return raw
         if raw.get("source") in (None, ""):
             raw = {**raw, "source": self.source_name}
             if self._fills_model and self.source_name != HUMAN_SOURCE and raw.get("model") in (None, ""):
                 raw["model"] = self.source_name
         return raw
-
-    def finish(self, label: str) -> None:
-        """Say what was read in a peer format and which notes were left out, once for the whole input."""
-        if self.read:
-            logger.info("%s: read %s", label, ", ".join(f"{n} {what}{'s' if n != 1 else ''}"
-                                                       for what, n in sorted(self.read.items())))
-        if self.left_out:
-            total = sum(self.left_out.values())
-            logger.warning("%s: left out %d OpenReview note%s that %s no review (%s)", label, total,
-                           "s" if total != 1 else "", "are" if total != 1 else "is",
-                           ", ".join(f"{kind} {n}" for kind, n in sorted(self.left_out.items())))
-
