@@ -33,8 +33,7 @@ from praib.records import (HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordErr
                            read_csv_rows, read_json, read_json_list, records_to_dataset, save_records)
 from praib.records.atomic import replace_folder, write_text_atomically
 from praib.records.io import RECORD_FILES
-from praib.records.peer import flat_content as _flat, form_fields, invitations as _invitations, signer as _signer
-from praib.records.peer import text_of as _text
+from praib.records.peer import flat_content, form_fields, invitations, signer, text_of
 from praib.records.duplicates import drop_duplicates, find_repeats
 from praib.scales import UnknownScaleError, VenueScales, venue_scales
 
@@ -300,44 +299,44 @@ def normalise_forum(submission: dict, edition: Edition, status: str | None = Non
     the invitation the submission was listed under; it overrides any decision note."""
     scales = _scales(edition)
     paper_id = submission.get("forum") or submission["id"]
-    content = _flat(submission.get("content"))
+    content = flat_content(submission.get("content"))
     base = {"paper_id": paper_id, "venue": edition.venue, "year": edition.year}
     replies = [r for r in _replies(submission) if r.get("id") != submission.get("id") and not r.get("ddate")]
 
     # A withdrawn paper is flagged by the invitation it is listed under (v1) or by its venue id (v2).
     listed_as = dict(edition.submissions)
-    status = status or next((listed_as[i] for i in _invitations(submission) if listed_as.get(i)), None)
+    status = status or next((listed_as[i] for i in invitations(submission) if listed_as.get(i)), None)
     decision = status or edition.venueid_status.get(content.get("venueid") or "")
     if decision is None and edition.decision_invitation:
         for reply in replies:
-            if _matches(_invitations(reply), (edition.decision_invitation,)):
-                decision = _text(_flat(reply.get("content")).get(edition.decision_field))
+            if _matches(invitations(reply), (edition.decision_invitation,)):
+                decision = text_of(flat_content(reply.get("content")).get(edition.decision_field))
     keywords = content.get("keywords") or []
     if isinstance(keywords, str):
         keywords = [k.strip() for k in re.split(r"[,;]", keywords) if k.strip()]
     out: dict[str, list[dict]] = {kind: [] for kind in RECORD_FILES}
-    out["paper"].append(coerce_record({**base, "title": _text(content.get("title")),
-                                       "abstract": _text(content.get("abstract")), "keywords": keywords,
+    out["paper"].append(coerce_record({**base, "title": text_of(content.get("title")),
+                                       "abstract": text_of(content.get("abstract")), "keywords": keywords,
                                        "decision": decision}, "paper", f"{edition.venue} {edition.year} {paper_id}"))
 
-    review_ids = {r["id"] for r in replies if _matches(_invitations(r), edition.review)}
+    review_ids = {r["id"] for r in replies if _matches(invitations(r), edition.review)}
     authors = (edition.author_signature,) if edition.author_signature else ()
     for reply in sorted(replies, key=lambda r: (r.get("cdate") or r.get("tcdate") or 0, r.get("id") or "")):
         where = f"{edition.venue} {edition.year} forum {paper_id} note {reply.get('id')}"
-        reply_content = _flat(reply.get("content"))
+        reply_content = flat_content(reply.get("content"))
         if reply["id"] in review_ids:
             fields = form_fields(reply_content, edition.review_form, scales, where)
             out["review"].append(coerce_record({**base, **fields, "review_id": reply["id"], "decision": decision,
-                                                "source": HUMAN_SOURCE, "reviewer_id": _signer(reply),
+                                                "source": HUMAN_SOURCE, "reviewer_id": signer(reply),
                                                 "parse_status": PARSE_GIVEN}, "review", where))
-        if _matches(_invitations(reply), edition.meta_review):
+        if _matches(invitations(reply), edition.meta_review):
             fields = form_fields(reply_content, edition.meta_review_form, scales, where)
             if fields["text"]:
                 out["meta_review"].append(coerce_record({**base, **fields, "meta_review_id": reply["id"],
                                                          "source": HUMAN_SOURCE, "parse_status": PARSE_GIVEN},
                                                         "meta_review", where))
-        if _matches(_invitations(reply), edition.rebuttal) and _matches(reply.get("signatures") or [], authors):
-            text = _text(reply_content.get("rebuttal") or reply_content.get("comment"))
+        if _matches(invitations(reply), edition.rebuttal) and _matches(reply.get("signatures") or [], authors):
+            text = text_of(reply_content.get("rebuttal") or reply_content.get("comment"))
             if text:
                 # An author reply to a review answers that review; one to the paper answers them all.
                 answered = reply.get("replyto") if reply.get("replyto") in review_ids else None
@@ -466,7 +465,7 @@ def import_dump(path: str | Path, fmt: str, venue: str, year: int) -> dict[str, 
         raise RecordError(str(path), None, "no such file")
     if fmt == "json":
         dumped = _dump_notes(path)
-        listed = {i for note in dumped for i in _invitations(note)}
+        listed = {i for note in dumped for i in invitations(note)}
         notes = _forums(dumped, path)
         if listed and not any(i.startswith(edition.venue_id + "/") for i in listed):
             raise RecordError(str(path), None, f"its notes are not of {edition.venue} {edition.year} (none is under "
@@ -553,13 +552,13 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
         missing.update(key for key in _PEERSUM_FIELDS if key not in sample)
         fields.update(sample)
         base = {"paper_id": forum, "venue": edition.venue, "year": edition.year}
-        decision = _text(sample.get("paper_acceptance"))
+        decision = text_of(sample.get("paper_acceptance"))
         rows["paper"].append(coerce_record({**base, "title": sample.get("paper_title"),
                                             "abstract": sample.get("paper_abstract"), "decision": decision},
                                            "paper", where))
-        if _text(sample.get("meta_review")):
+        if text_of(sample.get("meta_review")):
             rows["meta_review"].append(coerce_record({**base, "meta_review_id": f"{forum}-meta", "source": HUMAN_SOURCE,
-                                                      "text": _text(sample["meta_review"]),
+                                                      "text": text_of(sample["meta_review"]),
                                                       "parse_status": PARSE_GIVEN}, "meta_review", where))
         notes = sample.get("reviews") or []
         if not isinstance(notes, list):
@@ -574,7 +573,7 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
         review_ids = {n["review_id"] for n in notes
                       if n.get("writer") == "official_reviewer" and n.get("reply_to") == forum}
         for note in notes:
-            text = _text(note.get("comment"))
+            text = text_of(note.get("comment"))
             if note["review_id"] in review_ids:
                 # PeerSum writes -1 where a note has no score.
                 scores = {k: note[k] if (note.get(k) or 0) > 0 else None for k in ("rating", "confidence")}
