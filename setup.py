@@ -8,7 +8,9 @@ are found here, in each folder of PACKAGE_DIRS, and named as it maps them. Every
 from setuptools import find_packages, setup
 
 #: The folder of each top-level package.
-PACKAGE_DIRS = {"praib": "praib", "praib.generation": "generation", "praib.perturb": "perturb"}
+PACKAGE_DIRS = {"praib": "praib", "praib.generation": "generation", "praib.perturb": "perturb",
+                # The evaluate modules (metrics/<name>: no Python package, their files are package data).
+                "praib.evaluate_modules": "metrics"}
 
 setup(
     package_dir=PACKAGE_DIRS,

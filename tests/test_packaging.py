@@ -16,7 +16,8 @@ import pytest
 from tests.paths import ROOT
 
 #: Each folder of the source tree and where its files go in the wheel.
-PACKAGE_FOLDERS = {"praib": "praib", "generation": "praib/generation", "perturb": "praib/perturb"}
+PACKAGE_FOLDERS = {"praib": "praib", "generation": "praib/generation", "perturb": "praib/perturb",
+                   "metrics": "praib/evaluate_modules"}
 BUILD_FILES = ("setup.py", "setup.cfg", "pyproject.toml", "README.md")
 
 

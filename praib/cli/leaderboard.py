@@ -12,10 +12,30 @@ from praib.cli.common import (failure_log, judge_options, max_failures_option, n
                               seed_option, split_option, write_json)
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
+# "./": a path of that shape that does not exist yet would otherwise read as a Hub dataset id ORG/NAME.
+DEFAULT_QUEUE, DEFAULT_RESULTS = "./leaderboard/requests", "./leaderboard/results"
+STORE_HELP = "a local folder, or a Hub dataset id ORG/NAME"
+token_option = click.option("--token", default=None,
+                            help="Hub token. [default: $HF_TOKEN or the one saved by `hf auth login`]")
 
 
 def _demo_reviews_path() -> str:
     return str(resources.files("praib").joinpath(DEMO_REVIEWS))
+
+
+def check_options(command):
+    """The options of a submission's check, the same on `validate` and `submit`."""
+    for option in reversed([
+        click.option("--benchmark-papers", type=click.Path(exists=True), metavar="FILE",
+                     help="The benchmark's papers (Paper records): check that every one is reviewed."),
+        click.option("--manifest", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+                     help="The manifest (default: manifest.json next to the reviews)."),
+        click.option("--max-unparsed", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+                     help="Largest share of reviews that may fail to parse."),
+        split_option,
+    ]):
+        command = option(command)
+    return command
 
 
 @click.group()
@@ -25,13 +45,7 @@ def leaderboard():
 
 @leaderboard.command()
 @click.argument("submission", metavar="SUBMISSION")
-@click.option("--benchmark-papers", type=click.Path(exists=True), metavar="FILE",
-              help="The benchmark's papers (Paper records): check that every one is reviewed.")
-@click.option("--manifest", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
-              help="The manifest (default: manifest.json next to the reviews).")
-@click.option("--max-unparsed", type=click.FloatRange(0, 1), default=0.05, show_default=True,
-              help="Largest share of reviews that may fail to parse.")
-@split_option
+@check_options
 def validate(submission, benchmark_papers, manifest, max_unparsed, split):
     """Check a leaderboard SUBMISSION: a Hub dataset id, or a directory or JSONL/JSON/Parquet file of
     generated Review records with its manifest.json, and explain every problem. Exits with 0 when
@@ -41,6 +55,130 @@ def validate(submission, benchmark_papers, manifest, max_unparsed, split):
     report = validate_submission(submission, benchmark_papers, manifest, split=split, max_unparsed=max_unparsed)
     click.echo(report.format())
     raise SystemExit(0 if report.valid else 1)
+
+
+@leaderboard.command()
+@click.argument("submission", metavar="SUBMISSION")
+@click.option("--queue", default=DEFAULT_QUEUE, show_default=True, metavar="QUEUE", help=f"The queue: {STORE_HELP}.")
+@check_options
+@token_option
+def submit(submission, queue, benchmark_papers, manifest, max_unparsed, split, token):
+    """File SUBMISSION (as `praib leaderboard validate` takes it) into the leaderboard's QUEUE as a PENDING
+    request, for `praib leaderboard process` to score. It is checked as `validate` checks it and refused
+    with its problems when invalid, or when the queue holds the same model, revision, prompts and records
+    already (unless that request failed)."""
+    from praib.leaderboard.queue import SubmissionRefused, submit as file_request
+    from praib.leaderboard.stores import StoreError, open_store
+    from praib.leaderboard.submission import SubmissionError
+    from praib.records import RecordError
+
+    try:
+        request = file_request(open_store(queue, token), submission, manifest, benchmark_papers, split,
+                               max_unparsed)
+    except SubmissionRefused as err:
+        if err.report is not None:
+            click.echo(err.report.format())
+        raise click.ClickException(str(err)) from None
+    except (StoreError, SubmissionError, RecordError) as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(f"filed {request.name} ({request.model}, {request.n_reviews} reviews, records "
+               f"sha256:{request.records_sha256[:16]}) in {queue} as {request.status}")
+
+
+@leaderboard.command()
+@click.option("--queue", default=DEFAULT_QUEUE, show_default=True, metavar="QUEUE",
+              help=f"The queue to take requests from: {STORE_HELP}.")
+@click.option("--results", default=DEFAULT_RESULTS, show_default=True, metavar="RESULTS",
+              help=f"Where the results go: {STORE_HELP}.")
+@click.option("--reference", "reference_path", metavar="HUMAN",
+              help="Human reviews to compare against (default with --demo: the demo set's human reviews).")
+@click.option("--demo", is_flag=True, help="Use the demo set's human reviews as the reference.")
+@click.option("--n-bootstrap", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Cluster-bootstrap draws (papers resampled with all their reviews).")
+@seed_option("Seed of the bootstrap draws.")
+@judge_options
+@click.option("--once", is_flag=True, help="Take requests until none is pending, then stop. [default]")
+@click.option("--watch", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Keep running: look for new requests every SECONDS.")
+@click.option("--lease", type=click.FloatRange(min=0, min_open=True), default=3600.0, show_default=True,
+              metavar="SECONDS", help="How long a request is held; one whose runner died is taken again after "
+                                      "it. Choose it longer than one submission takes.")
+@click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
+@max_failures_option
+@no_progress_option
+@token_option
+def process(queue, results, reference_path, demo, n_bootstrap, seed, judge_spec, cache_dir, once, watch, lease, workers,
+            max_failures, no_progress, token):
+    """Score the queue's pending requests, oldest first, into RESULTS: each submission as `praib leaderboard
+    run` scores it (its rows in a Parquet file of its own), then what spans submissions (closest to human)
+    over every finished one; each request ends FINISHED, or FAILED with the reason. Runners on any number
+    of machines may share one queue: each request is taken by one of them, under a lease."""
+    from praib.llm.backends import BackendError
+
+    from praib.leaderboard.provenance import input_label
+    from praib.leaderboard.runner import Runner
+    from praib.leaderboard.stores import LocalStore, StoreError, open_store
+    from praib.records import HUMAN_SOURCE, RecordError, load_records
+
+    if reference_path is None and not demo:
+        raise click.UsageError("give --reference HUMAN (or --demo)")
+    if once and watch is not None:
+        raise click.UsageError("give --once or --watch, not both")
+    reference_path = reference_path or _demo_reviews_path()
+    results_store = open_store(results, token)
+    log_beside = Path(results) if isinstance(results_store, LocalStore) else None
+    with failure_log(max_failures, log_beside) as failures:
+        try:
+            runner = Runner(open_store(queue, token), results_store, load_records(reference_path, "review", source_name=HUMAN_SOURCE),
+                            input_label(reference_path), n_bootstrap, seed, judge_spec.make(failures),
+                            judge_spec.cache_dir, workers, lease, progress=not no_progress, say=click.echo)
+            runner.check()
+            settled = runner.run(watch)
+        except (StoreError, RecordError, BackendError) as err:
+            raise click.ClickException(str(err)) from None
+    click.echo(f"settled {settled} request{'s' if settled != 1 else ''}; none pending in {queue}")
+
+
+@leaderboard.command()
+@click.argument("results", metavar="RESULTS", default=DEFAULT_RESULTS)
+@click.option("--queue", metavar="QUEUE", help=f"The queue the Submit tab files into: {STORE_HELP}. [default: no "
+                                               "Submit tab]")
+@click.option("--port", type=click.IntRange(1, 65535), default=7860, show_default=True, help="Port to serve on.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to serve on (0.0.0.0: every interface, as in a Space).")
+@token_option
+def app(results, queue, port, host, token):
+    """Serve the leaderboard of RESULTS (a folder or Hub dataset written by `praib leaderboard process`, or by
+    `praib leaderboard run`) as a web app: the table with filters, each submission's page, the pairwise
+    comparisons, the metrics, and a Submit tab filing requests into QUEUE. Needs `pip install 'praib[app]'`."""
+    from importlib.util import find_spec
+
+    if find_spec("gradio") is None:
+        raise click.ClickException("the app needs gradio: pip install 'praib[app]'")
+    from praib.leaderboard.app import launch
+
+    click.echo(f"serving the leaderboard of {results} on http://{host}:{port} (Ctrl-C stops it)")
+    launch(results, queue, port, host, token)
+
+
+@leaderboard.command()
+@click.argument("results", metavar="RESULTS")
+@click.argument("queue", metavar="QUEUE")
+@output_option("The Space's folder (app.py, requirements.txt, README.md).", default="space", file_okay=False,
+               layout="praib.leaderboard.space:SPACE_FILES")
+@click.option("--title", default="praib leaderboard", show_default=True, help="The Space's title.")
+@click.option("--license", "license_id", default="apache-2.0", show_default=True, help="The Space's license.")
+def space(results, queue, output, title, license_id):
+    """Write a Hugging Face Space that serves `praib leaderboard app` over the Hub datasets RESULTS (results,
+    ORG/NAME) and QUEUE (requests, ORG/NAME); its README says how to deploy it and run the runner."""
+    from praib.leaderboard.space import SpaceError, write_space
+
+    try:
+        write_space(results, queue, output, title, license_id)
+    except SpaceError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(f"wrote {output} (app.py, requirements.txt, README.md); deploy it with "
+               f"`hf upload ORG/SPACE {output} --repo-type space`")
 
 
 @leaderboard.command("run")
@@ -84,6 +222,7 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge
     from praib.llm.backends import BackendError
 
     from praib.records import HUMAN_SOURCE, RecordError, load_records, perturbation_kind
+    from praib.leaderboard.provenance import input_label
     from praib.leaderboard.run import run_leaderboard
     from praib.metrics.registry import JUDGED
     from praib.leaderboard.submission import SubmissionError, load_submission
@@ -97,7 +236,7 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge
             for s in loaded:
                 s.reviews = _reviews_of(s.reviews, ids, s.source, benchmark_papers)
         judge = judge_spec.make(failures)
-        results = run_leaderboard(loaded, reference, output, reference_label=reference_path,
+        results = run_leaderboard(loaded, reference, output, reference_label=input_label(reference_path),
                                   n_bootstrap=n_bootstrap, seed=seed, judge=judge, workers=workers,
                                   progress=not no_progress, cache_dir=judge_spec.cache_dir)
     except (SubmissionError, RecordError, ValueError, BackendError) as err:

@@ -518,9 +518,10 @@ from praib.cli.leaderboard import leaderboard  # noqa: E402
 from praib.cli.doctor import doctor  # noqa: E402
 from praib.cli.tables import tables  # noqa: E402
 from praib.cli.judge import judge  # noqa: E402
+from praib.cli.metrics import metrics  # noqa: E402
 
 counterfactual.add_command(effects)
-for command in (perturb, counterfactual, meta_review, robustness, leaderboard, data, doctor, tables, judge):
+for command in (perturb, counterfactual, meta_review, robustness, leaderboard, data, doctor, tables, judge, metrics):
     main.add_command(command)
 
 if __name__ == "__main__":

@@ -58,6 +58,7 @@ from praib.records.progress import progress_bar
 from praib.metrics.registry import BY_NAME, DIFFERENCE, JUDGED, METRICS, SCORES, SHORTFALL, TEXT
 from praib.metrics.scores.agreement import panel_alpha_draws
 from praib.metrics.scores.distributions import gaps_to_panel_median, total_variation
+from praib.leaderboard.provenance import input_label
 from praib.leaderboard.submission import Submission, carried_validations
 
 if TYPE_CHECKING:
@@ -329,7 +330,8 @@ def _judged_rows(result: EvaluationResult) -> dict[str, dict]:
     return out
 
 
-def _mark_closest(rows: list[dict]) -> None:
+def mark_closest(rows: list[dict]) -> None:
+    """Mark, per metric and venue, the submission rows nearest to the human reference (ties all marked)."""
     best: dict[tuple, float] = {}
     for row in rows:
         if row["submission"] != HUMAN_SOURCE and row["distance_to_human"] is not None:
@@ -412,7 +414,7 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
                 rows.append(_row(submission.name, model_name, metric, ALL_VENUES,
                                  {"value": _finite(m["value"]), "ci_low": None, "ci_high": None},
                                  len(set(table.paper_id.tolist())), n_perturbed, None, None))
-    _mark_closest(rows)
+    mark_closest(rows)
     return rows, details
 
 
@@ -454,11 +456,12 @@ def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, outpu
             _write_json(folder / "eras.json", era_analysis(human_reviews))
         _write_json(folder / "run.json", {
             "reference": reference_label,
-            "submissions": {s.name: s.source for s in submissions},
+            "submissions": {s.name: input_label(s.source) for s in submissions},
             "n_bootstrap": n_bootstrap,
             "seed": seed,
             "judge": judge.describe() if judge is not None else None,
-            "judge_validation": judge_validations(judge.describe(), cache_dir, carried_validations(submissions))
+            "judge_validation": judge_validations(judge.describe(), cache_dir, carried_validations(
+                {s.name: s.manifest for s in submissions}))
             if judge is not None else None,
             "praib_version": __version__,
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

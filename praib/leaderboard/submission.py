@@ -46,7 +46,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping
 
 from datasets import Dataset
 
@@ -197,11 +197,11 @@ def _judge_validation_problem(value) -> str | None:
     return None
 
 
-def carried_validations(submissions: Sequence["Submission"]) -> list[tuple[str, ValidationResult]]:
-    """The judge validations the submissions' manifests carry, each with where it came from
-    (``"manifest of NAME"``)."""
-    return [(f"manifest of {s.name}", ValidationResult.from_dict(entry)) for s in submissions
-            for entry in s.manifest.get("judge_validation") or []]
+def carried_validations(manifests: Mapping[str, dict]) -> list[tuple[str, ValidationResult]]:
+    """The judge validations the submissions' manifests (by submission name) carry, each with where it
+    came from (``"manifest of NAME"``)."""
+    return [(f"manifest of {name}", ValidationResult.from_dict(entry)) for name, manifest in manifests.items()
+            for entry in manifest.get("judge_validation") or []]
 
 
 def manifest_problems(manifest: dict, path: str | Path | None = None) -> list[str]:

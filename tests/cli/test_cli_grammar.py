@@ -43,7 +43,8 @@ def test_the_tree_has_every_command_and_the_leaderboard_verbs_in_one_group():
         "praib data sample", "praib data pdf", "praib data build",
         "praib data push", "praib data verify-citations",
         "praib leaderboard validate", "praib leaderboard run", "praib leaderboard push", "praib leaderboard report",
-        "praib leaderboard eras", "praib doctor", "praib tables", "praib judge validate"}
+        "praib leaderboard eras", "praib leaderboard submit", "praib leaderboard process", "praib leaderboard app",
+        "praib leaderboard space", "praib metrics export", "praib doctor", "praib tables", "praib judge validate"}
 
 
 @pytest.mark.parametrize("path", sorted(COMMANDS))
@@ -62,7 +63,7 @@ def test_every_command_that_takes_a_judge_has_the_same_judge_options():
     assert set(judged) == {"praib evaluate run", "praib score", "praib perturb", "praib meta-review",
                            "praib counterfactual extract", "praib counterfactual build",
                            "praib counterfactual oracle", "praib counterfactual effects", "praib leaderboard run",
-                           "praib judge validate"}
+                           "praib leaderboard process", "praib judge validate"}
     reference = {o.opts[0]: o.to_info_dict() for o in _options(COMMANDS["praib score"]) if o.opts[0] in JUDGE_OPTIONS}
     assert set(reference) == JUDGE_OPTIONS
     for path, command in judged.items():

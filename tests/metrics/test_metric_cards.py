@@ -3,23 +3,13 @@
 its requirements."""
 
 import ast
-import doctest
 import re
 import warnings
 
 import evaluate
 import pytest
+from tests.metrics.cards import MODULES, run_examples
 from tests.paths import ROOT as REPO
-
-MODULES = sorted(p.name for p in (REPO / "metrics").iterdir() if p.is_dir())
-FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-
-
-def run_examples(text: str, name: str, globs: dict) -> doctest.TestResults:
-    test = doctest.DocTestParser().get_doctest(text, globs, name, None, 0)
-    runner = doctest.DocTestRunner(optionflags=FLAGS)
-    runner.run(test)
-    return runner.summarize(verbose=False)
 
 
 @pytest.mark.parametrize("name", MODULES)
