@@ -130,8 +130,9 @@ def process(queue, results, reference_path, demo, n_bootstrap, seed, judge_spec,
     with failure_log(max_failures, log_beside) as failures:
         try:
             reference = load_records(reference_path, "review", source_name=HUMAN_SOURCE)
-            runner = Runner(open_store(queue, token), results_store, reference, input_label(reference_path), n_bootstrap, seed, judge_spec.make(failures),
-                            judge_spec.cache_dir, workers, lease, progress=not no_progress, say=click.echo)
+            runner = Runner(open_store(queue, token), results_store, reference, input_label(reference_path),
+                            n_bootstrap, seed, judge_spec.make(failures), judge_spec.cache_dir, workers, lease,
+                            progress=not no_progress, say=click.echo)
             runner.check()
             settled = runner.run(watch)
         except (StoreError, RecordError, BackendError) as err:
