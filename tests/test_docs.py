@@ -153,3 +153,50 @@ def test_the_site_builds_strictly(tmp_path):
     assert "Flesch" in html and "tags: [evaluate" not in html  # the card's text, without its YAML header
     api = (site / "api" / "index.html").read_text(encoding="utf-8")
     assert all(f"{name}" in api for name in ("praib.api.evaluate", "praib.records.load_records", "praib.load_prompt"))
+
+
+#: The README is read in five minutes; the documentation is in docs/.
+README_LIMIT = 12 * 1024
+
+
+def _linked(page: Path) -> set[Path]:
+    """The files of the repository that ``page`` links to by a relative Markdown link."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    targets = re.findall(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", text)
+    return {(page.parent / target).resolve() for target in targets if "://" not in target}
+
+
+def _nav_pages(entries) -> list[Path]:
+    pages = []
+    for entry in entries:
+        value = next(iter(entry.values())) if isinstance(entry, dict) else entry
+        pages += _nav_pages(value) if isinstance(value, list) else [(DOCS / value).resolve()]
+    return pages
+
+
+def test_the_readme_is_short_and_every_page_of_the_site_is_reachable_from_it():
+    import yaml
+
+    readme = ROOT / "README.md"
+    assert len(readme.read_bytes()) <= README_LIMIT
+    reachable, todo = set(), [readme.resolve()]
+    while todo:
+        page = todo.pop()
+        for target in _linked(page):
+            if target.suffix == ".md" and target.is_file() and target not in reachable:
+                reachable.add(target)
+                todo.append(target)
+    nav = _nav_pages(yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"])
+    assert len(nav) > 20
+    assert [str(page.relative_to(ROOT)) for page in nav if page not in reachable] == []
+
+
+def test_the_readme_keeps_the_two_set_up_commands_of_a_fresh_machine():
+    """One command installs praib and runs the demo, the other runs the tests as CI (.ci/run) does."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Set up on a fresh machine\n\n```bash\n", 1)[1].split("```", 1)[0]
+    assert block.splitlines() == [
+        "python -m venv .venv && . .venv/bin/activate && pip install -e . && praib evaluate --demo --output results.json",
+        'pip install -e ".[test]" && python -m pytest -q']
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert 'pip install --quiet -e ".[test]"' in ci and "python -m pytest -q" in ci
