@@ -11,6 +11,10 @@ A host name that does not resolve, and a server on this machine that refuses the
 listens on its port), are no such failure: :func:`unreachable_reason` tells them from the others, and
 :func:`check_reachable` looks for them before a library that retries on its own is let loose.
 
+A URL may carry credentials (``http://user:password@host/v1``). :func:`redact_credentials` hides them
+in any text that names such a URL (messages, logs, records), and :func:`split_credentials` takes them
+out of a URL for a client that must send them as a header (urllib would take them for part of the host).
+
 Written here rather than with ``urllib3.util.Retry``: that works only inside a ``requests``
 adapter (the backend uses ``urllib``), cannot retry a malformed body, cannot give up on a long
 ``Retry-After`` and sleeps through ``time.sleep`` where tests inject their own clock.
@@ -18,15 +22,17 @@ adapter (the backend uses ``urllib``), cannot retry a malformed body, cannot giv
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import ipaddress
 import math
+import re
 import socket
 import time
 import urllib.request
 from dataclasses import dataclass
 from typing import Callable, Iterator, Literal, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 T = TypeVar("T")
 
@@ -122,6 +128,32 @@ def call_with_retries(attempt: Callable[[], T], policy: RetryPolicy, *,
             if on_retry is not None:
                 on_retry(failure, retry, wait)
             sleep(wait)
+
+
+# A URL's scheme and its userinfo, up to the last "@" before the path, query or fragment.
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^\s/?#]*)@")
+
+
+def redact_credentials(text: str) -> str:
+    """``text`` with the password of every URL in it shown as ``***`` (``http://user:***@host/v1``); the
+    userinfo of a URL without a password (a token where the user name goes) is hidden whole."""
+    def hide(match: re.Match) -> str:
+        user, colon, _ = match.group("userinfo").partition(":")
+        return f"{match.group('scheme')}{user + ':***' if colon else '***'}@"
+
+    return _USERINFO.sub(hide, text)
+
+
+def split_credentials(url: str) -> tuple[str, str | None]:
+    """``url`` without its userinfo, and the ``Authorization`` header value (HTTP Basic) that sends it,
+    or None when the URL has none."""
+    parts = urlsplit(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if not at:
+        return url, None
+    user, _, password = userinfo.partition(":")
+    token = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode("utf-8")).decode("ascii")
+    return urlunsplit(parts._replace(netloc=host)), f"Basic {token}"
 
 
 class Unreachable(Exception):

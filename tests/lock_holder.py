@@ -28,9 +28,10 @@ except OutputLockedError:
 
 
 @contextmanager
-def lock_held_elsewhere(output: str | Path):
-    """A python process holding the lock of ``output`` for the block (unless the block kills it)."""
-    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(output)], stdin=subprocess.PIPE,
+def lock_held_elsewhere(output: str | Path, *arguments: str):
+    """A python process holding the lock of ``output`` for the block (unless the block kills it); ``arguments``
+    follow ``output`` on its command line."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(output), *arguments], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline() == "held\n"

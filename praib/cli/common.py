@@ -9,6 +9,7 @@ import contextlib
 import functools
 import json
 import logging
+import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,50 +49,148 @@ def _apply(command, options):
     return command
 
 
+class OutputPath(click.Path):
+    """The type of a path a command writes (--output, and --per-review, --markdown): before the command
+    runs, each is checked against its inputs (:func:`_refusing_inputs`)."""
+
+
+class _Source(click.types.StringParamType):
+    """The type of a string that names an input of the command: records (a path or a Hub id), a folder
+    of them, ``disapere:PATH``; the paths among them are checked against its outputs."""
+
+
+#: The type of an input given as a string (:class:`_Source`); an input of type click.Path is one already.
+SOURCE = _Source()
+#: Path options that are no input: a cache is read and added to, never replaced.
+_NOT_INPUTS = ("cache_dir",)
+
+
 def output_option(help: str, default: str | None = None, file_okay: bool = True, dir_okay: bool = True,
-                  layout: str = "praib.records.io:SAVED_DATASET_FILES"):
-    """-o/--output, the one spelling of where a command writes its result. The command runs holding the
-    output's lock (:func:`praib.records.locks.output_lock`), which also covers the files it writes beside
-    the output: a second run on the same output is refused at once.
+                  writes: str | None = "praib.records.io:SAVED_DATASET_FILES"):
+    """-o/--output, the one spelling of where a command writes its result. An output that is one of the
+    command's inputs, a file of an input folder, or a folder holding an input it would replace, is
+    refused before the command runs (:func:`_refusing_inputs`). The command runs holding the output's
+    lock (:func:`praib.records.locks.output_lock`), which also covers the files it writes beside the
+    output: a second run on the same output is refused at once.
 
-    An output that may be a folder comes with --overwrite. The command replaces the folder's own files,
-    those ``layout`` names ("module:NAME" of their glob patterns, as
-    :func:`praib.records.atomic.replace_folder` takes them; by default a saved dataset's), and refuses
-    a folder that holds anything else unless --overwrite is given (it then keeps those entries)."""
-    option = click.option("--output", "-o", type=click.Path(file_okay=file_okay, dir_okay=dir_okay, path_type=Path),
-                          default=default, show_default=default is not None, help=help)
+    An output that may be a folder comes with --overwrite. The command replaces the files praib wrote
+    in the folder (:func:`praib.records.atomic.replace_folder`) and refuses a folder that holds any
+    other file unless --overwrite is given, which keeps them; ``writes`` ("module:NAME" of a tuple of
+    names, by default a saved dataset's) are the files it writes in every folder, so that a file of
+    the user's of one of those names is refused before the run rather than after it."""
+    option = click.option("--output", "-o", type=OutputPath(file_okay=file_okay, dir_okay=dir_okay, path_type=Path),
+                          default=default, show_default=default is not None,
+                          help=f"{help} A symbolic link is written through to its target.")
     if not dir_okay:
-        return lambda command: option(_holding_output_lock(command))
+        return lambda command: option(_refusing_inputs(_holding_output_lock(command)))
     overwrite = click.option("--overwrite", is_flag=True,
-                             help="Write into an output folder that holds files this command does not write: "
-                                  "its own files there are replaced, the others kept.")
-    return lambda command: option(overwrite(_holding_output_lock(_refusing_foreign_files(command, layout))))
+                             help="Write into an output folder that holds files praib did not write there (or that "
+                                  "changed since): praib's own files are replaced, the others kept.")
+    return lambda command: option(overwrite(_refusing_inputs(_holding_output_lock(
+        _refusing_users_files(command, writes)))))
 
 
-def _refusing_foreign_files(command, layout: str):
+def _refusing_users_files(command, writes: str | None):
     @functools.wraps(command)
     def run(**params):
         from pkgutil import resolve_name
 
-        from praib.records.atomic import foreign_entries
+        from praib.records.atomic import RECORD, finish_interrupted, ownership
 
-        output = params["output"]
-        if not params.pop("overwrite") and output is not None:
-            foreign = foreign_entries(output, resolve_name(layout))
-            if foreign:
-                shown = ", ".join(map(str, foreign[:5])) + (", ..." if len(foreign) > 5 else "")
-                raise click.ClickException(
-                    f"{output}: holds files that `{click.get_current_context().command_path}` does not write "
-                    f"({shown}); give --overwrite to replace its own files there and keep these, or choose "
-                    "another --output")
+        output, overwrite = params["output"], params.pop("overwrite")
+        if output is None:
+            return command(**params)
+        finish_interrupted(output)
+        held = ownership(output)
+        command_path = click.get_current_context().command_path
+        if held.users and not overwrite:
+            shown = ", ".join(map(str, held.users[:5])) + (", ..." if len(held.users) > 5 else "")
+            which = f"praib did not write there, or that changed since ({shown})" if held.recorded else \
+                f"praib has no record of writing ({shown}; a folder without {RECORD} is all yours)"
+            raise click.ClickException(f"{output}: holds files {which}; give --overwrite to keep them and replace "
+                                       "only praib's own, or choose another --output")
+        clashes = [name for name in (resolve_name(writes) if writes else ())
+                   if os.path.lexists(output / name) and name not in held.praib]
+        if clashes:
+            one = len(clashes) == 1
+            raise click.ClickException(
+                f"{output}: {', '.join(clashes)}: {'a file' if one else 'files'} of yours (praib did not write "
+                f"{'it' if one else 'them'} there, or {'it' if one else 'they'} changed since) where "
+                f"`{command_path}` writes its own; --overwrite keeps your files: move {'it' if one else 'them'} away "
+                "or choose another --output")
         return command(**params)
     return run
+
+
+def _refusing_inputs(command):
+    """Refuse, in one line, an output that is an input of the command (symbolic links followed), a file
+    of an input folder, or a folder holding an input that the command would replace."""
+    @functools.wraps(command)
+    def run(**params):
+        context = click.get_current_context()
+        outputs = [(param, Path(context.params[param.name])) for param in context.command.params
+                   if isinstance(param.type, OutputPath) and context.params.get(param.name) is not None]
+        inputs = [(param, path) for param in context.command.params
+                  if isinstance(param.type, (click.Path, _Source)) and not isinstance(param.type, OutputPath)
+                  and param.name not in _NOT_INPUTS for path in _paths_in(context.params.get(param.name))]
+        for output_param, output in outputs:
+            for input_param, source in inputs:
+                problem = _overlap(output, source)
+                if problem:
+                    raise click.ClickException(f"{output}: {problem.format(input=_role(input_param), path=source)}; "
+                                               f"choose another {_role(output_param)}")
+        return command(**params)
+    return run
+
+
+def _paths_in(value) -> Iterator[Path]:
+    """The existing paths a parameter's value names: itself, or (``disapere:PATH``, ``DIR:config``) a part."""
+    if isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _paths_in(item)
+        return
+    if not isinstance(value, (str, Path)):
+        return
+    text = str(value)
+    candidates = [text, text.partition(":")[2], text.rpartition(":")[0]] if ":" in text else [text]
+    for candidate in candidates:
+        if candidate and os.path.lexists(candidate):
+            yield Path(candidate)
+            return
+
+
+def _overlap(output: Path, source: Path) -> str | None:
+    """How writing ``output`` would overwrite the input ``source`` (a message with {input} and {path}
+    to fill), or None."""
+    from praib.records.atomic import ownership
+
+    written, read = Path(os.path.realpath(output)), Path(os.path.realpath(source))
+    if written == read or (written.exists() and os.path.samefile(written, read)):
+        return "is the input {input}" + ("" if output == source else " ({path})")
+    if written.is_relative_to(read) and read.is_dir():
+        held = ownership(read)
+        name = written.relative_to(read).as_posix()
+        if _holds(held.praib, name) if held.recorded else os.path.lexists(written):
+            return "is a file of the input folder {path} ({input})"
+    if read.is_relative_to(written) and written.is_dir() and _holds(ownership(written).praib,
+                                                                    read.relative_to(written).as_posix()):
+        return "holds the input {path} ({input}), a file praib wrote there that this command would replace"
+    return None
+
+
+def _holds(files, name: str) -> bool:
+    return name in files or any(file.startswith(f"{name}/") for file in files)
+
+
+def _role(param: click.Parameter) -> str:
+    return param.human_readable_name.removesuffix("...") if isinstance(param, click.Argument) else max(param.opts, key=len)
 
 
 def _holding_output_lock(command):
     # Taken when the command runs rather than while click parses, so that a usage error takes no lock.
     @functools.wraps(command)
     def run(**params):
+        from praib.records.atomic import OutputClashError
         from praib.records.locks import OutputLockedError, output_lock
 
         with contextlib.ExitStack() as held:
@@ -100,7 +199,10 @@ def _holding_output_lock(command):
                     held.enter_context(output_lock(params["output"]))
                 except OutputLockedError as err:
                     raise click.ClickException(f"{err}; wait for it or choose another --output") from None
-            return command(**params)
+            try:
+                return command(**params)
+            except OutputClashError as err:
+                raise click.ClickException(str(err)) from None
     return run
 
 

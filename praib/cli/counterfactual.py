@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from praib.cli.common import (failed_names, failure_log, judge_options, max_failures_option, model_options,
-                              no_progress_option, output_option, seed_option, source_option, stop_if_nothing_made)
+                              no_progress_option, output_option, seed_option, SOURCE, source_option,
+                              stop_if_nothing_made)
 from praib.api import load_papers
 from praib.llm.judge import default_cache_dir
 
@@ -50,7 +51,7 @@ def counterfactual():
 
 
 @counterfactual.command()
-@click.argument("papers_source", metavar="PAPERS")
+@click.argument("papers_source", metavar="PAPERS", type=SOURCE)
 @output_option("Logic records: .jsonl, .parquet, or a directory (saved dataset).", default="logic.jsonl")
 @click.option("--max-tries", type=click.IntRange(min=1), default=2, show_default=True,
               help="Answers asked per paper: an invalid answer is sent back with its problems until this many.")
@@ -83,7 +84,7 @@ def extract(papers_source, output, max_tries, templates, judge_spec, cache_dir, 
 
 
 @counterfactual.command()
-@click.argument("papers_source", metavar="PAPERS")
+@click.argument("papers_source", metavar="PAPERS", type=SOURCE)
 @output_option("Variant papers (.jsonl, .parquet or a directory); <stem>.logic.jsonl and "
                "<stem>.attempts.jsonl are written beside it.", default="variants.jsonl")
 @click.option("--edits", default=DEFAULT_EDITS, show_default=True,
@@ -136,8 +137,8 @@ def build(papers_source, output, edits, logic_source, seed, max_tries, templates
 
 
 @counterfactual.command()
-@click.argument("reviews_source", metavar="REVIEWS")
-@click.argument("variants_source", metavar="VARIANTS")
+@click.argument("reviews_source", metavar="REVIEWS", type=SOURCE)
+@click.argument("variants_source", metavar="VARIANTS", type=SOURCE)
 @source_option
 @output_option("Oracle reviews of the variants (.jsonl, .parquet or a directory); the oracle reviews of the "
                "originals go to <stem>.originals.jsonl beside it. Pass the two to `praib robustness` or "
@@ -175,9 +176,9 @@ def oracle(reviews_source, variants_source, source_name, output, seed, templates
 
 @click.command("meta-review")
 @click.argument("model", metavar="MODEL")
-@click.argument("papers_source", metavar="PAPERS")
-@click.argument("reviews_source", metavar="REVIEWS")
-@click.option("--rebuttals", "rebuttals_source", metavar="REBUTTALS", help="Rebuttal records of the papers.")
+@click.argument("papers_source", metavar="PAPERS", type=SOURCE)
+@click.argument("reviews_source", metavar="REVIEWS", type=SOURCE)
+@click.option("--rebuttals", "rebuttals_source", metavar="REBUTTALS", type=SOURCE, help="Rebuttal records of the papers.")
 @model_options
 @click.option("--prompt", "prompt_name", default="meta_review_score", show_default=True,
               type=click.Choice(["meta_review_score", "meta_review_dimensions", "meta_review_template"]),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from praib.cli.common import (DEFAULT_BASE_URL, cache_dir_option, failure_log, max_failures_option, no_progress_option,
-                              output_option, seed_option, source_option, split_option)
+                              output_option, seed_option, SOURCE, source_option, split_option)
 
 
 @click.group()
@@ -14,7 +14,7 @@ def data() -> None:
 
 
 @data.command("verify-citations")
-@click.argument("reviews_path", metavar="REVIEWS")
+@click.argument("reviews_path", metavar="REVIEWS", type=SOURCE)
 @source_option
 @output_option("One row per reference: .jsonl, .parquet, or a directory (saved dataset).",
                default="citations.jsonl")
@@ -55,7 +55,7 @@ def verify_citations(reviews_path, source_name, output, citation_services, bibli
 
 
 @data.command("pdf")
-@click.argument("inputs", nargs=-1, required=True, metavar="DIR_OR_PDF...")
+@click.argument("inputs", nargs=-1, required=True, metavar="DIR_OR_PDF...", type=SOURCE)
 @output_option("Paper records: .jsonl, .parquet, or a directory (saved dataset).", default="papers.jsonl")
 @click.option("--venue", help="Venue of every paper.")
 @click.option("--year", type=int, help="Year of every paper.")
@@ -124,7 +124,7 @@ def pdf_command(inputs, output, venue, year, decision, token_budget, tokenizer, 
 @click.option("--counterfactuals", type=click.Path(exists=True), help="Counterfactual paper records.")
 @click.option("--perturbations", type=click.Path(exists=True), help="Perturbed paper records.")
 @output_option("Directory of the dataset repository (README.md card and data/<config>/*.parquet).",
-               default="dataset", file_okay=False, layout="praib.sources.publish:REPOSITORY_FILES")
+               default="dataset", file_okay=False, writes="praib.sources.publish:REPOSITORY_FILES")
 @click.option("--card-template", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Jinja template of the card. [default: praib/data/cards/praib.md.jinja]")
 @click.option("--default-config", default=None, help="Config loaded when none is named. [default: reviews]")
@@ -177,7 +177,7 @@ def _record_counts(counts: dict[str, int], papers) -> str:
 @click.argument("venue", metavar="VENUE")
 @click.argument("years", metavar="YEAR...", type=int, nargs=-1, required=True)
 @output_option("Directory for papers.jsonl, reviews.jsonl, meta_reviews.jsonl and rebuttals.jsonl.",
-               default="records", file_okay=False, layout="praib.sources.openreview:RECORD_FOLDER_FILES")
+               default="records", file_okay=False, writes="praib.sources.openreview:RECORD_FOLDER_FILES")
 @cache_dir_option("Raw API responses, one file per request; a rerun resumes from them. "
                   "[default: $PRAIB_CACHE/openreview or ~/.cache/praib/calls/openreview]")
 @click.option("--offline", is_flag=True, help="Rebuild the records from the cache alone; make no request.")
@@ -233,7 +233,7 @@ def collect_command(venue, years, output, cache_dir, offline, base_url, pace, pa
                    "details; csv: one review a row with paper_id and the review form's fields as columns; "
                    "peersum: PeerSum's raw peersum_all.json. [default: csv for a .csv FILE, json otherwise]")
 @output_option("Directory for papers.jsonl, reviews.jsonl, meta_reviews.jsonl and rebuttals.jsonl.",
-               default="records", file_okay=False, layout="praib.sources.openreview:RECORD_FOLDER_FILES")
+               default="records", file_okay=False, writes="praib.sources.openreview:RECORD_FOLDER_FILES")
 def import_dump_command(dump, venue, year, fmt, output):
     """Convert a shared OpenReview dump FILE of one VENUE and YEAR into praib records (the review
     form is read from the venue's layout)."""
@@ -265,7 +265,7 @@ def import_dump_command(dump, venue, year, fmt, output):
                    "[default: every year in PAPERS]")
 @click.option("--include-withdrawn", is_flag=True, help="Count withdrawn and desk-rejected papers as rejected.")
 @output_option("Directory for the sampled papers.jsonl and the filtered record files.", default="sample",
-               file_okay=False, layout="praib.sources.openreview:RECORD_FOLDER_FILES")
+               file_okay=False, writes="praib.sources.openreview:RECORD_FOLDER_FILES")
 def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, rejected_share, seed, years,
                    include_withdrawn, output):
     """Draw a balanced accept/reject sample of the PAPERS records per venue-year, reproducibly under --seed
@@ -295,10 +295,10 @@ def sample_command(papers, reviews, meta_reviews, rebuttals, per_venue_year, rej
 
 
 @data.command("import-ukp")
-@click.argument("release_dir", metavar="DIR")
+@click.argument("release_dir", metavar="DIR", type=SOURCE)
 @output_option("Directory for papers.jsonl (the originals), counterfactuals.jsonl, logic.jsonl and release.jsonl "
                "(what the records do not hold, for export-ukp).", default="ukp", file_okay=False,
-               layout="praib.sources.ukp:IMPORT_FILES")
+               writes="praib.sources.ukp:IMPORT_FILES")
 def import_ukp_command(release_dir, output):
     """Read the UKP counter-review-logic release's data folder DIR (papers/, blueprints/, cf_datasets/)
     into praib records: the papers, the research logic of the blueprints, and the counterfactuals as
@@ -308,7 +308,7 @@ def import_ukp_command(release_dir, output):
     from praib.perturb.logic import logic_features, table
     from praib.records import coerce_record, records_to_dataset, save_records
     from praib.records.atomic import replace_folder
-    from praib.sources.ukp import IMPORT_FILES, RELEASE_FILES, read_release
+    from praib.sources.ukp import RELEASE_FILES, read_release
 
     try:
         release = read_release(release_dir)
@@ -322,7 +322,7 @@ def import_ukp_command(release_dir, output):
     for note in release.notes:
         click.echo(f"warning: {note}", err=True)
     written = []
-    with replace_folder(output, IMPORT_FILES) as folder:  # a file of an earlier import would be exported too
+    with replace_folder(output) as folder:  # a file of an earlier import would be exported too
         for name, records in outputs.items():
             if len(records):
                 save_records(records, folder / name)
@@ -333,14 +333,14 @@ def import_ukp_command(release_dir, output):
 
 
 @data.command("export-ukp")
-@click.argument("records_path", metavar="RECORDS")
+@click.argument("records_path", metavar="RECORDS", type=SOURCE)
 @click.option("--counterfactuals", type=click.Path(exists=True),
               help="Counterfactual paper records (e.g. from `praib counterfactual build`) to export instead of "
                    "RECORDS/counterfactuals.jsonl.")
 @click.option("--logic", "logic_path", type=click.Path(exists=True),
               help="Logic records (e.g. from `praib counterfactual extract`) to export instead of RECORDS/logic.jsonl.")
 @output_option("The release's data folder to write: papers/, blueprints/, cf_datasets/.", default="ukp-release",
-               file_okay=False, layout="praib.sources.ukp:RELEASE_LAYOUT")
+               file_okay=False, writes=None)
 def export_ukp_command(records_path, counterfactuals, logic_path, output):
     """Write praib records in the UKP counter-review-logic release's layout: a paper folder (paper.md,
     index.json, meta.json) per paper, a blueprint per logic record and a counterfactual dataset file
@@ -352,7 +352,7 @@ def export_ukp_command(records_path, counterfactuals, logic_path, output):
     from praib.perturb.logic import load_logic
     from praib.records import load_records
     from praib.records.atomic import replace_folder
-    from praib.sources.ukp import RELEASE_FILES, RELEASE_LAYOUT, describe_counts, read_release_files, write_release
+    from praib.sources.ukp import RELEASE_FILES, describe_counts, read_release_files, write_release
 
     records = Path(records_path)
 
@@ -366,7 +366,7 @@ def export_ukp_command(records_path, counterfactuals, logic_path, output):
         variants = load_records(counterfactuals, "paper").to_list() if counterfactuals else []
         logic = load_logic(logic_path).to_list() if logic_path else []
         files = read_release_files(beside(RELEASE_FILES)) if beside(RELEASE_FILES) else []
-        with replace_folder(output, RELEASE_LAYOUT) as folder:
+        with replace_folder(output) as folder:
             counts = write_release(folder, papers, variants, logic, files)
     except ValueError as err:
         raise click.ClickException(str(err)) from None

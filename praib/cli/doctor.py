@@ -11,6 +11,7 @@ import urllib.request
 import click
 
 from praib.cli.common import DEFAULT_BASE_URL
+from praib.http_retry import redact_credentials, split_credentials
 
 
 def _version(distribution: str) -> str | None:
@@ -65,13 +66,15 @@ def _checks() -> list[tuple[str, bool, str]]:
 def _server(base_url: str) -> list[tuple[str, bool, str]]:
     """What an OpenAI-compatible server says of itself: its vLLM version and its models' contexts."""
     rows = []
-    root = base_url.rstrip("/").removesuffix("/v1")
+    given = base_url.rstrip("/").removesuffix("/v1")
+    root, authorization = split_credentials(given)   # sent as a header: urllib would take them for the host
+    headers = {"Authorization": authorization} if authorization else {}
     for path, name in (("/version", "server version"), ("/v1/models", "server models")):
         try:
-            with urllib.request.urlopen(root + path, timeout=5) as response:
+            with urllib.request.urlopen(urllib.request.Request(root + path, headers=headers), timeout=5) as response:
                 found = json.loads(response.read().decode("utf-8"))
         except (OSError, ValueError) as err:
-            rows.append((name, False, f"{root + path}: {getattr(err, 'reason', err)}"))
+            rows.append((name, False, f"{redact_credentials(given)}{path}: {getattr(err, 'reason', err)}"))
             continue
         if path == "/version":
             rows.append((name, True, f"vLLM {found.get('version')}" if isinstance(found, dict) else str(found)))

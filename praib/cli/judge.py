@@ -7,7 +7,7 @@ import json
 import click
 
 from praib.cli.common import (failure_log, judge_options, max_failures_option, no_progress_option, output_option,
-                              seed_option, write_json)
+                              seed_option, SOURCE, write_json)
 
 TASKS = ("math", "aspect", "target", "polarity", "atomic", "coverage")
 
@@ -22,7 +22,7 @@ def judge():
               help="What the judge is validated on: math (does a review engage with the mathematics), aspect or "
                    "target (of a strength or weakness), polarity (strength or weakness), atomic (extraction of "
                    "atomic strengths and weaknesses), coverage (does a text hold another's information).")
-@click.option("--gold", metavar="FILE|disapere:PATH",
+@click.option("--gold", metavar="FILE|disapere:PATH", type=SOURCE,
               help="The human labels: a gold JSONL file (README, \"Validating a judge\"), or disapere:PATH for a "
                    "local copy of DISAPERE (tasks aspect and polarity).")
 @output_option("Write the validation result as JSON here; the items the judge got wrong go to "

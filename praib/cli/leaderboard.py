@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from praib.cli.common import (failure_log, judge_options, max_failures_option, no_progress_option, output_option,
-                              seed_option, split_option, write_json)
+                              OutputPath, seed_option, SOURCE, split_option, write_json)
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
 # "./": a path of that shape that does not exist yet would otherwise read as a Hub dataset id ORG/NAME.
@@ -183,8 +183,8 @@ def space(results, queue, output, title, license_id):
 
 
 @leaderboard.command("run")
-@click.argument("submissions", metavar="SUBMISSION...", nargs=-1)
-@click.option("--reference", "reference_path", metavar="HUMAN",
+@click.argument("submissions", metavar="SUBMISSION...", nargs=-1, type=SOURCE)
+@click.option("--reference", "reference_path", metavar="HUMAN", type=SOURCE,
               help="Human reviews to compare against (default with --demo: the demo set's human reviews).")
 @click.option("--demo", is_flag=True, help="Use the demo set's human reviews as the reference.")
 @click.option("--benchmark-papers", type=click.Path(exists=True), metavar="FILE",
@@ -194,7 +194,7 @@ def space(results, queue, output, title, license_id):
 @seed_option("Seed of the bootstrap draws.")
 @judge_options
 @output_option("Results directory (results.parquet/.jsonl, manifests/, details/, eras.json, run.json).",
-               default="results", file_okay=False, layout="praib.leaderboard.run:RESULT_FILES")
+               default="results", file_okay=False, writes="praib.leaderboard.run:RESULT_FILES")
 @click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
 @max_failures_option
 @no_progress_option
@@ -293,7 +293,7 @@ def push(directory, repo_id, token, private):
 
 
 @leaderboard.command()
-@click.argument("human_reviews", metavar="HUMAN_REVIEWS")
+@click.argument("human_reviews", metavar="HUMAN_REVIEWS", type=SOURCE)
 @click.option("--split-year", type=int, default=None,
               help="First post-LLM year for every venue [default: ICLR 2024, NeurIPS 2023, others 2023].")
 @output_option("Write the analysis as JSON here.", dir_okay=False)
@@ -325,7 +325,7 @@ def eras(human_reviews, split_year, output, split, workers, no_progress):
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @output_option("The HTML page to write (self-contained: styles and plots inline).", default="report.html",
                dir_okay=False)
-@click.option("--markdown", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--markdown", type=OutputPath(dir_okay=False, path_type=Path),
               help="Also write the report's tables as Markdown here.")
 @click.option("--title", default="praib leaderboard", show_default=True, help="Title of the page.")
 def report(directory, output, markdown, title):

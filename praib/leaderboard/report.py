@@ -24,7 +24,7 @@ from typing import NamedTuple
 from praib.evaluation.judge_validity import FAMILIES as JUDGED_FAMILIES, VALIDATED_TASKS, family_of
 from praib.metrics.registry import BY_NAME, TABLE_1
 from praib.records import HUMAN_SOURCE, RecordError, iter_jsonl, read_json, read_parquet_rows
-from praib.records.atomic import write_text_atomically
+from praib.records.atomic import ownership, write_text_atomically
 from praib.records.duplicates import find_repeats
 from praib.templates import TemplateSet
 
@@ -142,9 +142,14 @@ def load_results(directory: str | Path) -> LeaderboardResults:
     if not directory.is_dir():
         raise ReportError(f"{directory}: not a directory")
 
+    # A folder `leaderboard run` wrote may hold files of the user's too (README, "an output folder"): then
+    # only those its record lists are read.
+    held = ownership(directory)
+
     def by_stem(folder: str) -> dict[str, dict]:
         path = directory / folder
-        return {p.stem: _read_json(p) for p in sorted(path.glob("*.json"))} if path.is_dir() else {}
+        paths = sorted(path.glob("*.json")) if path.is_dir() else []
+        return {p.stem: _read_json(p) for p in paths if not held.recorded or f"{folder}/{p.name}" in held.praib}
 
     eras, run = directory / "eras.json", directory / "run.json"
     return LeaderboardResults(

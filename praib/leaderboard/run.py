@@ -53,7 +53,7 @@ from praib.evaluation.results import EvaluationResult
 from praib.evaluation.scored import ScoredReviews
 from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, perturbation_kind, read_parquet_rows
-from praib.records.atomic import replace_folder, write_text_atomically
+from praib.records.atomic import RECORD, replace_folder, write_text_atomically
 from praib.records.progress import progress_bar
 from praib.metrics.registry import BY_NAME, DIFFERENCE, JUDGED, METRICS, SCORES, SHORTFALL, TEXT
 from praib.metrics.scores.agreement import panel_alpha_draws
@@ -65,8 +65,8 @@ if TYPE_CHECKING:
     from praib.llm.judge import Judge
 
 ALL_VENUES = "all"
-#: The files of a results directory: a rerun replaces them all (:func:`run_leaderboard`).
-RESULT_FILES = ("results.parquet", "results.jsonl", "manifests/*.json", "details/*.json", "eras.json", "run.json")
+#: The files every results directory holds (:func:`run_leaderboard`), besides manifests/, details/ and eras.json.
+RESULT_FILES = ("results.parquet", "results.jsonl", "run.json")
 RESULT_FEATURES = Features({
     "submission": Value("string"),
     "model": Value("string"),
@@ -434,8 +434,8 @@ def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, outpu
                     cache_dir: str | Path | None = None) -> Dataset:
     """Score every submission (:func:`score_submissions`) and write the results directory:
     ``results.parquet`` / ``results.jsonl``, ``manifests/``, ``details/``, ``eras.json`` (when the
-    human reference spans both eras) and ``run.json`` (:data:`RESULT_FILES`), in place of those of an
-    earlier run (:func:`praib.records.atomic.replace_folder`). Returns the results table. With a judge,
+    human reference spans both eras) and ``run.json``, in place of those an earlier run wrote there
+    (:func:`praib.records.atomic.replace_folder`, which keeps every other file). Returns the results table. With a judge,
     ``run.json`` records its validations (:func:`praib.evaluation.judge_validity.judge_validations`):
     those stored beside the call cache in ``cache_dir``, else those a submission's manifest carries."""
     import pyarrow.parquet as pq
@@ -445,7 +445,7 @@ def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, outpu
     rows, details = score_submissions(submissions, reference, n_bootstrap, seed, judge, workers, progress)
     results = Dataset.from_list(rows, features=RESULT_FEATURES)
     human_reviews = select_rows(reference, lambda row: row["source"] == HUMAN_SOURCE)
-    with replace_folder(output, RESULT_FILES) as folder:
+    with replace_folder(output) as folder:
         pq.write_table(results.data.table, folder / "results.parquet")
         (folder / "results.jsonl").write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows),
                                               encoding="utf-8")
@@ -484,4 +484,5 @@ def push_results(directory: str | Path, repo_id: str, token: str | None = None, 
     results.push_to_hub(repo_id, token=token, private=private)
     HfApi(token=token).upload_folder(repo_id=repo_id, repo_type="dataset", folder_path=str(directory),
                                      allow_patterns=["*.json", "manifests/*.json", "details/*.json"],
+                                     ignore_patterns=[RECORD],
                                      commit_message="praib leaderboard: manifests, details and run settings")

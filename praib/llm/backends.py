@@ -54,9 +54,11 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
+from urllib.parse import urlsplit
 
 from praib.http_retry import (GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status,
-                               retry_after_seconds, unreachable_reason)
+                               redact_credentials, retry_after_seconds, split_credentials,
+                               unreachable_reason)
 from praib.records.progress import progress_bar, shows_bars
 from praib.llm.failures import (BACKEND_EXCEPTION, CONNECTION_FAILED, MALFORMED_RESPONSE, REQUEST_REJECTED,
                                 SERVER_ERROR, TIMEOUT, TRUNCATED_RESPONSE, UNREADABLE_ANSWER, CallFailure)
@@ -428,7 +430,9 @@ class OpenAIBackend:
     can reach (a host name that does not resolve, nothing listening on this machine's port).
 
     ``base_url`` may name several servers of the same model (a list): request *i* goes to server
-    *i* mod *n*, and each retry to the next server. ``api_key`` defaults to ``$OPENAI_API_KEY``.
+    *i* mod *n*, and each retry to the next server. ``api_key`` defaults to ``$OPENAI_API_KEY``. A base URL
+    with credentials (``http://user:password@host/v1``) sends them to that server as HTTP Basic
+    authentication instead of the key; ``base_urls`` and every message name it without them.
     ``model_revision`` is the ``system_fingerprint`` of the latest response that had one (None before
     the first call or when the server sends none). ``structured``: ``"vllm"`` (default), ``"openai"``
     or ``"none"``; see the module docstring. ``extra_body`` is merged into every request body.
@@ -447,11 +451,14 @@ class OpenAIBackend:
         if structured not in {"vllm", "openai", "none"}:
             raise BackendError(f"structured must be 'vllm', 'openai' or 'none', not {structured!r}")
         self.model = model
-        self.base_urls = [url.rstrip("/") for url in ([base_url] if isinstance(base_url, str) else base_url)]
-        if not self.base_urls:
+        given = [url.rstrip("/") for url in ([base_url] if isinstance(base_url, str) else base_url)]
+        if not given:
             raise BackendError("give at least one server (base URL)")
+        # Named everywhere with the password hidden; sent without credentials (see _request_url).
+        self.base_urls = [redact_credentials(url) for url in given]
         self.urls = [url + "/chat/completions" for url in self.base_urls]
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        self._basic_auth = {urlsplit(url)[:2]: auth for url, auth in map(split_credentials, given) if auth}
         self.concurrency = max(1, int(concurrency))
         self.timeout = timeout
         self.max_tries = max(1, int(max_tries))
@@ -475,12 +482,20 @@ class OpenAIBackend:
 
     # -- what the servers say about themselves ------------------------------------------------
 
+    def _request(self, url: str, headers: dict[str, str], **options: Any) -> urllib.request.Request:
+        """A request to ``url`` (as :attr:`urls` name it), its credentials taken out of the URL, where urllib
+        would read them as part of the host name, and sent as HTTP Basic authentication; a server without
+        them gets the API key."""
+        url, _ = split_credentials(url)
+        authorization = self._basic_auth.get(urlsplit(url)[:2]) or (f"Bearer {self.api_key}" if self.api_key else None)
+        if authorization:
+            headers = {**headers, "Authorization": authorization}
+        return urllib.request.Request(url, headers=headers, **options)
+
     def _get_json(self, url: str) -> Any | None:
-        headers = {"Accept": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
         try:
-            with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=min(self.timeout, 10)) as resp:
+            with urllib.request.urlopen(self._request(url, {"Accept": "application/json"}),
+                                        timeout=min(self.timeout, 10)) as resp:
                 return json.loads(resp.read().decode("utf-8"))
         except (OSError, ValueError, http.client.HTTPException):
             return None
@@ -549,10 +564,8 @@ class OpenAIBackend:
     def _post_once(self, data: bytes, url: str) -> tuple[str, str | None]:
         """One attempt: the answer's text and finish reason, or a :class:`_Transient` / :class:`_Rejected`
         / BackendError."""
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        http_req = urllib.request.Request(url, data=data, headers=headers, method="POST")
+        http_req = self._request(url, {"Content-Type": "application/json", "Accept": "application/json"}, data=data,
+                                 method="POST")
         try:
             with urllib.request.urlopen(http_req, timeout=self.timeout) as resp:
                 status, raw = resp.status, resp.read()

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from praib.http_retry import redact_credentials
 from praib.records.atomic import write_text_atomically
 
 __all__ = [
@@ -146,6 +147,7 @@ class FailureLog:
                                   "the same command to resume")
 
     def failed(self, item: FailedItem) -> None:
+        item = replace(item, message=redact_credentials(item.message))   # a server's URL, without its password
         with self._lock:
             self.tried += 1
             self.items.append(item)

@@ -1,112 +1,69 @@
-"""Final files appear whole or not at all: written under a temporary name beside the destination,
-then renamed into place.
+"""Final files appear whole or not at all, and an output folder keeps every file praib did not write.
 
-A reader of the destination sees the previous file or the new one, never half of one, and a write
-that fails (an exception, Ctrl-C) leaves the previous file as it was and removes the temporary one.
-A file is swapped in by one atomic rename. A directory (a saved dataset) is swapped in by two: the
-old one is moved aside, the new one into place, and the old one removed; between the two renames
-the destination is briefly absent. Only a killed process leaves its temporary ``.<name>.*.tmp`` behind.
+A file is written under a temporary name beside the destination and renamed into place: a reader sees
+the previous file or the new one, never half of one, and a write that fails (an exception, Ctrl-C)
+leaves the previous file as it was and removes the temporary one. A destination that is a symbolic
+link is written through: the file it points to is replaced and the link stays. Only a killed process
+leaves its temporary ``.<name>.*.tmp`` behind.
 
-A command's output folder is written with :func:`replace_folder`, which knows the command's own files
-by their names: a rerun leaves none of the earlier run's files behind, and moves whatever else the
-folder holds into the new one rather than delete it.
+A command's output folder is written with :func:`replace_folder`, which decides by ownership, not by
+names. Each folder it writes holds :data:`RECORD`, the names and SHA-256 digests of the files praib
+wrote there. A file that record does not list, or one whose content changed since, is the user's: it
+is never moved, overwritten or deleted (:func:`ownership` tells the two apart). The new files are
+written in a staging folder beside the destination, then moved in one by one, each by an atomic
+rename; the old files the record lists are removed, and the new record is written last. The staging
+folder holds a marker naming its destination, so that praib removes only staging folders of its own,
+and, from the first move on, a journal of the moves: a run killed at any moment leaves the user's
+files where they were, and the next replacement of the folder (or a command's check of it,
+:func:`finish_interrupted`) finishes the moves, or removes a staging folder whose moves never began,
+and says so in one line.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 import os
+import re
 import secrets
 import shutil
+import stat
 from contextlib import contextmanager
-from fnmatch import fnmatchcase
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Iterator, Sequence
+from typing import Iterator
+
+logger = logging.getLogger(__name__)
+
+#: The ownership record of a folder praib wrote: what it wrote there, with the SHA-256 of each file.
+RECORD = ".praib-written.json"
+_MARKER, _JOURNAL = ".praib-staging.json", ".praib-journal.json"
+_ABOUT = ("The files praib wrote in this folder, each with the SHA-256 of its content. praib replaces or "
+          "removes only these, and only while unchanged: every other file here is yours.")
+
+
+class OutputClashError(FileExistsError):
+    """The new output has a file where the output folder holds one of the user's."""
 
 
 @contextmanager
 def replace_atomically(destination: str | Path) -> Iterator[Path]:
     """Yield a temporary path beside ``destination`` (its folder created) for the block to write a
-    file or a directory at; when the block succeeds, that takes ``destination``'s place."""
-    destination = Path(destination)
+    file at; when the block succeeds, that file takes ``destination``'s place (or, when
+    ``destination`` is a symbolic link, the place of the file it points to)."""
+    destination = Path(os.path.realpath(destination))
     destination.parent.mkdir(parents=True, exist_ok=True)
-    temporary = _sibling(destination, "tmp")
+    temporary = destination.with_name(f".{destination.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
         yield temporary
-        if temporary.is_dir():
-            _swap_directory(temporary, destination)
-        else:
-            # Flushed before the rename, so that a power cut cannot leave the new name on empty data.
-            with temporary.open("rb+") as handle:
-                os.fsync(handle.fileno())
-            os.replace(temporary, destination)
+        # Flushed before the rename, so that a power cut cannot leave the new name on empty data.
+        with temporary.open("rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(temporary, destination)
     except BaseException:
         _remove(temporary)
         raise
-
-
-@contextmanager
-def replace_folder(destination: str | Path, owned: Sequence[str]) -> Iterator[Path]:
-    """Yield a new, empty folder beside ``destination`` for the block to write a command's files in; when
-    the block succeeds, it takes ``destination``'s place whole. ``owned`` are the names of the files the
-    command writes there, as glob patterns relative to the folder (``details/*.json``): the old folder's
-    files that match them are gone with it, and its other entries (:func:`foreign_entries`) are moved
-    into the new folder first. A block that fails leaves the old folder as it was."""
-    destination = Path(destination)
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    temporary = _sibling(destination, "tmp")
-    temporary.mkdir()
-    try:
-        yield temporary
-    except BaseException:
-        _remove(temporary)
-        raise
-    moved: list[PurePosixPath] = []
-    try:
-        for entry in foreign_entries(destination, owned):
-            target = temporary / entry
-            if os.path.lexists(target):
-                raise FileExistsError(f"{destination / entry}: the new output has an entry of that name too")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(destination / entry, target)
-            moved.append(entry)
-        _swap_directory(temporary, destination)
-    except BaseException:
-        for entry in reversed(moved):
-            os.replace(temporary / entry, destination / entry)
-        _remove(temporary)
-        raise
-
-
-def foreign_entries(folder: str | Path, owned: Sequence[str]) -> list[PurePosixPath]:
-    """The entries of ``folder`` that are not among the files ``owned`` (glob patterns, as for
-    :func:`replace_folder`), relative to it: each other file, and each folder where no owned file can
-    lie (as one entry, not file by file). Empty when ``folder`` is not a directory."""
-    folder = Path(folder)
-    if not folder.is_dir() or folder.is_symlink():
-        return []
-    patterns = [PurePosixPath(pattern).parts for pattern in owned]
-    return list(_foreign(folder, PurePosixPath(), patterns))
-
-
-def _foreign(folder: Path, relative: PurePosixPath, patterns: list[tuple[str, ...]]) -> Iterator[PurePosixPath]:
-    for entry in sorted(folder.iterdir()):
-        path = relative / entry.name
-        if entry.is_dir() and not entry.is_symlink():
-            if any(_leads_to(path.parts, pattern) for pattern in patterns):
-                yield from _foreign(entry, path, patterns)
-            else:
-                yield path
-        elif not any(_matches(path.parts, pattern) for pattern in patterns):
-            yield path
-
-
-def _matches(parts: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
-    return len(parts) == len(pattern) and all(map(fnmatchcase, parts, pattern))
-
-
-def _leads_to(parts: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
-    """Whether files matching ``pattern`` may lie inside the folder ``parts``."""
-    return len(parts) < len(pattern) and _matches(parts, pattern[:len(parts)])
 
 
 def write_text_atomically(path: str | Path, text: str) -> None:
@@ -115,22 +72,273 @@ def write_text_atomically(path: str | Path, text: str) -> None:
         temporary.write_text(text, encoding="utf-8")
 
 
-def _sibling(path: Path, kind: str) -> Path:
-    return path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.{kind}")
+@dataclass(frozen=True)
+class Ownership:
+    """Who owns what a folder holds. ``praib``: the files its :data:`RECORD` lists, unchanged, with their
+    digests; ``users``: every other entry, a folder that holds none of praib's files as one entry;
+    ``recorded``: whether the folder has a record at all (a folder without one, written by another
+    program or by a praib before the records, is all the user's)."""
+
+    praib: dict[str, str]
+    users: list[PurePosixPath]
+    recorded: bool
 
 
-def _swap_directory(new: Path, destination: Path) -> None:
-    if not os.path.lexists(destination):
-        os.replace(new, destination)
+def ownership(folder: str | Path) -> Ownership:
+    """What of ``folder`` (symbolic links followed) is praib's and what the user's; empty when it is
+    not a folder."""
+    folder = Path(os.path.realpath(folder))
+    if not folder.is_dir():
+        return Ownership({}, [], False)
+    record = _read_record(folder)
+    praib = {name: digest for name, digest in (record or {}).items() if _digest(folder / name) == digest}
+    holding = {str(parent) for name in praib for parent in PurePosixPath(name).parents}
+    return Ownership(praib, list(_users(folder, PurePosixPath(), praib, holding)), record is not None)
+
+
+def _users(folder: Path, relative: PurePosixPath, praib: dict[str, str], holding: set[str]):
+    for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
+        path = relative / entry.name
+        if str(path) == RECORD:
+            continue
+        if entry.is_dir(follow_symlinks=False) and str(path) in holding:
+            yield from _users(Path(entry.path), path, praib, holding)
+        elif str(path) not in praib:
+            yield path
+
+
+@contextmanager
+def replace_folder(destination: str | Path) -> Iterator[Path]:
+    """Yield a new, empty folder for the block to write a command's files in; when the block succeeds,
+    its files replace those praib wrote in ``destination`` (symbolic links followed) before, which
+    keeps every file of the user's. Raises :class:`OutputClashError`, changing nothing, when the new
+    output has a file where the user has one. A block that fails leaves ``destination`` as it was.
+    Holds the destination's lock (:func:`praib.records.locks.output_lock`) throughout."""
+    from praib.records.locks import output_lock
+
+    destination = Path(os.path.realpath(destination))
+    with output_lock(destination):
+        finish_interrupted(destination)
+        if os.path.lexists(destination) and not destination.is_dir():
+            raise NotADirectoryError(f"{destination}: not a folder")
+        staging = destination.with_name(f".{destination.name}.praib-{os.getpid()}-{secrets.token_hex(4)}")
+        staging.mkdir(parents=True)
+        try:
+            _write_json(staging / _MARKER, {"destination": destination.name, "pid": os.getpid()})
+            yield staging
+            _commit(staging, destination)
+        except BaseException:
+            if not (staging / _JOURNAL).exists():  # with a journal, the next run finishes the moves
+                _remove(staging)
+            raise
+
+
+def finish_interrupted(destination: str | Path) -> None:
+    """Finish what a killed run left of a replacement of ``destination``, saying so in one line each: a
+    staging folder of praib's beside it is moved in when its moves had begun, else removed. A
+    temporary folder left by a praib before these records, which may hold the user's files, is named
+    in a warning and left alone."""
+    from praib.records.locks import output_lock
+
+    destination = Path(os.path.realpath(destination))
+    if not destination.parent.is_dir():
         return
-    old = _sibling(destination, "old")
-    os.replace(destination, old)
+    prefix = f".{destination.name}."
+    with output_lock(destination):
+        for entry in sorted(os.scandir(destination.parent), key=lambda entry: entry.name):
+            if not entry.name.startswith(prefix) or not entry.is_dir(follow_symlinks=False):
+                continue
+            rest = entry.name[len(prefix):]
+            if _STAGING.fullmatch(rest):
+                _finish_staging(Path(entry.path), destination)
+            elif _OLD_STAGING.fullmatch(rest) and entry.path not in _named:
+                _named.add(entry.path)
+                logger.warning("%s: a folder left by a praib run killed while it replaced %s (before praib kept "
+                               "a record of its files); it may hold files of yours: look through it, then delete "
+                               "it", entry.path, destination)
+
+
+_STAGING = re.compile(r"praib-\d+-[0-9a-f]+")
+# What replace_folder named its temporary folders before the records (`.NAME.PID-HEX.tmp` and `.old`).
+_OLD_STAGING = re.compile(r"\d+-[0-9a-f]{8}\.(tmp|old)")
+_named: set[str] = set()
+_MARKER_TEMPORARY = re.compile(re.escape(f".{_MARKER}.") + r"\d+-[0-9a-f]+\.tmp")
+
+
+def _finish_staging(staging: Path, destination: Path) -> None:
+    marker = _read_json(staging / _MARKER)
+    if marker is None:
+        # Killed between making it and marking it: it holds nothing, or the marker's temporary file.
+        if all(_MARKER_TEMPORARY.fullmatch(entry.name) for entry in staging.iterdir()):
+            shutil.rmtree(staging)
+            logger.warning("removed %s, left by a praib run killed as it began writing %s", staging, destination)
+        return
+    if not isinstance(marker, dict) or marker.get("destination") != destination.name:
+        return
+    run = f"a praib run (pid {marker.get('pid')})"
+    if not (staging / _JOURNAL).exists():
+        shutil.rmtree(staging)
+        logger.warning("removed %s, the unfinished output of %s killed while writing %s", staging, run, destination)
+        return
+    journal = _read_journal(staging / _JOURNAL)
+    if journal is None:
+        logger.warning("%s: the journal of %s killed while replacing %s cannot be read; nothing was changed",
+                       staging, run, destination)
+        return
+    kept = _apply(staging, destination, journal)
+    logger.warning("finished replacing %s, which %s was killed in the middle of%s", destination, run,
+                   f"; kept the files of yours that appeared since at {', '.join(kept)}" if kept else "")
+
+
+def _commit(staging: Path, destination: Path) -> None:
+    new = {name: _digest(staging / name) for name in _files(staging)}
+    held = ownership(destination)
+    clashes = [name for name in new if _blocked(destination, name, held.praib)]
+    if clashes:
+        raise OutputClashError(
+            f"{destination / clashes[0]}: a file of yours (praib did not write it there, or it changed since) where "
+            f"the new output has one{f' (and {len(clashes) - 1} more)' if len(clashes) > 1 else ''}; "
+            "praib keeps your files: move it away or choose another output")
+    journal = {"move": new, "replace": {name: held.praib[name] for name in new if name in held.praib},
+               "remove": {name: digest for name, digest in held.praib.items() if name not in new}}
+    _write_json(staging / _JOURNAL, journal)
+    _apply(staging, destination, journal)
+
+
+def _blocked(destination: Path, name: str, praib: dict[str, str]) -> bool:
+    """Whether a file of the user's (or a link) stands at ``name`` or where ``name`` needs a folder."""
+    if os.path.lexists(destination / name) and name not in praib:
+        return True
+    for parent in PurePosixPath(name).parents:
+        where = destination / parent
+        if str(parent) != "." and os.path.lexists(where) and str(parent) not in praib \
+                and (where.is_symlink() or not where.is_dir()):
+            return True
+    return False
+
+
+def _apply(staging: Path, destination: Path, journal: dict) -> list[str]:
+    """Carry out ``journal``; each step checks the file it touches, so that running it again after a
+    kill finishes it. Returns the names where a file of the user's turned up (kept, the new one dropped)."""
+    for name, digest in journal["remove"].items():
+        if _digest(destination / name) == digest:
+            (destination / name).unlink()
+    _prune(destination, journal["remove"])
+    kept = []
+    for name, digest in journal["move"].items():
+        source, target = staging / name, destination / name
+        if not os.path.lexists(source):  # moved before the kill
+            continue
+        if os.path.lexists(target) and _digest(target) not in (journal["replace"].get(name), digest):
+            kept.append(name)
+            continue
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            kept.append(name)
+            continue
+        os.replace(source, target)
+    _write_json(staging / RECORD, {"about": _ABOUT, "files": {
+        name: digest for name, digest in journal["move"].items() if name not in kept}})
+    os.replace(staging / RECORD, destination / RECORD)
+    _discard(staging)
+    return kept
+
+
+def _discard(staging: Path) -> None:
+    """Remove a staging folder whose journal is carried out, the marker last: a kill on the way leaves
+    one that the next run removes (marked, without a journal) rather than one it cannot prove its own."""
+    (staging / _JOURNAL).unlink()
+    for entry in os.scandir(staging):
+        if entry.name != _MARKER:
+            _remove(Path(entry.path))
+    (staging / _MARKER).unlink()
+    staging.rmdir()
+
+
+def _prune(destination: Path, removed) -> None:
+    """Remove the folders that removing ``removed`` left empty."""
+    for name in removed:
+        for parent in PurePosixPath(name).parents:
+            if str(parent) == ".":
+                break
+            try:
+                (destination / parent).rmdir()
+            except OSError:
+                break
+
+
+def _files(staging: Path) -> list[str]:
+    names = []
+    for root, _, files in os.walk(staging):
+        relative = PurePosixPath(Path(root).relative_to(staging).as_posix())
+        names += [str(relative / name) for name in files if not (root == str(staging) and name == _MARKER)]
+    return sorted(names)
+
+
+_digests: dict[tuple[int, int, int, int], str] = {}
+
+
+def _digest(path: Path) -> str | None:
+    """``sha256:HEX`` of the regular file at ``path`` (a link is not one); None when there is none. Each
+    version of a file is read once a process (known by its inode, size and modification time)."""
     try:
-        os.replace(new, destination)
-    except BaseException:
-        os.replace(old, destination)
-        raise
-    _remove(old)
+        status = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(status.st_mode):
+        return None
+    key = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+    if key not in _digests:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+        _digests[key] = f"sha256:{digest.hexdigest()}"
+    return _digests[key]
+
+
+def _read_record(folder: Path) -> dict[str, str] | None:
+    """The files the record of ``folder`` lists (names inside the folder only), or None without one."""
+    path = folder / RECORD
+    if not os.path.lexists(path):
+        return None
+    data = _read_json(path)
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, dict):
+        logger.warning("%s: not a record of praib's files, so every file in %s counts as yours", path, folder)
+        return None
+    return {name: digest for name, digest in files.items() if _inside(name) and isinstance(digest, str)}
+
+
+def _read_journal(path: Path) -> dict | None:
+    data = _read_json(path)
+    if not isinstance(data, dict) or set(data) != {"move", "replace", "remove"}:
+        return None
+    if not all(isinstance(part, dict) and all(_inside(name) and isinstance(digest, str)
+                                              for name, digest in part.items()) for part in data.values()):
+        return None
+    return data
+
+
+def _inside(name) -> bool:
+    """Whether ``name`` is a plain relative path that stays inside its folder."""
+    if not isinstance(name, str) or name.startswith("/") or name == RECORD:
+        return False
+    parts = name.split("/")
+    return all(part not in ("", ".", "..") for part in parts)
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json(path: Path, data) -> None:
+    with replace_atomically(path) as temporary:
+        temporary.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def _remove(path: Path) -> None:

@@ -688,15 +688,15 @@ def records_to_dataset(rows: list[dict], kind: str = "review") -> Dataset:
     return Dataset(pa.Table.from_pylist(rows, schema=features.arrow_schema))
 
 
-#: The files ``Dataset.save_to_disk`` writes in its folder (see :func:`praib.records.atomic.replace_folder`).
-SAVED_DATASET_FILES = ("*.arrow", "dataset_info.json", "state.json")
+#: The files ``Dataset.save_to_disk`` writes in every folder, beside its ``data-*.arrow``.
+SAVED_DATASET_FILES = ("dataset_info.json", "state.json")
 
 
 def save_records(records: Dataset, destination: str | Path) -> Path:
     """Write records as .jsonl, .parquet, or (any other path) a saved Dataset directory; the file or
-    directory is built under a temporary name and renamed into place (:mod:`praib.records.atomic`),
-    the directory keeping files of other programs that an earlier one held. A write the system refuses
-    (a full disk, no permission) raises :class:`OutputWriteError` naming ``destination``."""
+    directory is built under a temporary name and moved into place (:mod:`praib.records.atomic`),
+    the directory keeping the files praib did not write there. A write the system refuses (a full disk,
+    no permission) raises :class:`OutputWriteError` naming ``destination``."""
     destination = Path(destination)
     suffix = destination.suffix.lower()
     # Writing takes a moment; a progress bar of datasets' own here would only clutter the caller's.
@@ -710,7 +710,7 @@ def save_records(records: Dataset, destination: str | Path) -> Path:
                 else:
                     records.to_parquet(str(temporary))
         else:
-            with replace_folder(destination, SAVED_DATASET_FILES) as folder:
+            with replace_folder(destination) as folder:
                 records.save_to_disk(str(folder))
     except OSError as err:
         # The system's error names no file, or a temporary one the user never named.

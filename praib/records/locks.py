@@ -32,6 +32,8 @@ from typing import Iterator
 
 from filelock import FileLock, Timeout
 
+from praib.http_retry import redact_credentials
+
 
 class OutputLockedError(RuntimeError):
     """Another process holds the lock of ``output``; ``holder`` is what it recorded (None when unreadable)."""
@@ -88,7 +90,7 @@ _LOOKS, _LOOK_INTERVAL = 25, 0.02
 def _record_holder(descriptor: int) -> None:
     holder = {"pid": os.getpid(), "host": socket.gethostname(),
               "started": datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S"),
-              "command": shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]])}
+              "command": redact_credentials(shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]]))}
     try:
         os.ftruncate(descriptor, 0)
         os.lseek(descriptor, 0, os.SEEK_SET)

@@ -28,7 +28,7 @@ import yaml
 from datasets import Dataset
 
 from praib.http_retry import (GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status,
-                               retry_after_seconds, unreachable_reason)
+                               redact_credentials, retry_after_seconds, unreachable_reason)
 from praib.records import (HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl,
                            read_csv_rows, read_json, read_json_list, records_to_dataset, save_records)
 from praib.records.atomic import replace_folder, write_text_atomically
@@ -41,8 +41,8 @@ logger = logging.getLogger(__name__)
 
 EDITIONS_DIR = Path(__file__).resolve().parents[1] / "data" / "openreview"
 API_BASEURLS = {1: "https://api.openreview.net", 2: "https://api2.openreview.net"}
-#: The files of a records folder (:func:`write_records`).
-RECORD_FOLDER_FILES = tuple(RECORD_FILES.values())
+#: The file every records folder holds (:func:`write_records`), beside those of the other kinds it has.
+RECORD_FOLDER_FILES = (RECORD_FILES["paper"],)
 
 _FORM_TARGETS = {*REVIEW_SECTIONS, "body", "rating", "confidence", "recommendation"}
 
@@ -179,6 +179,7 @@ class NoteFetcher:
         if self._session is None:
             self._session = requests.Session()
         headers = {"Accept": "application/json", **({"Authorization": f"Bearer {self.token}"} if self.token else {})}
+        shown = redact_credentials(url)   # requests sends a --base-url's credentials; messages never show them
 
         def attempt() -> dict:
             since_last = time.monotonic() - self._last_request
@@ -191,7 +192,7 @@ class NoteFetcher:
             except (requests.Timeout, requests.ConnectionError) as err:
                 unreachable = unreachable_reason(url, err)
                 if unreachable is not None:
-                    raise CollectionError(f"{url}: cannot reach OpenReview: {unreachable}; check the network and "
+                    raise CollectionError(f"{shown}: cannot reach OpenReview: {unreachable}; check the network and "
                                           "--base-url, or rebuild the records from the cache with --offline") from None
                 raise Retryable(type(err).__name__) from err
             if is_retryable_status(response.status_code):
@@ -199,7 +200,7 @@ class NoteFetcher:
                            else f"{response.status_code} {response.reason}")
                 raise Retryable(problem, retry_after_seconds(response.headers.get("Retry-After")))
             if response.status_code >= 400:
-                raise CollectionError(f"{url} ({params.get('invitation')}): {response.status_code} "
+                raise CollectionError(f"{shown} ({params.get('invitation')}): {response.status_code} "
                                       f"{response.reason}: {response.text[:300]}")
             try:
                 body = response.json()
@@ -210,14 +211,14 @@ class NoteFetcher:
             raise Retryable(f"malformed body ({response.text[:80]!r})")
 
         def log_retry(failure: Retryable, retry: int, wait: float) -> None:
-            logger.warning("OpenReview %s %s: %s; retry %d of %d in %.1f s", url, params.get("invitation"),
+            logger.warning("OpenReview %s %s: %s; retry %d of %d in %.1f s", shown, params.get("invitation"),
                            failure.reason, retry, self.retries, wait)
 
         policy = RetryPolicy(tries=self.retries + 1, backoff=self.backoff, max_backoff=120.0)
         try:
             return call_with_retries(attempt, policy, on_retry=log_retry, sleep=self.sleep)
         except GaveUp as gave_up:
-            raise CollectionError(f"{url} ({params.get('invitation')} offset {params.get('offset')}): gave up after "
+            raise CollectionError(f"{shown} ({params.get('invitation')} offset {params.get('offset')}): gave up after "
                                   f"{gave_up.tries} attempts, last: {gave_up.last.reason}. Pages fetched so far are "
                                   f"cached; run again to resume.") from None
 
@@ -387,8 +388,9 @@ def collect(venue: str, years: Iterable[int], fetcher: NoteFetcher, progress: bo
 
 def write_records(records: dict[str, Dataset], output: str | Path) -> dict[str, int]:
     """Write each kind to its JSONL file in the folder ``output``, in place of the record files an earlier
-    run wrote there (:func:`praib.records.atomic.replace_folder`); returns the counts."""
-    with replace_folder(output, RECORD_FOLDER_FILES) as folder:
+    run wrote there (:func:`praib.records.atomic.replace_folder`, which keeps every other file); returns
+    the counts."""
+    with replace_folder(output) as folder:
         for kind, table in records.items():
             save_records(table, folder / RECORD_FILES[kind])
     return {kind: len(table) for kind, table in records.items()}

@@ -34,7 +34,7 @@ from typing import Mapping
 from datasets import Dataset, Features
 
 from praib.records import SCHEMAS, RecordError, load_records, read_text, records_to_dataset
-from praib.records.atomic import replace_folder
+from praib.records.atomic import RECORD, replace_folder
 from praib.templates import TemplateSet
 
 logger = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ CONFIGS: dict[str, str] = {
 }
 SPLIT = "train"
 #: The files :func:`build_dataset_repo` writes in its folder.
-REPOSITORY_FILES = ("README.md", "data/*/*.parquet")
+REPOSITORY_FILES = ("README.md",)
 DEFAULT_CARD_TEMPLATE = Path(__file__).resolve().parents[1] / "data" / "cards" / "praib.md.jinja"
 CARD_TEMPLATES = TemplateSet("card", DEFAULT_CARD_TEMPLATE.parent, keep_trailing_newline=True)
 
@@ -175,8 +175,8 @@ def build_dataset_repo(sources: Mapping[str, str | Path | Dataset], output: str 
     default = default or ("reviews" if "reviews" in configs else next(name for name in sources if name in configs))
     output = Path(output)
     card = render_card(card_template, configs, default)
-    # A config of an earlier build into the same folder would be pushed too: the folder is replaced whole.
-    with replace_folder(output, REPOSITORY_FILES) as folder:
+    # A config of an earlier build into the same folder would be pushed too: praib's files there are replaced.
+    with replace_folder(output) as folder:
         for name, records in configs.items():
             (folder / data_file(name)).parent.mkdir(parents=True)
             records.to_parquet(str(folder / data_file(name)))
@@ -228,7 +228,7 @@ def push_dataset_repo(folder: str | Path, repo_id: str, *, private: bool = False
     try:
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         commit = api.upload_folder(folder_path=str(folder), repo_id=repo_id, repo_type="dataset",
-                                   commit_message=commit_message)
+                                   ignore_patterns=[RECORD], commit_message=commit_message)
     except Exception as err:  # noqa: BLE001 - the Hub client raises HTTP, network and offline-mode errors alike
         raise PublishError(f"could not push {folder} to {api.endpoint} as {repo_id}: {type(err).__name__}: {err}") \
             from err

@@ -68,12 +68,10 @@ from praib.perturb.logic import RELEASE_ABSTRACT, logic_row, release_index, rele
 from praib.records import CRITICAL, NEUTRAL, RecordError, parse_json, read_json, read_text
 
 PAPERS, BLUEPRINTS, COUNTERFACTUALS = "papers", "blueprints", "cf_datasets"
-#: What `praib data import-ukp` writes in its output folder, and `praib data export-ukp` in a release folder
-#: (glob patterns per path part, as :func:`praib.records.atomic.replace_folder` takes them).
-IMPORT_FILES = ("papers.jsonl", "counterfactuals.jsonl", "logic.jsonl", "release.jsonl")
-RELEASE_LAYOUT = (f"{PAPERS}/*", f"{PAPERS}/*/*", f"{PAPERS}/*/*/*", f"{BLUEPRINTS}/*", f"{COUNTERFACTUALS}/*/*")
 #: The file of :func:`read_release`'s ``files`` in a folder of imported records.
 RELEASE_FILES = "release.jsonl"
+#: The file `praib data import-ukp` writes in every output folder, beside the records it has.
+IMPORT_FILES = (RELEASE_FILES,)
 VENUE_FORMS, SPLIT = "meta", "split.json"
 
 # How the release's code writes each file (json.dump with an indent, ASCII escapes, no final newline);

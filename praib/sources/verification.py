@@ -34,6 +34,12 @@ time out, retry 429 and 5xx answers and network errors with exponential backoff 
 in a shared sqlite :class:`ResponseCache` keyed by service and query, so a rerun sends no request
 for what it already has. :class:`Bibliography` is the offline source: DBLP XML, OpenAlex works
 JSONL and BibTeX files loaded once into an sqlite database with an FTS5 index for candidates.
+
+A service that no request can reach (its host name does not resolve, or nothing listens on this
+machine's port: :func:`praib.http_retry.unreachable_reason`) is found once, before the run
+(:func:`make_verifier`) or at its first such failure, and said in one line; from then on it answers
+from the cache only and sends nothing. When no source is left that could answer (every service out
+of reach, none with a cached answer, and no bibliography), :func:`make_verifier` stops with one line.
 """
 
 from __future__ import annotations
@@ -58,7 +64,8 @@ import requests
 from datasets import Dataset, Features, List, Value
 
 from praib import __version__
-from praib.http_retry import GaveUp, Retryable, RetryPolicy, call_with_retries, is_retryable_status, retry_after_seconds
+from praib.http_retry import (GaveUp, Retryable, RetryPolicy, Unreachable, call_with_retries, check_reachable,
+                               is_retryable_status, redact_credentials, retry_after_seconds, unreachable_reason)
 from praib.metrics.text.citations import Citation, find_citations
 from praib.metrics.summary import summarise
 from praib.records import RecordError, parse_json
@@ -258,6 +265,9 @@ class ResponseCache:
     def put(self, service: str, query: str, body: str) -> None:
         self._conn.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)", (service, query, body, time.time()))
 
+    def holds_answers_of(self, service: str) -> bool:
+        return self._conn.execute("SELECT 1 FROM responses WHERE service = ? LIMIT 1", (service,)).fetchone() is not None
+
 
 class MalformedAnswer(ValueError):
     """A body that is not JSON of the service's documented shape."""
@@ -270,6 +280,8 @@ class HttpService:
     attempts are made on timeouts, connection errors, 429 and 5xx, waiting
     ``backoff * 2**(attempt - 1)`` seconds or the server's ``Retry-After`` if longer. A wait
     longer than ``max_wait`` is not taken: the reference stays unchecked and a rerun asks again.
+    ``unreachable`` says why no request can reach the service (None while one may): then it answers
+    from the cache only.
     """
 
     name = ""
@@ -290,6 +302,7 @@ class HttpService:
         self.max_wait = max_wait
         self.rows = rows
         self.requests_sent = 0
+        self.unreachable: Optional[str] = None
         self._last_request = float("-inf")
         self._session = requests.Session()
         contact = f" (mailto:{contact_email})" if contact_email else ""
@@ -312,6 +325,8 @@ class HttpService:
         body = self.cache.get(self.name, key) if self.cache else None
         fresh = body is None
         if fresh:
+            if self.unreachable is not None:
+                return None
             body = self._fetch(path, {**params, **self.polite_params()})
             if body is None:
                 return None
@@ -340,11 +355,15 @@ class HttpService:
             try:
                 response = self._session.get(url, params=params, timeout=self.timeout)
             except requests.RequestException as err:
-                raise Retryable(f"{type(err).__name__}: {err}") from err
+                reason = unreachable_reason(url, err)
+                if reason is not None:
+                    raise Unreachable(reason) from None
+                raise Retryable(redact_credentials(" ".join(f"{type(err).__name__}: {err}".split()))) from err
             if response.status_code == 200:
                 return response.text
             if not is_retryable_status(response.status_code):
-                logger.warning("%s: HTTP %d for %s; no answer", self.name, response.status_code, response.url)
+                logger.warning("%s: HTTP %d for %s; no answer", self.name, response.status_code,
+                               redact_credentials(response.url))
                 return None
             raise Retryable(f"HTTP {response.status_code}", retry_after_seconds(response.headers.get("Retry-After")))
 
@@ -355,6 +374,11 @@ class HttpService:
                              max_wait=self.max_wait, over_max_wait="give_up")
         try:
             return call_with_retries(attempt, policy, on_retry=log_retry)
+        except Unreachable as err:
+            self.unreachable = str(err)
+            logger.warning("%s cannot be reached any more (%s); its cached answers are used, the references it "
+                           "never answered stay unchecked", self.name, err)
+            return None
         except GaveUp as gave_up:
             if gave_up.wait is None:
                 logger.warning("%s: no answer after %d tries (%s)", self.name, gave_up.tries, gave_up.last.reason)
@@ -702,7 +726,33 @@ def make_verifier(services: str | Sequence[str] = (), bibliographies: Sequence[s
         for name in services:
             sources.append(SERVICES[name](base_url=(base_urls or {}).get(name), contact_email=contact_email,
                                           cache=cache, **service_options))
+        _check_services(sources, cache)
     return Verifier(sources)
+
+
+def _check_services(sources: Sequence[CandidateSource], cache: ResponseCache) -> None:
+    """Look for the services no request can reach, once, before the run: they answer from ``cache`` only
+    (said in one line), and a verifier with no source left that could answer is refused (one line)."""
+    out_of_reach = []
+    for service in sources:
+        if isinstance(service, HttpService):
+            try:
+                check_reachable(service.base_url)
+            except Unreachable as err:
+                service.unreachable = str(err)
+                out_of_reach.append(service)
+    if not out_of_reach:
+        return
+    reasons = "; ".join(f"{s.name}: {s.unreachable}" for s in out_of_reach)
+    answering = [s for s in sources if getattr(s, "unreachable", None) is None or cache.holds_answers_of(s.name)]
+    if not answering:
+        raise ValueError(f"no citation service can be reached ({reasons}) and none has answers in the cache; check "
+                         "the network, or verify offline with --bibliography FILE")
+    names = ", ".join(s.name for s in out_of_reach)
+    others = ", ".join(s.name for s in sources if s not in out_of_reach)
+    logger.warning("cannot reach %s (%s); %s", names, reasons,
+                   f"verifying with {others} and what {names} answered before (the cache)" if others else
+                   "only what they answered before (the cache) is used; the other references stay unchecked")
 
 
 VERIFICATION_FEATURES = Features({

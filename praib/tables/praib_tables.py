@@ -206,13 +206,14 @@ def table_14(spec: TableSpec, results: Sequence[Result]) -> Table:
     return out
 
 
-def _distribution_table(spec: TableSpec, results: Sequence[Result], kind: str) -> Table:
-    """Tables 15 and 16: a score's distribution per model, prompts side by side (``a / b``) in one cell."""
+def _distribution_table(spec: TableSpec, results: Sequence[Result], kind: str, human: bool = True) -> Table:
+    """Tables 15 and 16: a score's distribution per model, prompts side by side (``a / b``) in one cell, after the
+    human one when ``human``."""
     groups = _first(results)
     by_model: dict[str, list[tuple[int, dict]]] = {}
     for index, group in groups.models():
         by_model.setdefault(model_name(group), []).append((index, group))
-    reference = groups.reference
+    reference = groups.reference if human else None
     values = sorted({int(v) for _, g in groups.all for v in
                      ((g.get("pooled_distributions") or {}).get(kind, {}).get("values") or [])})
     header = ["Score", *(["Human"] if reference else []), *by_model]
@@ -220,9 +221,9 @@ def _distribution_table(spec: TableSpec, results: Sequence[Result], kind: str) -
     for value in values:
         row = [label(str(value))]
         if reference:
-            row.append(groups.cell(reference[0], "pooled_distributions", kind, "distribution", str(value), digits=3))
+            row.append(groups.cell(reference[0], *_pooled_shares(groups, reference[0], kind), str(value), digits=3))
         for members in by_model.values():
-            row.append(joined(*(groups.cell(index, "pooled_distributions", kind, "model", str(value), digits=3)
+            row.append(joined(*(groups.cell(index, *_pooled_shares(groups, index, kind), str(value), digits=3)
                                 for index, _ in members)))
         out.rows.append(row)
     prompts = {name: " / ".join(prompt_name(g) for _, g in members) for name, members in by_model.items()}
@@ -231,7 +232,21 @@ def _distribution_table(spec: TableSpec, results: Sequence[Result], kind: str) -
     out.notes += groups.out_of_scale_notes()
     if not values:
         out.needs.append(f"every cell: reviews with a {kind}")
+        return out
+    shown = ([("Human", reference[0], "the human reviews")] if reference else []) + [
+        (_name(group, bool(group["group"].get("prompt"))), index, "its reviews")
+        for members in by_model.values() for index, group in members]
+    for name, index, whose in shown:
+        if groups.numbers.get("groups", index, *_pooled_shares(groups, index, kind)) is None:
+            out.needs.append(f"{name}: {whose} with a {kind}")
     return out
+
+
+def _pooled_shares(groups: Groups, index: int, kind: str) -> tuple[str, ...]:
+    """The path of a group's pooled ``kind`` shares: ``model`` beside the human shares it was compared with,
+    else ``distribution`` (the reference, and a model group whose reference has no such scores)."""
+    entry = groups.numbers.get("groups", index, "pooled_distributions", kind) or {}
+    return ("pooled_distributions", kind, "model" if "model" in entry else "distribution")
 
 
 @table("praib-15", PAPER, 15, "Normalised confidence distribution per model and prompt, and the human one",
@@ -242,13 +257,7 @@ def table_15(spec: TableSpec, results: Sequence[Result]) -> Table:
 
 @table("praib-16", PAPER, 16, "Normalised rating distributions per model and prompt", "evaluate")
 def table_16(spec: TableSpec, results: Sequence[Result]) -> Table:
-    out = _distribution_table(spec, results, "rating")
-    # The paper's Table 16 has no human column (Table 17 gives it).
-    if out.header[1:2] == ["Human"]:
-        out.header.pop(1)
-        for row in out.rows:
-            row.pop(1)
-    return out
+    return _distribution_table(spec, results, "rating", human=False)   # the paper's Table 17 gives the human one
 
 
 @table("praib-17", PAPER, 17, "Rating distribution differences, model (extended prompt) − human, in percentage "

@@ -7,13 +7,15 @@ file that is not one, a CSV field over the csv module's limit, a CSV with anothe
 command must fail (rc != 0) with no traceback, through its own error (not the top-level net, which
 says "--debug"), and name the bad file. Commands that take a model must reject the input before
 loading the model: loading one here fails the test. Templates (--prompt FILE, --template,
---template-dir, --card-template) are left to the template work of the same issue (item 8).
+--template-dir, --card-template) are left to the template work of the same issue (item 8), except those
+over the time and size limits (issue 26), at the end with a server's URL that carries a password.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +25,7 @@ from click.testing import CliRunner
 
 import praib.llm.backends
 from praib.cli.main import main
+from tests.paths import DEMO
 
 MODEL = "a-model-that-must-not-load"
 
@@ -601,6 +604,210 @@ def test_a_venue_or_year_without_a_scale_is_one_warning_naming_them_and_the_scal
         "praib: no scale file knows FOOCONF 1999, ICLR 2031: their ratings and confidences are read and checked on "
         "the generic scale (rating 1-10, confidence 1-5); add a scale file to a folder in PRAIB_SCALES_PATH to use "
         "the venue's own"]
+
+
+
+# --------------------------------------------------------------------------- templates over the limits (issue 26)
+
+ENDLESS = b"{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\n"
+HUGE = b'{{ "x" * 3000000000 }}\n'
+TEMPLATE_CASES = {"a loop without end (time limit)": ENDLESS, "a text of 3 GB (size limit)": HUGE}
+# A model on a server nobody answers (a port on this machine that is closed): a template renders before
+# the first request, while an in-process model would load first.
+NO_SERVER = "http://127.0.0.1:9/v1"
+TEMPLATE_SLOTS = [
+    ("generate --prompt FILE", lambda t, bad: ["generate", MODEL, _good(t, "paper"), "--prompt", bad, "--backend",
+                                               "openai", "--base-url", NO_SERVER, "-o", t / "out.jsonl"]),
+    ("prompts show FILE --render", lambda t, bad: ["prompts", "show", bad, "--venue", "ICLR", "--year", "2024"]),
+    ("perturb --template", lambda t, bad: ["perturb", "injection-comment", _good(t, "paper"), "--template", bad,
+                                           "-o", t / "out.jsonl"]),
+    ("data build --card-template", lambda t, bad: ["data", "build", "--reviews", _good(t, "review"),
+                                                   "--card-template", bad, "-o", t / "ds"]),
+    ("score --judge-template", lambda t, bad: ["score", _good(t, "review"), "--judge", MODEL, "--judge-backend",
+                                               "openai", "--judge-base-url", NO_SERVER, "--judge-template",
+                                               f"math_engagement={bad}", "-o", t / "s.jsonl"]),
+]
+
+
+@pytest.mark.parametrize("case", TEMPLATE_CASES)
+@pytest.mark.parametrize("command, argv", TEMPLATE_SLOTS, ids=[slot[0] for slot in TEMPLATE_SLOTS])
+def test_a_template_over_the_limits_is_one_error_line_naming_it(tmp_path, no_model, monkeypatch, command, argv,
+                                                                 case):
+    """Unchecked, the first runs until killed and the second builds 3 GB before a MemoryError."""
+    monkeypatch.setenv("PRAIB_TEMPLATE_TIMEOUT", "0.5")
+    bad = _write(tmp_path / "mine.jinja", TEMPLATE_CASES[case])
+    result = run_cli(argv(tmp_path, bad))
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and f"{bad}: line 1: " in errors[0], result.output
+    assert ("PRAIB_TEMPLATE_TIMEOUT" if "time" in case else "PRAIB_TEMPLATE_MAX_CHARS") in errors[0]
+
+
+# --------------------------------------------------------------------------- a server's URL with a password
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]  # closed again: nothing listens there
+
+
+def _judged(argv):
+    return lambda t, url: [*argv(t), "--judge", "m", "--judge-backend", "openai", "--judge-base-url", url]
+
+
+URL_SLOTS = [
+    ("generate --base-url", lambda t, url: ["generate", "m", _good(t, "paper"), "--backend", "openai", "--base-url",
+                                            url, "-o", t / "out.jsonl"]),
+    ("meta-review --base-url", lambda t, url: ["meta-review", "m", _good(t, "paper"), _good(t, "review"), "--backend",
+                                               "openai", "--base-url", url, "-o", t / "out.jsonl"]),
+    ("score --judge-base-url", _judged(lambda t: ["score", _good(t, "review"), "-o", t / "out.jsonl"])),
+    ("evaluate --judge-base-url", _judged(lambda t: ["evaluate", _good(t, "review"), "-o", t / "out.json"])),
+    ("perturb --judge-base-url", _judged(lambda t: ["perturb", "tone-dismissive", _good(t, "review"),
+                                                    "-o", t / "out.jsonl"])),
+    ("judge validate --judge-base-url", _judged(lambda t: ["judge", "validate", "--task", "polarity", "--gold",
+                                                           _write(t / "gold.jsonl", _jsonl([GOLD_ROW]))])),
+    ("counterfactual extract --judge-base-url", _judged(lambda t: ["counterfactual", "extract", _good(t, "paper"),
+                                                                   "-o", t / "out.jsonl"])),
+    ("data collect --base-url", lambda t, url: ["data", "collect", "ICLR", "2024", "--base-url", url.removesuffix("/v1"),
+                                                "--cache-dir", t / "cache", "-o", t / "out"]),
+]
+
+
+@pytest.mark.parametrize("command, argv", URL_SLOTS, ids=[slot[0] for slot in URL_SLOTS])
+def test_a_url_with_a_password_is_shown_without_it_and_its_refused_port_named(tmp_path, no_model, command, argv):
+    """The line used to show the password and to blame the name: "127.0.0.1 does not resolve"."""
+    port = _closed_port()
+    result = run_cli(argv(tmp_path, f"http://user:SECRET@127.0.0.1:{port}/v1"))
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "SECRET" not in result.output
+    [error] = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert f"http://user:***@127.0.0.1:{port}/" in error and f"nothing listens on 127.0.0.1:{port} (connection " \
+        "refused)" in error, error
+    for path in tmp_path.rglob("*"):
+        assert path.is_dir() or b"SECRET" not in path.read_bytes(), path
+
+
+def test_doctor_shows_a_servers_url_without_its_password(tmp_path):
+    port = _closed_port()
+    result = run_cli(["doctor", "--base-url", f"http://user:SECRET@127.0.0.1:{port}/v1"])
+    assert "SECRET" not in result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("server ")]
+    assert [line.split(None, 3)[3] for line in lines] == [
+        f"http://user:***@127.0.0.1:{port}/version: [Errno 111] Connection refused",
+        f"http://user:***@127.0.0.1:{port}/v1/models: [Errno 111] Connection refused"]
+
+
+# --------------------------------------------------------------------------- an output that is an input
+# Issue 26, items 4 and 5: an output that is an input (or, through a symbolic link, resolves to one), a file of an
+# input folder, or a folder holding an input it would replace, is one error line, before any model loads, and
+# the input is left as it was. A case builds the inputs in tmp_path and returns the command line and the input
+# that the output overlaps; ``out`` gives the output's spelling of a path (the path itself, or a link to it).
+
+def _records_folder(t: Path) -> Path:
+    """A folder `praib data sample` wrote: its papers.jsonl is praib's."""
+    folder = t / "sample"
+    assert run_cli(["data", "sample", DEMO / "papers.jsonl", "--per-venue-year", "2", "-o", folder]).exit_code == 0
+    return folder
+
+
+def _saved_dataset(t: Path) -> Path:
+    from praib.records import coerce_record, records_to_dataset, save_records
+
+    return save_records(records_to_dataset([coerce_record(REVIEW, "review", "r1")], "review"), t / "saved")
+
+
+def _results_folder(t: Path) -> Path:
+    folder = t / "results"
+    for name, text in {"results.jsonl": json.dumps(RESULT_ROW) + "\n", "run.json": "{}",
+                       "results.parquet": "old results"}.items():
+        _write(folder / name, text)
+    return folder
+
+
+def _case(argv, source):
+    def build(t: Path, out):
+        made = source(t)
+        return argv(t, out, made), made
+    return build
+
+
+OUTPUT_CASES = {
+    "evaluate INPUT": _case(lambda t, out, i: ["evaluate", i, "-o", out(i)], lambda t: _good(t, "review")),
+    "evaluate --reference": _case(lambda t, out, i: ["evaluate", _good(t, "paper"), "--reference", i, "-o", out(i)],
+                                  lambda t: _good(t, "review")),
+    "evaluate merge PARTS": _case(lambda t, out, i: ["evaluate", "merge", i, "-o", out(i)],
+                                  lambda t: _write(t / "part.npz", b"part")),
+    "generate PAPERS": _case(lambda t, out, i: ["generate", MODEL, i, "-o", out(i)], lambda t: _good(t, "paper")),
+    "score INPUT": _case(lambda t, out, i: ["score", i, "--judge", MODEL, "-o", out(i)], lambda t: _good(t, "review")),
+    "perturb INPUT": _case(lambda t, out, i: ["perturb", "rating-flip", i, "-o", out(i)],
+                           lambda t: _good(t, "review")),
+    "perturb --claims": _case(lambda t, out, i: ["perturb", "false-claims", _good(t, "review"), "--claims", i,
+                                                 "-o", out(i)], lambda t: _write(t / "claims.jsonl", _line(CLAIMS))),
+    "counterfactual extract PAPERS": _case(lambda t, out, i: ["counterfactual", "extract", i, "--judge", MODEL,
+                                                              "-o", out(i)], lambda t: _good(t, "paper")),
+    "counterfactual build --logic": _case(lambda t, out, i: ["counterfactual", "build", _good(t, "paper"), "--edits",
+                                                             "spelling", "--logic", i, "-o", out(i)],
+                                          lambda t: _write(t / "logic.jsonl", _line(LOGIC))),
+    "counterfactual oracle VARIANTS": _case(lambda t, out, i: ["counterfactual", "oracle", _good(t, "review"), i,
+                                                               "--judge", MODEL, "-o", out(i)],
+                                            lambda t: _good(t, "paper")),
+    "counterfactual effects ORIGINAL": _case(lambda t, out, i: ["counterfactual", "effects", i, _good(t, "paper"),
+                                                                "-o", out(i)], lambda t: _good(t, "review")),
+    "meta-review REVIEWS": _case(lambda t, out, i: ["meta-review", MODEL, _good(t, "paper"), i, "-o", out(i)],
+                                 lambda t: _good(t, "review")),
+    "robustness PERTURBED": _case(lambda t, out, i: ["robustness", _good(t, "paper"), i, "-o", out(i)],
+                                  lambda t: _good(t, "review")),
+    "leaderboard eras": _case(lambda t, out, i: ["leaderboard", "eras", i, "-o", out(i)], lambda t: _good(t, "review")),
+    "leaderboard report (a file of DIR)": _case(
+        lambda t, out, i: ["leaderboard", "report", i.parent, "-o", out(i.parent) / i.name],
+        lambda t: _results_folder(t) / "results.parquet"),
+    "leaderboard report --markdown (a file of DIR)": _case(
+        lambda t, out, i: ["leaderboard", "report", i.parent, "-o", t / "r.html", "--markdown", out(i.parent) / i.name],
+        lambda t: _results_folder(t) / "results.jsonl"),
+    "leaderboard run SUBMISSION": _case(lambda t, out, i: ["leaderboard", "run", i, "--demo", "-o", out(i)],
+                                        lambda t: _submission(t)),
+    "data sample PAPERS (a folder holding it)": _case(
+        lambda t, out, i: ["data", "sample", i, "-o", out(i.parent)], lambda t: _records_folder(t) / "papers.jsonl"),
+    "data build --reviews": _case(lambda t, out, i: ["data", "build", "--reviews", i, "-o", out(i)],
+                                  lambda t: _saved_dataset(t)),
+    "data verify-citations REVIEWS": _case(lambda t, out, i: ["data", "verify-citations", i, "-o", out(i)],
+                                           lambda t: _good(t, "review")),
+    "data pdf": _case(lambda t, out, i: ["data", "pdf", i, "-o", out(i)], lambda t: _write(t / "a.pdf", b"%PDF-1.7")),
+    "data import-ukp DIR": _case(lambda t, out, i: ["data", "import-ukp", i, "-o", out(i)],
+                                 lambda t: _write(t / "release" / "papers" / "x.md", "x").parent.parent),
+    "data export-ukp RECORDS": _case(lambda t, out, i: ["data", "export-ukp", i, "-o", out(i)],
+                                     lambda t: _write(t / "records" / "papers.jsonl", _line(PAPER)).parent),
+    "tables RESULTS": _case(lambda t, out, i: ["tables", i, "-o", out(i)],
+                            lambda t: _write(t / "result.json", b'{"groups": [], "group_by": []}')),
+    "judge validate --gold disapere:PATH": _case(
+        lambda t, out, i: ["judge", "validate", "--task", "aspect", "--gold", f"disapere:{i}", "--judge", MODEL,
+                           "-o", out(i)], lambda t: _write(t / "disapere.jsonl", _line(DISAPERE_REVIEW))),
+}
+
+
+def _linked(tmp_path: Path):
+    def out(path: Path) -> Path:
+        link = tmp_path / f"link-to-{path.name}"
+        if not link.is_symlink():
+            link.symlink_to(path.resolve())
+        return link
+    return out
+
+
+@pytest.mark.parametrize("spelling", ["the same path", "a symbolic link to it"])
+@pytest.mark.parametrize("case", OUTPUT_CASES)
+def test_an_output_that_would_overwrite_an_input_is_one_error_line_and_the_input_is_kept(tmp_path, no_model, case,
+                                                                                       spelling):
+    args, source = OUTPUT_CASES[case](tmp_path, (lambda path: path) if spelling == "the same path"
+                                      else _linked(tmp_path))
+    kept = {p: p.read_bytes() for p in ([source] if source.is_file() else source.rglob("*")) if p.is_file()}
+    result = run_cli(args)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert result.exit_code == 1, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and (str(source) in errors[0] or str(source.parent) in errors[0]), result.output
+    assert "choose another" in errors[0], result.output
+    assert {p: p.read_bytes() for p in kept} == kept
 
 
 # --------------------------------------------------------------------------- the net under every command

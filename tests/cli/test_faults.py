@@ -159,6 +159,24 @@ def test_one_paper_failing_on_every_try_is_recorded_the_others_written_and_the_r
     assert sorted(load_records(out)["paper_id"]) == PAPERS and failures_of(out) == []
 
 
+
+def test_credentials_in_the_servers_url_reach_the_server_and_no_file_or_line(tmp_path, server, papers):
+    """A --base-url with a password: sent as HTTP Basic authentication, shown as user:*** in the failure
+    record and the summary, and written nowhere (output, failures, cache, lock)."""
+    server.faults["p4"] = [(500, {}, b"internal error")] * 2
+    out, cache = tmp_path / "reviews.jsonl", tmp_path / "cache"
+    args = _generate(server, papers, out, cache, "--max-tries", "2")
+    args[args.index(server.url)] = server.url.replace("http://", "http://user:SECRET@")
+    result = invoke(args)
+    assert result.exit_code == 3, result.output
+    assert {h.get("Authorization") for h in server.headers} == {"Basic dXNlcjpTRUNSRVQ="}  # base64, by hand
+    shown = server.url.replace("http://", "http://user:***@")
+    assert failures_of(out)[0]["message"] == f"HTTP 500 from {shown}/chat/completions: b'internal error' (after 2 tries)"
+    assert f"HTTP 500 from {shown}" in result.output
+    assert "SECRET" not in result.output
+    for path in tmp_path.rglob("*"):
+        assert path.is_dir() or b"SECRET" not in path.read_bytes(), path
+
 @pytest.mark.parametrize("command", [_score, _evaluate])
 def test_one_review_whose_judgements_always_fail_is_recorded_and_the_rerun_sends_only_it(
         tmp_path, server, reviews, command):

@@ -1,10 +1,15 @@
-"""A command that writes a folder replaces it: a rerun leaves none of the earlier run's files behind, and
-a folder that holds other files is refused unless --overwrite, which keeps them (README, "Command-line
-conventions")."""
+"""A command that writes a folder replaces the files praib wrote there: a rerun leaves none of the earlier
+run's files behind, and a folder that holds other files (or praib's, changed since) is refused unless
+--overwrite, which keeps them; praib decides by its record of what it wrote, never by names (README,
+"Command-line conventions"; issue 26, items 2 and 5)."""
 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +17,8 @@ from click.testing import CliRunner
 
 from praib.cli.main import main
 from praib.records import load_records
+from praib.records.atomic import RECORD
+from tests.killed_writer import run_killed, start_killed
 from tests.paths import DEMO
 
 MANIFEST = {"backend": "hand-written", "prompts": ["extended"], "sampling": {"temperature": 0.0},
@@ -19,7 +26,9 @@ MANIFEST = {"backend": "hand-written", "prompts": ["extended"], "sampling": {"te
 
 
 def files(folder: Path) -> dict[str, bytes]:
-    return {str(f.relative_to(folder)): f.read_bytes() for f in sorted(folder.rglob("*")) if f.is_file()}
+    """The files in ``folder`` with their bytes, but for praib's record of them."""
+    return {str(f.relative_to(folder)): f.read_bytes() for f in sorted(folder.rglob("*"))
+            if f.is_file() and f.name != RECORD}
 
 
 def invoke(*args):
@@ -77,8 +86,8 @@ def test_a_results_folder_holding_other_files_is_refused_unless_overwrite_which_
     refused = leaderboard_run(output, model_a)
     assert refused.exit_code == 1
     assert refused.output.splitlines() == [
-        f"Error: {output}: holds files that `praib leaderboard run` does not write (details/README, notes.txt, "
-        "plots); give --overwrite to replace its own files there and keep these, or choose another --output"]
+        f"Error: {output}: holds files praib did not write there, or that changed since (details/README, notes.txt, "
+        "plots); give --overwrite to keep them and replace only praib's own, or choose another --output"]
     assert files(output) == before
 
     overwritten = leaderboard_run(output, model_a, overwrite=True)
@@ -103,8 +112,8 @@ def test_a_dataset_rebuilt_with_fewer_configs_keeps_the_repository_files_it_did_
 
     refused = invoke("data", "build", "--reviews", DEMO / "reviews.jsonl", "-o", output)
     assert refused.exit_code == 1
-    assert refused.output.startswith(f"Error: {output}: holds files that `praib data build` does not write "
-                                     "(.git, .gitattributes); give --overwrite")
+    assert refused.output.startswith(f"Error: {output}: holds files praib did not write there, or that changed "
+                                     "since (.git, .gitattributes); give --overwrite")
     assert "data/papers/train-00000-of-00001.parquet" in files(output)
 
     rebuilt = invoke("data", "build", "--reviews", DEMO / "reviews.jsonl", "-o", output, "--overwrite")
@@ -140,6 +149,168 @@ def test_a_saved_dataset_output_is_replaced_and_a_folder_of_other_files_is_not_t
     refused = invoke("perturb", "rating-flip", DEMO / "reviews.jsonl", "-o", mine, "--no-progress")
     assert refused.exit_code == 1
     assert refused.output.splitlines() == [
-        f"Error: {mine}: holds files that `praib perturb` does not write (thesis.tex); give --overwrite to replace "
-        "its own files there and keep these, or choose another --output"]
+        f"Error: {mine}: holds files praib has no record of writing (thesis.tex; a folder without {RECORD} is all "
+        "yours); give --overwrite to keep them and replace only praib's own, or choose another --output"]
     assert files(mine) == {"thesis.tex": b"\\chapter{Peer review}\n"}
+
+
+def test_files_named_like_praibs_are_the_users_until_praib_records_them(tmp_path, two_submissions):
+    """Issue 26, item 2: the user's details/precious.json, manifests/my-notes.json and eras.json in the output
+    folder were deleted (exit 0), and with --overwrite their details/mine.json too."""
+    model_a, _ = two_submissions
+    output = tmp_path / "results"
+    mine = {"details/precious.json": b'{"mine": 1}', "manifests/my-notes.json": b'{"notes": []}',
+            "eras.json": b'{"my": "eras"}'}
+    for name, data in mine.items():
+        (output / name).parent.mkdir(parents=True, exist_ok=True)
+        (output / name).write_bytes(data)
+
+    refused = leaderboard_run(output, model_a)
+    assert refused.exit_code == 1
+    assert refused.output.startswith(f"Error: {output}: holds files praib has no record of writing (details, "
+                                     "eras.json, manifests; ")
+    assert files(output) == mine
+
+    kept = leaderboard_run(output, model_a, overwrite=True)
+    assert kept.exit_code == 0, kept.output
+    assert {name: files(output)[name] for name in mine} == mine
+    (output / "details" / "mine.json").write_bytes(b"my notes on the details, not JSON\n")
+    again = leaderboard_run(output, model_a, overwrite=True)
+    assert again.exit_code == 0, again.output
+    assert set(files(output)) == {"results.parquet", "results.jsonl", "run.json", "details/demo-model-a.json",
+                                  "manifests/demo-model-a.json", *mine, "details/mine.json"}
+    assert files(output)["details/mine.json"] == b"my notes on the details, not JSON\n"
+    report = invoke("leaderboard", "report", output, "-o", tmp_path / "report.html")  # reads praib's files only
+    assert report.exit_code == 0, report.output
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "demo-model-a" in page and "precious" not in page
+
+
+def test_a_file_praib_wrote_and_the_user_changed_is_theirs(tmp_path, two_submissions):
+    model_a, _ = two_submissions
+    output = tmp_path / "results"
+    assert leaderboard_run(output, model_a).exit_code == 0
+    (output / "results.jsonl").write_text("my edited results\n", encoding="utf-8")
+    before = files(output)
+
+    refused = leaderboard_run(output, model_a)
+    assert refused.output.splitlines() == [
+        f"Error: {output}: holds files praib did not write there, or that changed since (results.jsonl); give "
+        "--overwrite to keep them and replace only praib's own, or choose another --output"]
+    clash = leaderboard_run(output, model_a, overwrite=True)
+    assert clash.exit_code == 1
+    assert clash.output.splitlines() == [
+        f"Error: {output}: results.jsonl: a file of yours (praib did not write it there, or it changed since) where "
+        "`praib leaderboard run` writes its own; --overwrite keeps your files: move it away or choose another "
+        "--output"]
+    assert files(output) == before
+
+
+def user_files(folder: Path, count: int) -> None:
+    for i in range(count):
+        (folder / f"note-{i:05d}.txt").write_text(f"note {i}\n", encoding="utf-8")
+
+
+def praib_stderr(*args) -> tuple[int, list[str]]:
+    """Run praib in a process of its own: its exit status and the lines it printed on stderr."""
+    done = subprocess.run([sys.executable, "-m", "praib.cli.main", *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
+    return done.returncode, done.stderr.splitlines()
+
+
+def moving(beside: Path) -> bool:
+    """Whether a replacement of the folder ``results`` in ``beside`` is moving files: its staging folder has
+    a journal (or, before issue 26, its temporary folder had taken in files of the user's)."""
+    return any(p.name.startswith(".results.") and ((p / ".praib-journal.json").exists()
+                                                   or next(p.glob("note-*"), None) is not None)
+               for p in beside.iterdir())
+
+
+def test_a_run_killed_while_it_replaces_the_folder_leaves_every_user_file_in_place(tmp_path, two_submissions):
+    """Issue 26, item 3: killed while the swap moved a folder of user files, a run left most of them in a
+    hidden temporary folder, and the next run said nothing. Here a real SIGKILL lands as the replacement
+    starts moving files, with 10,000 of the user's files in the folder."""
+    model_a, _ = two_submissions
+    output = tmp_path / "results"
+    assert leaderboard_run(output, model_a).exit_code == 0
+    user_files(output, 10_000)
+    run = ["leaderboard", "run", model_a, "--demo", "--n-bootstrap", "5", "--no-progress", "-o", output, "--overwrite"]
+    child = start_killed("never", 0, output, *map(str, run))
+    while not moving(tmp_path) and child.poll() is None:
+        time.sleep(0.002)
+    child.send_signal(signal.SIGKILL)
+    child.communicate(timeout=60)
+    assert len(list(output.glob("note-*.txt"))) == 10_000
+    left = [p for p in tmp_path.iterdir() if p.name.startswith(".results.")]
+
+    status, lines = praib_stderr(*run)
+    assert status == 0, lines
+    assert len([line for line in lines if line.startswith("praib: ")]) == len(left)  # one line, when it left one
+    assert [p.name for p in tmp_path.iterdir()] == ["results"]
+    assert len(list(output.glob("note-*.txt"))) == 10_000
+    assert set(files(output)) - {f"note-{i:05d}.txt" for i in range(10_000)} == {
+        "results.parquet", "results.jsonl", "run.json", "details/demo-model-a.json", "manifests/demo-model-a.json"}
+
+
+def test_the_next_run_finishes_a_replacement_killed_midway_and_says_so(tmp_path, two_submissions):
+    model_a, model_b = two_submissions
+    output = tmp_path / "results"
+    assert leaderboard_run(output, model_a).exit_code == 0
+    user_files(output, 3)
+    run = ["leaderboard", "run", model_a, model_b, "--demo", "--n-bootstrap", "5", "--no-progress", "-o", output,
+           "--overwrite"]
+    killed = run_killed("move", 2, output, *map(str, run))  # two of its files moved in, the others not yet
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    [staging] = [p for p in tmp_path.iterdir() if p.name.startswith(".results.praib-")]
+
+    status, lines = praib_stderr("leaderboard", "report", output, "-o", tmp_path / "report.html")
+    assert status == 0, lines  # a command that only reads the folder leaves it be
+    (tmp_path / "report.html").unlink()
+    status, lines = praib_stderr(*run)
+    assert status == 0, lines
+    assert [line for line in lines if line.startswith("praib: ")] == [
+        f"praib: finished replacing {output}, which a praib run (pid {killed_pid(staging)}) was killed in the "
+        "middle of"]
+    assert [p.name for p in tmp_path.iterdir()] == ["results"]
+    assert {"details/demo-model-b.json", "note-00000.txt"} <= set(files(output))
+
+
+def killed_pid(staging: Path) -> int:
+    return int(staging.name.split("-")[1])
+
+
+def test_a_temporary_folder_of_an_older_praib_is_named_and_left_alone(tmp_path, two_submissions, caplog):
+    model_a, _ = two_submissions
+    output = tmp_path / "results"
+    assert leaderboard_run(output, model_a).exit_code == 0
+    left = tmp_path / ".results.4242-0123abcd.tmp"
+    left.mkdir()
+    (left / "note-00001.txt").write_text("a note of the user's that an older praib moved here\n")
+    assert leaderboard_run(output, model_a).exit_code == 0
+    assert caplog.messages == [
+        f"{left}: a folder left by a praib run killed while it replaced {output} (before praib kept a record of its "
+        "files); it may hold files of yours: look through it, then delete it"]
+    assert (left / "note-00001.txt").is_file()
+
+
+def test_a_symbolic_link_output_is_written_through_to_its_target(tmp_path, two_submissions):
+    """Issue 26, item 5: a symlinked output, a folder or a file, was replaced by a regular one."""
+    model_a, _ = two_submissions
+    (tmp_path / "elsewhere").mkdir()
+    folder_link = tmp_path / "results"
+    folder_link.symlink_to(tmp_path / "elsewhere" / "results", target_is_directory=True)
+    for _ in range(2):
+        result = leaderboard_run(folder_link, model_a)
+        assert result.exit_code == 0, result.output
+        assert folder_link.is_symlink()
+        assert "run.json" in files(tmp_path / "elsewhere" / "results")
+
+    file_link = tmp_path / "flipped.jsonl"
+    file_link.symlink_to(tmp_path / "elsewhere" / "flipped.jsonl")
+    for seed in (0, 1):
+        result = invoke("perturb", "rating-flip", DEMO / "reviews.jsonl", "-o", file_link, "--seed", seed,
+                        "--no-progress")
+        assert result.exit_code == 0, result.output
+        assert file_link.is_symlink()
+        assert len(load_records(tmp_path / "elsewhere" / "flipped.jsonl")) == len(load_records(DEMO / "reviews.jsonl"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "flipped.jsonl", "results"]

@@ -321,6 +321,40 @@ def test_a_loopback_port_nothing_listens_on_fails_every_request_at_once():
                                   "a running one")
 
 
+
+def test_a_base_url_with_credentials_and_nothing_listening_is_named_without_its_password():
+    """urllib took ``user:SECRET@127.0.0.1`` for a host name: the run stopped with "127.0.0.1 does not
+    resolve" and the password in the line."""
+    port = closed_loopback_port()
+    b = OpenAIBackend("m", base_url=f"http://user:SECRET@127.0.0.1:{port}/v1", timeout=1, max_tries=5, backoff=15)
+    with pytest.raises(BackendError) as refused:
+        b.generate([req("x")])
+    assert str(refused.value) == (f"cannot reach http://user:***@127.0.0.1:{port}/v1/chat/completions: nothing "
+                                  f"listens on 127.0.0.1:{port} (connection refused); start the server, or give the "
+                                  "address of a running one")
+    assert b.base_urls == [f"http://user:***@127.0.0.1:{port}/v1"]
+
+
+def test_the_credentials_of_a_base_url_are_sent_as_basic_authentication_and_never_shown(server):
+    with_credentials = server.url.replace("http://", "http://user:SECRET@")
+    b = OpenAIBackend("test-model", base_url=with_credentials, api_key="sk-test", timeout=5, backoff=0.01,
+                      max_tries=2)
+    assert b.generate([req("Paper A")]) == ["echo: Paper A"]
+    assert server.headers[-1]["Authorization"] == "Basic dXNlcjpTRUNSRVQ="   # base64("user:SECRET"), by hand
+    server.script = [(500, {}, b"busy")] * 2
+    failure = b.generate([req("Paper B")])[0]
+    assert failure.message.startswith(f"HTTP 500 from {server.url.replace('http://', 'http://user:***@')}")
+    assert "SECRET" not in failure.message
+    # another server of the same run without credentials gets the API key
+    other = ChatServer()
+    try:
+        both = OpenAIBackend("test-model", base_url=[with_credentials, other.url], api_key="sk-test", timeout=5,
+                             concurrency=1)
+        both.generate([req("one"), req("two")])
+        assert other.headers[0]["Authorization"] == "Bearer sk-test"
+    finally:
+        other.close()
+
 def test_a_host_name_that_does_not_resolve_fails_every_request_at_once():
     b = OpenAIBackend("m", base_url="http://no-such-host.invalid:8000/v1", timeout=1, max_tries=5, backoff=15)
     t = time.monotonic()

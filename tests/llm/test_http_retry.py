@@ -9,7 +9,7 @@ import pytest
 import requests
 
 from praib.http_retry import (GaveUp, Retryable, RetryPolicy, Unreachable, call_with_retries, check_reachable,
-                              retry_after_seconds, unreachable_reason)
+                              redact_credentials, retry_after_seconds, split_credentials, unreachable_reason)
 
 
 def failing(*failures, result="ok"):
@@ -118,3 +118,36 @@ def test_check_reachable_looks_the_name_up_and_tries_a_loopback_port(monkeypatch
         check_reachable("http://no-such-host.invalid/v1")
     monkeypatch.setenv("http_proxy", "http://proxy.example:3128")  # the proxy resolves the name: not checked
     check_reachable("http://no-such-host.invalid/v1")
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("http://user:SECRET@127.0.0.1:8000/v1", "http://user:***@127.0.0.1:8000/v1"),
+    ("HTTP 500 from https://me:p%40ss@gpu.example/v1/chat/completions: busy",
+     "HTTP 500 from https://me:***@gpu.example/v1/chat/completions: busy"),
+    ("http://me:p@ss@host/v1", "http://me:***@host/v1"),                    # an "@" left in the password
+    ("http://sk-TOKEN@host/v1", "http://***@host/v1"),                      # a token where the user name goes
+    ("a http://u:one@a/x and b https://v:two@b/y?q=c@d", "a http://u:***@a/x and b https://v:***@b/y?q=c@d"),
+    ("http://host/v1?to=me@example.org", "http://host/v1?to=me@example.org"),  # no userinfo: unchanged
+    ("mail me@example.org", "mail me@example.org"),
+])
+def test_redact_credentials_hides_the_password_of_every_url_in_a_text(text, shown):
+    assert redact_credentials(text) == shown
+
+
+def test_split_credentials_takes_them_out_of_the_url_as_basic_authentication():
+    # base64("user:SECRET") and base64("me:p@ss") by hand: dXNlcjpTRUNSRVQ= and bWU6cEBzcw==
+    assert split_credentials("http://user:SECRET@127.0.0.1:8000/v1") == ("http://127.0.0.1:8000/v1",
+                                                                         "Basic dXNlcjpTRUNSRVQ=")
+    assert split_credentials("https://me:p%40ss@gpu.example/v1") == ("https://gpu.example/v1", "Basic bWU6cEBzcw==")
+    assert split_credentials("http://127.0.0.1:8000/v1") == ("http://127.0.0.1:8000/v1", None)
+
+
+def test_a_url_with_credentials_is_checked_at_its_host(monkeypatch):
+    """urllib reads ``user:SECRET@127.0.0.1`` as a host name that does not resolve; the check looks at 127.0.0.1."""
+    for proxy in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(proxy, raising=False)
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    with pytest.raises(Unreachable, match=rf"^nothing listens on 127\.0\.0\.1:{port} \(connection refused\)$"):
+        check_reachable(f"http://user:SECRET@127.0.0.1:{port}/v1")

@@ -1,7 +1,9 @@
 import re
+import resource
 
 import jinja2
 import pytest
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from praib.templates import TemplateSet
 
@@ -108,3 +110,115 @@ def test_a_directory_is_not_a_template(builtin, tmp_path):
     (overrides / "greet.jinja").mkdir(parents=True)
     with pytest.raises(ValueError, match=r"overrides/greet.jinja: is a directory"):
         builtin.path("greet", overrides)
+
+
+# --- limits: time and size (issue 26, item 6) ----------------------------------------------------
+
+NESTED_LOOPS = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
+
+
+@pytest.mark.parametrize("text", [
+    NESTED_LOOPS,
+    '{% set s = "x" * 100000 %}{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}',
+    "{% for i in range(100000) recursive %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+    "{% macro spin() %}" + NESTED_LOOPS + "{% endmacro %}Hi {{ spin() }}",
+    "Hi {% include 'spin.jinja' %}",
+], ids=["nested range loops", "nested loops over a string", "recursive loop", "in a macro", "in an included file"])
+def test_a_template_that_never_ends_stops_at_the_time_limit(builtin, tmp_path, monkeypatch, text):
+    """Each of these runs for hours unchecked (10^10 loop steps that write nothing)."""
+    monkeypatch.setenv("PRAIB_TEMPLATE_TIMEOUT", "0.5")
+    (tmp_path / "spin.jinja").write_text(NESTED_LOOPS)
+    own = tmp_path / "endless.jinja"
+    own.write_text(text)
+    with pytest.raises(ValueError) as error:
+        builtin.render(own)
+    message = str(error.value)
+    assert "\n" not in message
+    assert re.match(rf"{re.escape(str(tmp_path))}/(endless|spin).jinja: line 1: still rendering after 0.5 s, "
+                    r"the time limit of a template \(a loop without end\? PRAIB_TEMPLATE_TIMEOUT sets the limit\)$",
+                    message), message
+
+
+S = '{% set s = "x" * 1000000 %}'   # one million characters: allowed
+
+
+@pytest.mark.parametrize("text, size", [
+    ('{{ "x" * 3000000000 }}', 3_000_000_000),
+    ('{{ 3000000000 * "x" }}', 3_000_000_000),
+    ('{{ ["x"] * 3000000000 }}', 6_000_000_000),                    # the list's items and their characters
+    (S + "{{ [s] * 100 }}", 100 * 1_000_001),                        # a short list of one long string
+    (S + "{{ [s, s, s, s, s, s, s, s, s, s, s]|join }}", None),
+    ('{{ ("," * 1000000).join(range(100)|map("string")|list) }}', None),
+    ('{{ "%3000000000d" % 1 }}', None),
+    ('{{ "%*d" % (3000000000, 1) }}', None),
+    ('{{ "%3000000000d"|format(1) }}', None),
+    ('{{ "{:3000000000}".format(1) }}', None),
+    ('{{ "{:{}}".format(1, 3000000000) }}', None),
+    ('{{ "x"|center(3000000000) }}', 3_000_000_000),
+    ('{{ "x".ljust(3000000000) }}', 3_000_000_000),
+    ('{{ lipsum(3000000000) }}', 3_000_000_000),
+    ("{{ 9 ** (9 ** 9) }}", None),                                   # a number of 370 million digits
+    ('{% set ns = namespace(s="x") %}{% for i in range(60) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}', None),
+    ('{% macro m(t, n) %}{{ m(t ~ t, n - 1) if n else t }}{% endmacro %}{{ m("x", 60) }}', None),
+    (S + "{% for i in range(100000) %}{{ s }}{% endfor %}", None),  # what it writes
+    (S + "{% set t %}{% for i in range(100) %}{{ s }}{% endfor %}{% endset %}{{ t|length }}", None),
+    ('{{ ("a" * 1000000)|replace("a", "b" * 1000) }}', 1_000_000_000),
+    ('{{ ("a\n" * 1000000)|indent("x" * 1000000) }}', None),
+    (S + "{% for b in [1]|batch(1000000, s) %}{{ b }}{% endfor %}", None),
+])
+def test_a_template_cannot_make_a_text_over_the_size_limit(builtin, tmp_path, text, size):
+    """Each of these builds gigabytes unchecked; here it is refused before (or, for what only
+    grows step by step, just after) passing the limit: 10,000,000 characters or items."""
+    own = tmp_path / "huge.jinja"
+    own.write_text(text)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(ValueError) as error:
+        builtin.render(own)
+    message = str(error.value)
+    assert "\n" not in message
+    assert re.match(rf"{re.escape(str(own))}(: line \d)?: would make a (value|text) of [\d,]+ characters or items, "
+                    r"over the limit of 10,000,000 for a template \(PRAIB_TEMPLATE_MAX_CHARS sets it\)$", message), message
+    if size is not None:
+        assert f"of {size:,} characters" in message
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 500_000   # KiB: nothing near a gigabyte
+
+
+def test_the_limits_are_set_by_environment_variables(builtin, tmp_path, monkeypatch):
+    own = tmp_path / "repeat.jinja"
+    own.write_text('{{ "ab" * n }}')
+    assert builtin.render(own, n=2_000_000) == "ab" * 2_000_000
+    monkeypatch.setenv("PRAIB_TEMPLATE_MAX_CHARS", "100")
+    assert builtin.render(own, n=50) == "ab" * 50
+    with pytest.raises(ValueError, match=r"would make a value of 102 characters or items, over the limit of 100 "):
+        builtin.render(own, n=51)
+    monkeypatch.setenv("PRAIB_TEMPLATE_MAX_CHARS", "lots")
+    with pytest.raises(ValueError, match=r"^.*repeat.jinja: PRAIB_TEMPLATE_MAX_CHARS='lots' is not a whole number "
+                                         r"of characters above 0$"):
+        builtin.render(own, n=1)
+    monkeypatch.delenv("PRAIB_TEMPLATE_MAX_CHARS")
+    monkeypatch.setenv("PRAIB_TEMPLATE_TIMEOUT", "0")
+    with pytest.raises(ValueError, match=r"PRAIB_TEMPLATE_TIMEOUT='0' is not a number of seconds above 0$"):
+        builtin.render(own, n=1)
+
+
+@pytest.mark.parametrize("text", [
+    "{% for x in items %}{{ loop.index }}/{{ loop.length }}{{ ',' if not loop.last }}{% else %}none{% endfor %}",
+    "{% for x in items if x > 1 %}{{ loop.revindex }}{{ x }}{% endfor %}",
+    "{% for x in [items, [7, [8]]] recursive %}[{% if x is iterable %}{{ loop(x) }}{% else %}{{ x }}{% endif %}]"
+    "{% endfor %}",
+    "{% for k, v in {'a': 1, 'b': 2}|dictsort %}{{ k ~ '=' ~ v }} {% endfor %}{{ 'x' ~ 1 ~ none }}",
+    "{% macro m(x) %}<{{ x }}>{% endmacro %}{% set t %}{{ m(1) }}{{ m('&') }}{% endset %}{{ t }}{{ '%05.1f' % 3.14159 }}"
+    "{{ '{:>6}'.format('r') }}{{ 'a' * 3 }}{{ 2 ** 10 }}{{ [1] + [2] }}{{ items|join(', ') }}{{ 'ab'|center(6) }}",
+    "{% for x in items %}{% for y in items %}{{ x * y }}{% endfor %}{% endfor %}",
+])
+@pytest.mark.parametrize("autoescape", [False, True])
+def test_the_limits_change_nothing_a_template_renders(tmp_path, text, autoescape):
+    """The same output as Jinja's own sandbox, with and without autoescaping."""
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "t.jinja").write_text(text)
+    limited = TemplateSet("test", folder, autoescape=autoescape)
+    plain = ImmutableSandboxedEnvironment(loader=jinja2.FileSystemLoader(str(folder)), autoescape=autoescape)
+    items = [1, 2, 3]
+    assert limited.render("t", items=items) == plain.get_template("t.jinja").render(items=items)
+    assert limited.render("t", items=[]) == plain.get_template("t.jinja").render(items=[])

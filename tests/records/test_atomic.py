@@ -1,14 +1,16 @@
 """Final files are replaced whole: a reader never sees half a file, and a write that fails mid-way
 leaves the previous file byte for byte and no temporary file behind."""
 
-from pathlib import Path
+import json
+from pathlib import Path, PurePosixPath
 
 import pytest
 from datasets import Dataset
 
 from praib.records import coerce_record, load_records, records_to_dataset, save_records
 from praib.records import atomic
-from praib.records.atomic import foreign_entries, replace_atomically, replace_folder, write_text_atomically
+from praib.records.atomic import (RECORD, OutputClashError, ownership, replace_atomically, replace_folder,
+                                  write_text_atomically)
 
 
 def reviews(*texts):
@@ -75,12 +77,12 @@ def test_the_output_keeps_its_old_content_until_the_new_one_is_whole(tmp_path, m
     assert [p.name for p in tmp_path.iterdir()] == [name]
 
 
-def test_a_saved_dataset_directory_is_replaced_not_merged(tmp_path):
+def test_a_saved_dataset_directory_is_replaced_not_merged_and_keeps_a_file_praib_did_not_write(tmp_path):
     destination = tmp_path / "saved"
     save_records(reviews("a", "b", "c"), destination)
-    (destination / "stray.arrow").write_bytes(b"left by an older datasets version")
+    (destination / "stray.arrow").write_bytes(b"a file of the user's")
     save_records(reviews("d"), destination)
-    assert "stray.arrow" not in tree(destination)
+    assert tree(destination)["stray.arrow"] == b"a file of the user's"
     assert load_records(destination)["text"] == ["d"]
     assert [p.name for p in tmp_path.iterdir()] == ["saved"]
 
@@ -112,46 +114,94 @@ def test_a_block_that_writes_nothing_fails_and_keeps_the_old_file(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["results.parquet"]
 
 
-RESULTS = ("results.jsonl", "details/*.json")
+def write_folder(folder: Path, files: dict[str, str]) -> None:
+    with replace_folder(folder) as new:
+        for name, text in files.items():
+            (new / name).parent.mkdir(parents=True, exist_ok=True)
+            (new / name).write_text(text, encoding="utf-8")
 
 
-def results_folder(path: Path) -> Path:
-    (path / "details").mkdir(parents=True)
-    (path / "results.jsonl").write_text("old\n")
-    (path / "details" / "model-a.json").write_text("{}")
-    (path / "details" / "notes.md").write_text("mine")
-    (path / "figures").mkdir()
-    (path / "figures" / "plot.png").write_bytes(b"png")
-    return path
+def recorded(folder: Path) -> list[str]:
+    return sorted(json.loads((folder / RECORD).read_text(encoding="utf-8"))["files"])
 
 
-def test_foreign_entries_are_the_files_no_pattern_names_and_folders_where_none_can_lie(tmp_path):
-    folder = results_folder(tmp_path / "results")
-    assert [str(e) for e in foreign_entries(folder, RESULTS)] == ["details/notes.md", "figures"]
-    assert foreign_entries(tmp_path / "absent", RESULTS) == []
+def test_a_rewrite_removes_the_files_praib_wrote_and_keeps_those_it_did_not_or_that_changed(tmp_path):
+    folder = tmp_path / "results"
+    write_folder(folder, {"results.jsonl": "old\n", "details/a.json": "{}", "details/b.json": "{}",
+                          "manifests/b.json": "{}"})
+    (folder / "details" / "notes.md").write_text("mine")
+    (folder / "details" / "b.json").write_text('{"edited": "by the user"}')
+    (folder / "figures").mkdir()
+    (folder / "figures" / "plot.png").write_bytes(b"png")
+    held = ownership(folder)
+    assert held.recorded and sorted(held.praib) == ["details/a.json", "manifests/b.json", "results.jsonl"]
+    assert [str(entry) for entry in held.users] == ["details/b.json", "details/notes.md", "figures"]
+
+    write_folder(folder, {"results.jsonl": "new\n", "details/a.json": '{"new": 1}'})
+    assert tree(folder) == {RECORD: (folder / RECORD).read_bytes(), "results.jsonl": b"new\n",
+                            "details/a.json": b'{"new": 1}', "details/b.json": b'{"edited": "by the user"}',
+                            "details/notes.md": b"mine", "figures/plot.png": b"png"}
+    assert not (folder / "manifests").exists()  # emptied of praib's files, so removed
+    assert recorded(folder) == ["details/a.json", "results.jsonl"]
+    assert [p.name for p in tmp_path.iterdir()] == ["results"]
+
+
+def test_a_folder_without_a_record_is_all_the_users_and_a_clash_changes_nothing(tmp_path):
+    folder = tmp_path / "results"
+    (folder / "details").mkdir(parents=True)
+    (folder / "details" / "model-a.json").write_text("the user's")
+    (folder / "results.jsonl").write_text("the user's too")
+    before = tree(folder)
+    assert ownership(folder) == atomic.Ownership({}, [PurePosixPath("details"), PurePosixPath("results.jsonl")],
+                                                 False)
+    write_folder(folder, {"details/model-b.json": "{}"})
+    assert tree(folder) == {**before, "details/model-b.json": b"{}", RECORD: (folder / RECORD).read_bytes()}
+
+    with pytest.raises(OutputClashError, match=r"results/results.jsonl: a file of yours"):
+        write_folder(folder, {"results.jsonl": "new", "details/model-b.json": "{}"})
+    assert tree(folder) == {**before, "details/model-b.json": b"{}", RECORD: (folder / RECORD).read_bytes()}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]
+
+
+def test_a_record_naming_files_outside_its_folder_is_not_followed(tmp_path):
+    folder = tmp_path / "results"
+    write_folder(folder, {"results.jsonl": "old"})
+    outside = tmp_path / "thesis.tex"
+    outside.write_text("mine")
+    record = json.loads((folder / RECORD).read_text())
+    digest = atomic._digest(outside)
+    record["files"].update({"../thesis.tex": digest, str(outside): digest})
+    (folder / RECORD).write_text(json.dumps(record))
+    write_folder(folder, {"results.jsonl": "new"})
+    assert outside.read_text() == "mine"
 
 
 def test_a_folder_block_that_fails_leaves_the_old_folder_and_no_temporary_one(tmp_path):
-    folder = results_folder(tmp_path / "results")
+    folder = tmp_path / "results"
+    write_folder(folder, {"results.jsonl": "old"})
+    (folder / "notes.md").write_text("mine")
     before = tree(folder)
     with pytest.raises(KeyboardInterrupt):
-        with replace_folder(folder, RESULTS) as new:
+        with replace_folder(folder) as new:
             (new / "results.jsonl").write_text("half")
             raise KeyboardInterrupt
     assert tree(folder) == before
     assert [p.name for p in tmp_path.iterdir()] == ["results"]
 
 
-def test_a_swap_that_fails_puts_the_other_files_back(tmp_path, monkeypatch):
-    folder = results_folder(tmp_path / "results")
-    before = tree(folder)
+def test_a_symbolic_link_is_written_through_to_its_target(tmp_path):
+    (tmp_path / "real").mkdir()
+    link = tmp_path / "run.json"
+    link.symlink_to(tmp_path / "real" / "run.json")  # dangling until written
+    write_text_atomically(link, "{}\n")
+    write_text_atomically(link, '{"seed": 1}\n')
+    assert link.is_symlink() and (tmp_path / "real" / "run.json").read_text() == '{"seed": 1}\n'
 
-    def refuse(new, destination):
-        raise OSError(30, "Read-only file system")
-
-    monkeypatch.setattr(atomic, "_swap_directory", refuse)
-    with pytest.raises(OSError):
-        with replace_folder(folder, RESULTS) as new:
-            (new / "results.jsonl").write_text("new\n")
-    assert tree(folder) == before
-    assert [p.name for p in tmp_path.iterdir()] == ["results"]
+    folder_link = tmp_path / "results"
+    folder_link.symlink_to(tmp_path / "real" / "results", target_is_directory=True)
+    write_folder(folder_link, {"results.jsonl": "old", "details/a.json": "{}"})
+    write_folder(folder_link, {"results.jsonl": "new"})
+    assert folder_link.is_symlink()
+    assert tree(tmp_path / "real" / "results") == {"results.jsonl": b"new",
+                                                   RECORD: (folder_link / RECORD).read_bytes()}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["real", "results", "run.json"]

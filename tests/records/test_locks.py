@@ -32,6 +32,17 @@ def test_a_second_process_is_refused_at_once_and_told_who_holds_the_output(tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
+
+def test_the_holders_command_line_names_a_url_without_its_password(tmp_path):
+    """What a lock records of its holder is printed to the next run and left on disk: no password."""
+    output = tmp_path / "reviews.jsonl"
+    with lock_held_elsewhere(output, "--judge-base-url", "http://user:SECRET@127.0.0.1:8000/v1"):
+        assert "SECRET" not in lock_path(output).read_text()
+        with pytest.raises(OutputLockedError) as refused:
+            with output_lock(output):
+                pytest.fail("took a lock another process holds")
+    assert str(refused.value).endswith(f": -c {output} --judge-base-url http://user:***@127.0.0.1:8000/v1)")
+
 def test_a_lock_left_by_a_killed_process_blocks_nobody(tmp_path):
     output = tmp_path / "results"
     with lock_held_elsewhere(output) as holder:

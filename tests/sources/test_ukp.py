@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from praib.cli.main import main
 from praib.perturb.logic import load_logic, release_index, split_paragraphs
 from praib.records import RecordError, load_records
+from praib.records.atomic import RECORD
 from praib.sources.ukp import (blueprint_numbering, blueprint_to_logic, logic_to_blueprint, read_release,
                                venue_and_year, write_release)
 from tests.paths import FIXTURES, SHARED_DATA
@@ -39,7 +40,8 @@ def run(*args) -> "click.testing.Result":  # noqa: F821
 
 
 def files_of(folder: Path) -> list[str]:
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    """The files in ``folder``, but for praib's record of those it wrote there."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != RECORD)
 
 
 # --------------------------------------------------------------------------- paragraph ids
@@ -84,7 +86,7 @@ def test_a_rerun_replaces_its_own_files_and_refuses_foreign_ones(tmp_path):
     assert (imported / "logic.jsonl").exists()
     (back / "notes.txt").write_text("mine")
     refused = CliRunner().invoke(main, ["data", "export-ukp", str(imported), "--output", str(back)])
-    assert refused.exit_code == 1 and "data export-ukp` does not write (notes.txt)" in \
+    assert refused.exit_code == 1 and "holds files praib did not write there, or that changed since (notes.txt)" in \
         refused.output
     run("data", "export-ukp", imported, "--output", back, "--overwrite")
     assert (back / "notes.txt").read_text() == "mine" and stale.exists()

@@ -4,6 +4,7 @@ parsing, retries on timeouts, 429 with Retry-After and 500, malformed bodies, an
 
 import json
 import logging
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -250,3 +251,78 @@ def test_requests_to_one_service_are_paced(server, tmp_path):
         assert Verifier([dblp]).check(Citation("APA", (), title, 2020, title)).verified is False
     # The first request goes at once, the next two each wait out the interval.
     assert len(server.script.requests) == 3 and time.monotonic() - started >= 0.8
+
+
+# --- services out of reach: found once, before the run (issue 26, item 10) ------------------------
+
+# A back-off none of these tests may wait: the first retry alone would take a minute.
+PATIENT = {"interval": 0.0, "backoff": 60.0, "timeout": 2.0, "max_tries": 4}
+
+
+@pytest.fixture
+def out_of_reach(monkeypatch):
+    """Base URLs of a service that no request reaches: a loopback port nothing listens on, and a host name
+    that does not resolve; no proxy (a proxy would resolve names itself)."""
+    for proxy in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(proxy, raising=False)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return {"crossref": f"http://127.0.0.1:{port}", "openalex": "http://no-such-host.invalid"}
+
+
+def test_services_out_of_reach_stop_the_run_before_it_starts_with_one_line(out_of_reach, tmp_path):
+    started = time.monotonic()
+    with pytest.raises(ValueError) as stopped:
+        make_verifier(["crossref", "openalex"], cache_dir=tmp_path, base_urls=out_of_reach, **PATIENT)
+    assert time.monotonic() - started < PATIENT["backoff"]
+    port = out_of_reach["crossref"].rsplit(":", 1)[1]
+    message = str(stopped.value)
+    assert "\n" not in message
+    assert message.startswith(f"no citation service can be reached (crossref: nothing listens on 127.0.0.1:{port} "
+                              "(connection refused); openalex: no-such-host.invalid does not resolve (")
+    assert message.endswith(") and none has answers in the cache; check the network, or verify offline with "
+                            "--bibliography FILE")
+
+
+def test_with_a_bibliography_services_out_of_reach_leave_it_to_verify(out_of_reach, tmp_path, caplog):
+    started = time.monotonic()
+    verifier = make_verifier(["crossref", "openalex"], [FIXTURES / "references.bib"], cache_dir=tmp_path,
+                             base_urls=out_of_reach, **PATIENT)
+    results = [verifier.check(c) for c in (BERT, INVENTED)]
+    assert time.monotonic() - started < PATIENT["backoff"]
+    assert [r.verified for r in results] == [True, False]     # the bibliography answered both
+    assert results[0].service == "bibliography" and results[1].unanswered == ("crossref", "openalex")
+    assert sum(s.requests_sent for s in verifier.sources[1:]) == 0
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warning.startswith("cannot reach crossref, openalex (crossref: nothing listens on 127.0.0.1:")
+    assert warning.endswith("; verifying with bibliography and what crossref, openalex answered before (the cache)")
+
+
+def test_a_service_out_of_reach_still_gives_its_cached_answers(server, out_of_reach, tmp_path, caplog):
+    server.script = Script({"body": body("crossref_works.json")})
+    online = make_verifier(["crossref"], cache_dir=tmp_path, base_urls={"crossref": server.url}, interval=0.0)
+    assert online.check(RESNET).verified is True
+    offline = make_verifier(["crossref"], cache_dir=tmp_path, base_urls=out_of_reach, **PATIENT)
+    assert offline.check(RESNET).verified is True            # from the cache
+    assert offline.check(INVENTED).verified is None           # never asked: unchecked, not sent
+    assert offline.sources[0].requests_sent == 0 and len(server.script.requests) == 1
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warning.endswith("only what they answered before (the cache) is used; the other references stay "
+                            "unchecked")
+
+
+def test_a_service_lost_during_the_run_is_said_once_and_not_asked_again(tmp_path, caplog):
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    listening.listen()
+    port = listening.getsockname()[1]
+    verifier = make_verifier(["dblp"], cache_dir=tmp_path, base_urls={"dblp": f"http://127.0.0.1:{port}"}, **PATIENT)
+    listening.close()                                          # it goes away after the check
+    started = time.monotonic()
+    results = [verifier.check(c) for c in (RESNET, BERT, TRANSFORMER, INVENTED)]
+    assert time.monotonic() - started < PATIENT["backoff"]
+    assert [r.verified for r in results] == [None] * 4 and verifier.sources[0].requests_sent == 1
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warning == (f"dblp cannot be reached any more (nothing listens on 127.0.0.1:{port} (connection refused)); "
+                       "its cached answers are used, the references it never answered stay unchecked")

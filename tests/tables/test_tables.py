@@ -5,10 +5,12 @@ import pytest
 from click.testing import CliRunner
 
 from praib.cli.main import main
-from praib.tables import TABLES, make_tables
+from praib.evaluation.evaluate import evaluate_reviews
+from praib.records import load_records
+from praib.tables import TABLES, load_result, make_tables
 from praib.tables.layout import Cell, Table, joined, label
 from tests.tables.checks import assert_cells_are_their_results
-from tests.tables.results import all_results, evaluate_demo
+from tests.tables.results import DEMO, all_results, evaluate_demo, write
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +58,26 @@ def test_table_17_against_hand_computed_cells(results):
     assert rows["3"][1].text() == "26.92" and rows["3"][2].text() == "-26.92"
     assert table.header[2] == "demo-model-a"
 
+
+
+def test_tables_15_and_16_show_the_models_when_the_human_reviews_have_no_confidence(tmp_path):
+    """Without human confidences the result keeps each model's shares under `distribution` (nothing to compare
+    with); the tables read `model` only, and printed "—" in every model cell with no note."""
+    reviews = load_records(DEMO / "reviews.jsonl", "review")
+    reviews = reviews.map(lambda r: {"confidence": None if r["source"] == "human" else r["confidence"]})
+    path = write(tmp_path, "no-human-confidence.json", evaluate_reviews(reviews, workers=1).to_dict())
+    table_15, table_16 = make_tables([load_result(path)], ["praib-15", "praib-16"])
+    assert table_15.header == ["Score", "Human", "demo-model-a", "demo-model-b"]
+    rows = {row[0].text(): [cell.text() for cell in row[1:]] for row in table_15.rows}
+    # The confidences written in the demo's model reviews, counted by hand (extended / guidelines):
+    # a: 8 x 4 / 7 x 4 + 1 x 5; b: 7 x 4 + 1 x 3 / 5 x 4 + 2 x 3 (one review gives none).
+    assert rows["3"] == ["—", "0.000/0.000", "0.125/0.286"]
+    assert rows["4"] == ["—", "1.000/0.875", "0.875/0.714"]
+    assert rows["5"] == ["—", "0.000/0.125", "0.000/0.000"]
+    assert table_15.needs == ["Human: the human reviews with a confidence"]
+    assert table_16.header == ["Score", "demo-model-a", "demo-model-b"] and not table_16.needs
+    assert all(cell.text() != "—" for row in table_16.rows for cell in row)
+    assert_cells_are_their_results([table_15, table_16])
 
 def test_a_named_table_without_its_result_says_which_command_produces_it():
     (empty,) = make_tables([], ["praib-17"])

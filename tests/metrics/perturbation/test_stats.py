@@ -68,6 +68,32 @@ def test_tost_with_constant_differences_and_too_few_pairs():
         tost_paired([1, 2], [1, 2], 0)
 
 
+
+@pytest.mark.parametrize("shift, margin, equivalent", [
+    (0.25, 0.5, True), (-0.25, 0.5, True),     # inside the margin, up or down
+    (1.0, 0.5, False), (-1.0, 0.5, False),     # outside it, up or down: a uniform 1-point drop is no equivalence
+    (-0.75, 1.0, True), (-1.5, 1.0, False),
+])
+def test_tost_with_constant_differences_is_the_limit_of_the_t_tests(shift, margin, equivalent):
+    """Identical differences leave the t statistics undefined; the mean is then known exactly. The shortcut's
+    p-value is the limit statsmodels' TOST reaches as the spread of the differences goes to zero."""
+    before = np.array([5.0, 6.0, 7.0, 8.0, 6.0, 5.0])
+    after = before + shift                      # exact in binary: every difference is the same number
+    assert tost_paired(before, after, margin) == {"p_value": 0.0 if equivalent else 1.0,
+                                                  "p_lower": 0.0 if equivalent else 1.0,
+                                                  "p_upper": 0.0 if equivalent else 1.0}
+    spread = 1e-7 * np.array([1, -1, 1, -1, 1, -1])
+    p_value = ttost_paired(after + spread, before, -margin, margin)[0]
+    assert p_value == pytest.approx(0.0 if equivalent else 1.0, abs=1e-6)
+
+
+def test_a_uniform_one_point_drop_over_few_pairs_is_not_called_equivalent():
+    """Four pairs are too few for Wilcoxon (its smallest one-sided p is 1/16); TOST must not call the drop
+    equivalent."""
+    result = verdict([5, 6, 7, 8], [4, 5, 6, 7], margin=0.5)
+    assert result["p_decrease"] == pytest.approx(1 / 16) and result["p_equivalence"] == 1.0
+    assert result["verdict"] == "inconclusive"
+
 def test_verdict_detects_a_planted_decrease():
     rng = np.random.default_rng(2)
     before = rng.integers(3, 9, 50).astype(float)
