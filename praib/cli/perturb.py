@@ -43,7 +43,7 @@ def _option_values(pairs: tuple[str, ...]) -> dict:
 @click.option("--template", "template_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               default=None, help="A .jinja prompt of your own for an LLM or injection perturbation.")
 @click.option("--perturbation-arg", "option_pairs", multiple=True, metavar="KEY=VALUE",
-              help="An argument of the perturbation (repeatable), e.g. fraction=0.5 or widths=[2,4] (see the README).")
+              help="An argument of the perturbation (repeatable), e.g. fraction=0.5 or widths=[2,4] (see docs/perturbations.md).")
 @no_progress_option
 @judge_options
 @max_failures_option

@@ -1,4 +1,4 @@
-"""The command line follows one grammar (README, "Command-line conventions") on every command."""
+"""The command line follows one grammar (docs/cli.md, "Command-line conventions") on every command."""
 
 import re
 
