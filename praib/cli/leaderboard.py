@@ -166,7 +166,7 @@ def app(results, queue, port, host, token):
 @click.argument("results", metavar="RESULTS")
 @click.argument("queue", metavar="QUEUE")
 @output_option("The Space's folder (app.py, requirements.txt, README.md).", default="space", file_okay=False,
-               layout="praib.leaderboard.space:SPACE_FILES")
+               writes="praib.leaderboard.space:SPACE_FILES")
 @click.option("--title", default="praib leaderboard", show_default=True, help="The Space's title.")
 @click.option("--license", "license_id", default="apache-2.0", show_default=True, help="The Space's license.")
 def space(results, queue, output, title, license_id):

@@ -14,7 +14,7 @@ def metrics():
 
 @metrics.command()
 @output_option("Folder to write one Space repository per module into (<name>/ each).", default="metric-spaces",
-               file_okay=False, layout="praib.metrics.spaces:EXPORT_FILES")
+               file_okay=False, writes=None)
 @click.option("--org", default="praib", show_default=True,
               help="The Hub organisation (or user) the modules will live under: their cards load ORG/<name>.")
 def export(output, org):

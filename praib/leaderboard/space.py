@@ -82,7 +82,7 @@ def write_space(results: str, queue: str, output: str | Path, title: str = "prai
                 license: str = "apache-2.0") -> Path:
     """Write the Space's files into ``output`` (in place of those of an earlier call; other files kept)."""
     files = space_files(results, queue, title, license)
-    with replace_folder(output, SPACE_FILES) as folder:
+    with replace_folder(output) as folder:
         for name, text in files.items():
             (folder / name).write_text(text, encoding="utf-8")
     return Path(output)

@@ -18,10 +18,6 @@ import yaml
 import praib
 from praib.records.atomic import replace_folder
 
-#: The files of one exported module folder (``{name}`` is the module's name).
-MODULE_FILES = ("{name}.py", "README.md", "app.py", "requirements.txt")
-#: The files of an export folder, as glob patterns.
-EXPORT_FILES = ("*/*.py", "*/README.md", "*/requirements.txt")
 DEFAULT_ORG = "praib"
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 
@@ -83,10 +79,10 @@ def export_modules(output: str | Path, org: str = DEFAULT_ORG) -> list[Path]:
     files there); returns the folders."""
     output = Path(output)
     written = []
-    for name in module_names():
-        files = space_module(name, org)
-        with replace_folder(output / name, [n.format(name=name) for n in MODULE_FILES]) as folder:
-            for file_name, text in files.items():
-                (folder / file_name).write_text(text, encoding="utf-8")
-        written.append(output / name)
+    with replace_folder(output) as folder:
+        for name in module_names():
+            (folder / name).mkdir()
+            for file_name, text in space_module(name, org).items():
+                (folder / name / file_name).write_text(text, encoding="utf-8")
+            written.append(output / name)
     return written

@@ -9,13 +9,14 @@ from click.testing import CliRunner
 from praib import __version__
 from praib.cli.main import main
 from praib.leaderboard import app as app_module
+from praib.records.atomic import RECORD
 
 
 def test_space_folder_runs_the_app_over_the_hub_datasets(tmp_path, monkeypatch):
     out = tmp_path / "space"
     result = CliRunner().invoke(main, ["leaderboard", "space", "org/results", "org/requests", "-o", str(out), "--title", "Reviewer board"])
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.iterdir()) == ["README.md", "app.py", "requirements.txt"]
+    assert sorted(p.name for p in out.iterdir() if p.name != RECORD) == ["README.md", "app.py", "requirements.txt"]
     header = yaml.safe_load((out / "README.md").read_text().split("---\n")[1])
     assert (header["title"], header["sdk"], header["app_file"], header["license"]) == (
         "Reviewer board", "gradio", "app.py", "apache-2.0")
