@@ -1,4 +1,5 @@
-"""`praib leaderboard validate|run|push|report|eras`: check, score, publish and report submissions."""
+"""`praib leaderboard validate|run|compare|plan|push|report|eras`: check, score, compare, publish and report
+submissions."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ import click
 
 from praib.cli.common import (failure_log, judge_options, max_failures_option, no_progress_option, output_option,
                               OutputPath, seed_option, SOURCE, split_option, write_json)
+
+fdr_option = click.option("--fdr", type=click.FloatRange(0, 1, min_open=True), default=0.05, show_default=True,
+                          help="False discovery rate of the comparisons' verdicts (Benjamini-Hochberg over every "
+                               "pair, metric and venue).")
 
 DEMO_REVIEWS = "data/demo/reviews.jsonl"
 # "./": a path of that shape that does not exist yet would otherwise read as a Hub dataset id ORG/NAME.
@@ -192,32 +197,35 @@ def space(results, queue, output, title, license_id):
 @click.option("--n-bootstrap", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Cluster-bootstrap draws (papers resampled with all their reviews).")
 @seed_option("Seed of the bootstrap draws.")
+@fdr_option
 @judge_options
-@output_option("Results directory (results.parquet/.jsonl, manifests/, details/, eras.json, run.json).",
-               default="results", file_okay=False, writes="praib.leaderboard.run:RESULT_FILES")
+@output_option("Results directory (results.parquet/.jsonl, comparisons.parquet, ranks.parquet, manifests/, "
+               "details/, eras.json, run.json).", default="results", file_okay=False,
+               writes="praib.leaderboard.run:RESULT_FILES")
 @click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
 @max_failures_option
 @no_progress_option
-def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, judge_spec, cache_dir, output, workers,
-        max_failures, no_progress):
+def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, fdr, judge_spec, cache_dir, output,
+        workers, max_failures, no_progress):
     """Score every SUBMISSION (a directory or JSONL/JSON/Parquet file of Review records with its
     manifest.json, or a Hub dataset id; check it first with `praib leaderboard validate`) with every
-    metric against the human reference, with bootstrap 95% intervals per venue and pooled, and
-    write the results directory (read it with `praib leaderboard report`). Judged metrics need --judge;
-    perturbed records in a submission give robustness rows, and reviews of counterfactual papers
-    (with --judge) treatment-effect rows."""
+    metric against the human reference, with bootstrap 95% intervals per venue and pooled, compare
+    every pair of submissions (read them with `praib leaderboard compare`), and write the results
+    directory (read it with `praib leaderboard report`). Judged metrics need --judge; perturbed records
+    in a submission give robustness rows, and reviews of counterfactual papers (with --judge)
+    treatment-effect rows."""
     if not submissions:
         raise click.UsageError("give at least one SUBMISSION")
     if reference_path is None and not demo:
         raise click.UsageError("give --reference HUMAN (or --demo)")
     reference_path = reference_path or _demo_reviews_path()
     with failure_log(max_failures, output) as failures:
-        _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge_spec, failures, output,
+        _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, fdr, judge_spec, failures, output,
              workers, no_progress)
 
 
-def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge_spec, failures, output, workers,
-         no_progress):
+def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, fdr, judge_spec, failures, output,
+         workers, no_progress):
     """The leaderboard run of `run`: every input read first, then the judge (if any) made, recording into
     the run's failure log."""
     from praib.llm.backends import BackendError
@@ -239,7 +247,7 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge
         judge = judge_spec.make(failures)
         results = run_leaderboard(loaded, reference, output, reference_label=input_label(reference_path),
                                   n_bootstrap=n_bootstrap, seed=seed, judge=judge, workers=workers,
-                                  progress=not no_progress, cache_dir=judge_spec.cache_dir)
+                                  progress=not no_progress, cache_dir=judge_spec.cache_dir, fdr=fdr)
     except (SubmissionError, RecordError, ValueError, BackendError) as err:
         raise click.ClickException(str(err)) from None
     shown = ("tkc", "fre", "krippendorff_alpha", "rating_tv")
@@ -261,6 +269,16 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, judge
                 click.echo(f"warning: {s.name}: no judged metric is defined: the judge gave no usable answer "
                            f"(invalid answers: {', '.join(f'{k} {v}' for k, v in invalid.items()) or 'none'}; "
                            f"see {output / 'details' / (s.name + '.json')})", err=True)
+    if len(loaded) > 1:
+        from praib.leaderboard.compare import load_comparison
+
+        comparison = load_comparison(output)
+        detected = sum(pair.closer() is not None for pair in comparison.pairs)
+        click.echo(f"{len(comparison.pairs)} comparisons of two submissions (each pair, metric and venue): "
+                   f"{detected} differences detected at a false discovery rate of {fdr:g} "
+                   f"(praib leaderboard compare {output})")
+        if comparison.resolution_note():
+            click.echo("note: " + comparison.resolution_note(), err=True)
     click.echo(f"wrote {len(results)} result rows to {output}")
 
 
@@ -273,6 +291,56 @@ def _reviews_of(reviews, paper_ids: set, source: str, benchmark_papers: str):
         raise click.ClickException(f"{source}: none of its {len(reviews)} reviews is of one of the "
                                    f"{len(paper_ids)} papers of {benchmark_papers}")
     return kept
+
+
+def _comparison(directory: Path, metric: str | None, venue: str | None):
+    """The run's comparisons, of ``metric`` and ``venue`` where given; one that the run has not is an error
+    naming those it has."""
+    from praib.leaderboard.compare import load_comparison
+    from praib.leaderboard.report import ReportError
+
+    try:
+        comparison = load_comparison(directory)
+    except ReportError as err:
+        raise click.ClickException(str(err)) from None
+    for name, value, known in (("--metric", metric, comparison.metrics()), ("--venue", venue, comparison.venues())):
+        if value is not None and value not in known:
+            raise click.BadParameter(f"{value!r}: the run compared {', '.join(known) or 'nothing'}", param_hint=name)
+    return comparison.select(metric, venue)
+
+
+def _metric_and_venue(command):
+    command = click.option("--venue", default=None, help="Only this venue ('all': venues pooled).")(command)
+    return click.option("--metric", default=None, help="Only this metric (e.g. fre, krippendorff_alpha).")(command)
+
+
+@leaderboard.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@_metric_and_venue
+def compare(directory, metric, venue):
+    """Which submission of a run is closer to the human reviewers, and is the difference real: every
+    pair of submissions of DIRECTORY (written by `praib leaderboard run`) compared per metric and venue
+    on the papers both reviewed (difference of their distances to human with its 95% paired-bootstrap
+    interval, p-value, Benjamini-Hochberg adjusted p-value, verdict, the smallest difference detectable
+    and the papers needed to detect the observed one), then each submission's rank interval."""
+    from praib.leaderboard.compare import format_comparison
+
+    click.echo(format_comparison(_comparison(directory, metric, venue)), nl=False)
+
+
+@leaderboard.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--difference", type=click.FloatRange(min=0, min_open=True), default=None, metavar="D",
+              help="The difference in distance to human the study must detect, in the metric's own units "
+                   "(give --metric). [default: each pair's observed difference]")
+@_metric_and_venue
+def plan(directory, difference, metric, venue):
+    """How many papers a study needs to tell two submissions apart: from the paired-bootstrap standard
+    errors of the run in DIRECTORY, the papers needed to detect a difference D in distance to human with
+    80% power at 0.05 (two-sided), per pair, metric and venue."""
+    from praib.leaderboard.compare import format_plan
+
+    click.echo(format_plan(_comparison(directory, metric, venue), difference), nl=False)
 
 
 @leaderboard.command()

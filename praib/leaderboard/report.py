@@ -53,6 +53,10 @@ class LeaderboardResults:
     manifests: dict[str, dict] = field(default_factory=dict)
     eras: dict | None = None
     run: dict | None = None
+    #: The rows of comparisons.parquet and ranks.parquet (:mod:`praib.leaderboard.compare`); None for a run
+    #: written before comparisons.
+    comparisons: list[dict] | None = None
+    ranks: list[dict] | None = None
 
     @property
     def submissions(self) -> list[str]:
@@ -152,6 +156,9 @@ def load_results(directory: str | Path) -> LeaderboardResults:
         return {p.stem: _read_json(p) for p in paths if not held.recorded or f"{folder}/{p.name}" in held.praib}
 
     eras, run = directory / "eras.json", directory / "run.json"
+    from praib.leaderboard.compare import read_comparison_rows
+
+    compared = read_comparison_rows(directory)
     return LeaderboardResults(
         directory=directory,
         rows=_read_rows(directory),
@@ -159,6 +166,8 @@ def load_results(directory: str | Path) -> LeaderboardResults:
         manifests=by_stem("manifests"),
         eras=_read_json(eras) if eras.exists() else None,
         run=_read_json(run) if run.exists() else None,
+        comparisons=compared[0] if compared else None,
+        ranks=compared[1] if compared else None,
     )
 
 
@@ -727,9 +736,130 @@ def _count(n) -> str:
     return "–" if n is None else str(int(n))
 
 
+COMPARISONS_INTRO = ("Is one submission closer to the human reviewers than another, and would the answer survive "
+                     "another sample of papers? Each pair is compared on the papers both reviewed: the difference "
+                     "of their distances to human, with a paired cluster bootstrap (each draw resamples those "
+                     "papers with all their reviews, human and of both submissions, and recomputes both distances). "
+                     "Verdicts control the false discovery rate over every pair, metric and venue of the run "
+                     "(Benjamini-Hochberg). Judged metrics have no bootstrap draws and are not compared; "
+                     "`praib leaderboard compare` lists every comparison with the papers a study would need.")
+
+
+def _comparisons_section(results: LeaderboardResults) -> Section:
+    from praib.leaderboard.compare import comparison_of
+
+    section = Section("comparisons", "Which submission is closer to human", COMPARISONS_INTRO)
+    if results.comparisons is None:
+        section.note = ("No comparisons: the run was written by a praib without them (no comparisons.parquet); "
+                        "run `praib leaderboard run` again.")
+        return section
+    comparison = comparison_of(results)
+    if not comparison.pairs:
+        section.note = "No comparisons: the run has fewer than two submissions with reviews of the same papers."
+        return section
+    section.tables.append(_separable_table(comparison))
+    section.tables += _rank_tables(results, comparison)
+    section.tables += _pair_matrices(comparison)
+    return section
+
+
+def _separable_table(comparison) -> Table:
+    """Per metric and venue: is the submission closest to human (★, rank 1) detectably closer than the next?"""
+    from praib.leaderboard.compare import difference_digits
+
+    rows = []
+    for metric in comparison.metrics():
+        for venue in comparison.venues():
+            ranked = sorted((r for r in comparison.ranks if r.metric == metric and r.venue == venue
+                             and r.rank is not None), key=lambda r: (r.rank, r.submission))
+            if len(ranked) < 2:
+                continue
+            best, runner_up = ranked[0].submission, ranked[1].submission
+            pair = comparison.between(best, runner_up, metric, venue)
+            if pair is None:
+                continue
+            digits = difference_digits(metric)
+            separable = pair.closer() == best
+            tied = " (tied ★)" if ranked[1].rank == 1 else ""
+            rows.append([Cell(metric_label(metric)), Cell(venue), Cell(best, closest=True), Cell(runner_up + tied),
+                         Cell(format_number(pair.difference, digits),
+                              f"[{format_number(pair.ci_low, digits)}, {format_number(pair.ci_high, digits)}]"),
+                         Cell(format_p(pair.p_adjusted)),
+                         Cell("yes" if separable else "no: not separable", warning=not separable)])
+    n_separable = sum(row[-1].text == "yes" for row in rows)
+    return Table("Is the ★ separable from the runner-up?",
+                 ["Metric", "Venue", "★ closest", "Runner-up", "Difference", "p (BH)", "Separable"], rows,
+                 [f"Separable in {n_separable} of {len(rows)} metrics and venues. "
+                  "Difference: the distance to human of the ★ minus that of the runner-up on the papers both "
+                  "reviewed (negative: the ★ is closer), with its 95% paired-bootstrap interval; separable: the "
+                  f"★ is detectably closer at a false discovery rate of {comparison.fdr:g}. Where it is not, "
+                  "another sample of papers could put the runner-up first."], numeric_from=4)
+
+
+def _rank_tables(results: LeaderboardResults, comparison) -> list[Table]:
+    """Per venue: each submission's rank per metric with the interval of its ranks over the draws."""
+    tables = []
+    for venue in comparison.venues():
+        ranks = {(r.submission, r.metric): r for r in comparison.ranks if r.venue == venue}
+        metrics = list(dict.fromkeys(metric for _, metric in ranks))
+        names = [name for name in results.submissions if any((name, m) in ranks for m in metrics)]
+        rows = []
+        for name in names:
+            cells = [Cell(name)]
+            for metric in metrics:
+                rank = ranks.get((name, metric))
+                if rank is None or rank.rank is None:
+                    cells.append(Cell("–"))
+                else:
+                    interval = None if rank.rank_low is None else f"[{rank.rank_low}–{rank.rank_high}]"
+                    cells.append(Cell(str(rank.rank), interval, closest=rank.rank == 1))
+            rows.append(cells)
+        where = "all venues pooled" if venue == POOLED else venue
+        tables.append(Table(f"Rank intervals: {where}", ["Submission", *map(metric_label, metrics)], rows,
+                            ["Rank 1: closest to human by the point values (★). Below it, the range of 95% of the "
+                             "submission's ranks over the bootstrap draws (ties share the better rank)."]
+                            if venue == POOLED else []))
+    return tables
+
+
+def _pair_matrices(comparison) -> list[Table]:
+    """Per metric (venues pooled): every submission against every other."""
+    from praib.leaderboard.compare import difference_digits
+
+    tables = []
+    for metric in comparison.metrics():
+        ranked = sorted((r for r in comparison.ranks if r.metric == metric and r.venue == POOLED),
+                        key=lambda r: (r.rank is None, r.rank or 0, r.submission))
+        names = [r.submission for r in ranked]
+        digits = difference_digits(metric)
+        rows = []
+        for row_name in names:
+            cells = [Cell(row_name)]
+            for column_name in names:
+                pair = comparison.between(row_name, column_name, metric) if row_name != column_name else None
+                if pair is None:
+                    cells.append(Cell("–"))
+                    continue
+                word = {row_name: " closer", column_name: " farther"}.get(pair.closer(), "")
+                cells.append(Cell(format_number(pair.difference, digits) + word,
+                                  f"[{format_number(pair.ci_low, digits)}, {format_number(pair.ci_high, digits)}]"))
+            rows.append(cells)
+        if len(names) > 1:
+            tables.append(Table(f"{metric_label(metric)}: row minus column, distance to human (all venues pooled)",
+                                ["Submission", *names], rows))
+    if tables:
+        tables[0].notes.append(
+            "Each cell: the row's distance to human minus the column's on the papers both reviewed (negative: the "
+            "row is closer), with its 95% paired-bootstrap interval. closer / farther: a difference detected at a "
+            f"false discovery rate of {comparison.fdr:g} (Benjamini-Hochberg over all {comparison.n_adjusted} "
+            "comparisons of the run); no word: no detectable difference. Rows and columns in rank order.")
+    return tables
+
+
 def build_sections(results: LeaderboardResults) -> list[Section]:
     """The report's sections in page order; a section without data carries a one-line note instead."""
-    sections = [_submissions_section(results), _behaviour_section(results), _distribution_section(results)]
+    sections = [_submissions_section(results), _behaviour_section(results), _comparisons_section(results),
+                _distribution_section(results)]
     sections += [_family_section(results, COVERAGE), _family_section(results, TARGET_ASPECT)]
     sections += [_robustness_section(results), _treatment_section(results)]
     sections += [_other_section(results), _eras_section(results), _judges_section(results)]

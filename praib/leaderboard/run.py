@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -66,7 +67,7 @@ if TYPE_CHECKING:
 
 ALL_VENUES = "all"
 #: The files every results directory holds (:func:`run_leaderboard`), besides manifests/, details/ and eras.json.
-RESULT_FILES = ("results.parquet", "results.jsonl", "run.json")
+RESULT_FILES = ("results.parquet", "results.jsonl", "comparisons.parquet", "ranks.parquet", "run.json")
 RESULT_FEATURES = Features({
     "submission": Value("string"),
     "model": Value("string"),
@@ -114,20 +115,26 @@ def bootstrap_weights(n_papers: int, n_bootstrap: int, seed: int) -> np.ndarray:
 
 
 class _Slice:
-    """The reviews of one venue (or all) of both sides, indexed by the slice's papers."""
+    """The reviews of one venue (or all) of both sides, indexed by the slice's papers: by default every
+    paper either side reviewed in the venue; given ``papers`` (sorted by id), those papers, each side's
+    reviews of other papers left out (e.g. the papers two submissions share, for a paired comparison)."""
 
-    def __init__(self, model: ReviewTable | None, human: ReviewTable, venue: str):
+    def __init__(self, model: ReviewTable | None, human: ReviewTable, venue: str, papers: list | None = None):
         def rows(table):
             if table is None:
                 return np.zeros(0, dtype=int)
-            return np.arange(len(table)) if venue == ALL_VENUES else np.flatnonzero(table.venue == venue)
+            found = np.arange(len(table)) if venue == ALL_VENUES else np.flatnonzero(table.venue == venue)
+            if papers is not None:
+                kept = set(papers)
+                found = found[np.array([p in kept for p in table.paper_id[found]], dtype=bool)]
+            return found
 
         self.model, self.human = model, human
         self.model_rows, self.human_rows = rows(model), rows(human)
         ids = set(human.paper_id[self.human_rows])
         if model is not None:
             ids |= set(model.paper_id[self.model_rows])
-        self.papers = sorted(ids, key=str)
+        self.papers = sorted(ids, key=str) if papers is None else list(papers)
         index = {p: i for i, p in enumerate(self.papers)}
         self.model_paper = (np.array([index[p] for p in model.paper_id[self.model_rows]], dtype=int)
                             if model is not None else np.zeros(0, dtype=int))
@@ -240,14 +247,13 @@ def _finite(value) -> float | None:
     return float(value) if value is not None and np.isfinite(value) else None
 
 
-def slice_metrics(model: ReviewTable | None, human: ReviewTable, venue: str, n_bootstrap: int,
-                  seed: int) -> tuple[dict[str, dict], int, int]:
-    """``{metric: {"value", "ci_low", "ci_high", "distance"}}`` of one side on one slice, with the
-    slice's paper and review counts of that side. ``model`` None scores the human reference itself."""
-    piece = _Slice(model, human, venue)
-    is_model = model is not None
-    weights = bootstrap_weights(len(piece.papers), n_bootstrap, seed)
-    table, rows, paper = piece.side(is_model)
+def slice_draws(piece: _Slice, weights: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+    """Per metric, one value per row of ``weights`` of the slice's model side (its human side where the
+    slice has no model) and, for a metric that carries its own distance to human (rating gap, total
+    variation, alpha with the model added), the distance's; None for a metric whose distance is to the
+    human value (:data:`praib.metrics.registry.DIFFERENCE`)."""
+    is_model = piece.model is not None
+    table, _, _ = piece.side(is_model)
     series: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
     for metric in (*TEXT, *SCORES):
         series[metric] = (piece.mean(table.values[metric], is_model, weights), None)
@@ -260,12 +266,34 @@ def slice_metrics(model: ReviewTable | None, human: ReviewTable, venue: str, n_b
     series["krippendorff_alpha"] = piece.alpha(weights, with_model=is_model)
     if not is_model:
         series["krippendorff_alpha"] = (series["krippendorff_alpha"][0], None)
+    return series
+
+
+@dataclass
+class SliceDraws:
+    """One side's bootstrap draws on one slice: the slice's papers (sorted by id; the draws are
+    :func:`bootstrap_weights` over them) and :func:`slice_draws`' values and distances on each draw."""
+
+    papers: list
+    series: dict[str, tuple[np.ndarray, np.ndarray | None]]
+
+
+def slice_metrics(model: ReviewTable | None, human: ReviewTable, venue: str, n_bootstrap: int,
+                  seed: int) -> tuple[dict[str, dict], int, int, SliceDraws]:
+    """``{metric: {"value", "ci_low", "ci_high", "distance"}}`` of one side on one slice, with the
+    slice's paper and review counts of that side and the draws behind the intervals. ``model`` None
+    scores the human reference itself."""
+    piece = _Slice(model, human, venue)
+    is_model = model is not None
+    weights = bootstrap_weights(len(piece.papers), n_bootstrap, seed)
+    _, rows, paper = piece.side(is_model)
+    series = slice_draws(piece, weights)
     out = {}
     for metric, (value, distance) in series.items():
         low, high = _interval(value[1:])
         out[metric] = {"value": _finite(value[0]), "ci_low": low, "ci_high": high,
                        "distance": None if distance is None else _finite(distance[0])}
-    return out, len(set(paper.tolist())), len(rows)
+    return out, len(set(paper.tolist())), len(rows), SliceDraws(piece.papers, series)
 
 
 def select_rows(reviews: Dataset, keep) -> Dataset:
@@ -352,12 +380,36 @@ def _refuse_unscorable(submissions: Sequence[Submission]) -> None:
                              + (f" (its {len(edits)} reviews are all of perturbed papers)" if edits else ""))
 
 
+@dataclass
+class ScoredRun:
+    """A scored leaderboard run: the results rows (``RESULT_FEATURES``), each submission's
+    :func:`praib.evaluation.evaluate.evaluate_reviews` details by name, the per-review tables the
+    bootstrap drew from (the human reference's, and each submission's original records by name) and its
+    draws by (side, venue) (the human reference's under ``"human"``), on which the paired comparisons
+    build (:func:`praib.leaderboard.compare.compare_run`)."""
+
+    rows: list[dict]
+    details: dict[str, dict]
+    human: ReviewTable
+    tables: dict[str, ReviewTable]
+    draws: dict[tuple[str, str], SliceDraws]
+    n_bootstrap: int
+    seed: int
+
+
 def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_bootstrap: int = 1000,
                       seed: int = 0, judge: "Judge | None" = None, workers: int | None = None,
                       progress: bool = False) -> tuple[list[dict], dict[str, dict]]:
     """The results rows (``RESULT_FEATURES``) of the human reference and every submission, and the
-    :func:`praib.evaluation.evaluate.evaluate_reviews` details of each submission by name. With
-    ``progress``, each stage (a side's text metrics, its bootstrap, the judge's requests) shows its own."""
+    :func:`praib.evaluation.evaluate.evaluate_reviews` details of each submission by name (:func:`score_run`)."""
+    scored = score_run(submissions, reference, n_bootstrap, seed, judge, workers, progress)
+    return scored.rows, scored.details
+
+
+def score_run(submissions: Sequence[Submission], reference: Dataset, n_bootstrap: int = 1000, seed: int = 0,
+              judge: "Judge | None" = None, workers: int | None = None, progress: bool = False) -> ScoredRun:
+    """Score the human reference and every submission. With ``progress``, each stage (a side's text
+    metrics, its bootstrap, the judge's requests) shows its own."""
     names = [s.name for s in submissions]
     if len(set(names)) != len(names) or HUMAN_SOURCE in names:
         raise ValueError(f"submission names must be distinct and not '{HUMAN_SOURCE}': {', '.join(names)}")
@@ -373,18 +425,21 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
     venues = [ALL_VENUES, *sorted(set(human.venue), key=str)]
     rows: list[dict] = []
     human_values: dict[tuple, float | None] = {}
+    draws: dict[tuple[str, str], SliceDraws] = {}
     for venue in progress_bar(venues, desc="human reference bootstrap", enabled=progress):
-        metrics, n_papers, n_reviews = slice_metrics(None, human, venue, n_bootstrap, seed)
+        metrics, n_papers, n_reviews, draws[(HUMAN_SOURCE, venue)] = slice_metrics(None, human, venue,
+                                                                                   n_bootstrap, seed)
         for metric, m in metrics.items():
             human_values[(metric, venue)] = m["value"]
             rows.append(_row(HUMAN_SOURCE, HUMAN_SOURCE, metric, venue, m, n_papers, n_reviews, m["value"], None))
 
     details: dict[str, dict] = {}
+    tables: dict[str, ReviewTable] = {}
     for submission in submissions:
         originals = select_rows(submission.reviews, lambda row: perturbation_kind(row) is None)
         model_name = submission.manifest.get("model") or submission.name
         scored = ScoredReviews.score(originals, submission.scale, workers=workers, progress=progress)
-        table = ReviewTable(scored)
+        table = tables[submission.name] = ReviewTable(scored)
         if submission.scale not in human_scored:
             human_scored[submission.scale] = ScoredReviews.score(human_reviews, submission.scale, workers=workers,
                                                                  progress=progress)
@@ -392,7 +447,8 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
                                   scale=submission.scale, workers=workers, judge=judge, progress=progress)
         details[submission.name] = result.to_dict()
         for venue in progress_bar(venues, desc=f"{submission.name} bootstrap", enabled=progress):
-            metrics, n_papers, n_reviews = slice_metrics(table, human, venue, n_bootstrap, seed)
+            metrics, n_papers, n_reviews, draws[(submission.name, venue)] = slice_metrics(
+                table, human, venue, n_bootstrap, seed)
             if not n_reviews:
                 continue
             for metric, m in metrics.items():
@@ -415,7 +471,7 @@ def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_b
                                  {"value": _finite(m["value"]), "ci_low": None, "ci_high": None},
                                  len(set(table.paper_id.tolist())), n_perturbed, None, None))
     mark_closest(rows)
-    return rows, details
+    return ScoredRun(rows, details, human, tables, draws, n_bootstrap, seed)
 
 
 def _row(submission, model, metric, venue, m, n_papers, n_reviews, human_value, distance) -> dict:
@@ -431,22 +487,28 @@ def _write_json(path: Path, data) -> None:
 def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, output: str | Path,
                     reference_label: str, n_bootstrap: int = 1000, seed: int = 0, judge: "Judge | None" = None,
                     workers: int | None = None, progress: bool = False,
-                    cache_dir: str | Path | None = None) -> Dataset:
-    """Score every submission (:func:`score_submissions`) and write the results directory:
-    ``results.parquet`` / ``results.jsonl``, ``manifests/``, ``details/``, ``eras.json`` (when the
-    human reference spans both eras) and ``run.json``, in place of those an earlier run wrote there
-    (:func:`praib.records.atomic.replace_folder`, which keeps every other file). Returns the results table. With a judge,
-    ``run.json`` records its validations (:func:`praib.evaluation.judge_validity.judge_validations`):
-    those stored beside the call cache in ``cache_dir``, else those a submission's manifest carries."""
+                    cache_dir: str | Path | None = None, fdr: float = 0.05) -> Dataset:
+    """Score every submission (:func:`score_run`), compare them pair by pair
+    (:func:`praib.leaderboard.compare.compare_run`, verdicts at false discovery rate ``fdr``) and write the
+    results directory: ``results.parquet`` / ``results.jsonl``, ``comparisons.parquet``, ``ranks.parquet``,
+    ``manifests/``, ``details/``, ``eras.json`` (when the human reference spans both eras) and ``run.json``,
+    in place of those an earlier run wrote there (:func:`praib.records.atomic.replace_folder`, which keeps
+    every other file). Returns the results table. With a judge, ``run.json`` records its validations
+    (:func:`praib.evaluation.judge_validity.judge_validations`): those stored beside the call cache in
+    ``cache_dir``, else those a submission's manifest carries."""
     import pyarrow.parquet as pq
 
+    from praib.leaderboard.compare import compare_run, write_comparison
     from praib.leaderboard.eras import era_analysis, spans_both_eras
 
-    rows, details = score_submissions(submissions, reference, n_bootstrap, seed, judge, workers, progress)
+    scored = score_run(submissions, reference, n_bootstrap, seed, judge, workers, progress)
+    rows, details = scored.rows, scored.details
+    comparison = compare_run(scored, fdr)
     results = Dataset.from_list(rows, features=RESULT_FEATURES)
     human_reviews = select_rows(reference, lambda row: row["source"] == HUMAN_SOURCE)
     with replace_folder(output) as folder:
         pq.write_table(results.data.table, folder / "results.parquet")
+        write_comparison(comparison, folder)
         (folder / "results.jsonl").write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows),
                                               encoding="utf-8")
         for submission in submissions:
@@ -459,6 +521,7 @@ def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, outpu
             "submissions": {s.name: input_label(s.source) for s in submissions},
             "n_bootstrap": n_bootstrap,
             "seed": seed,
+            "fdr": fdr,
             "judge": judge.describe() if judge is not None else None,
             "judge_validation": judge_validations(judge.describe(), cache_dir, carried_validations(
                 {s.name: s.manifest for s in submissions}))

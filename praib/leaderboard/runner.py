@@ -50,7 +50,8 @@ if TYPE_CHECKING:
 HUMAN_ROWS = "human.parquet"
 SUBMISSION_ROWS = "submissions"
 #: The files of a results store, as glob patterns (a Hub dataset also has its .gitattributes and card).
-RESULTS_LAYOUT = (*RESULT_FILES, HUMAN_ROWS, f"{SUBMISSION_ROWS}/*.parquet", *REPOSITORY_FILES)
+RESULTS_LAYOUT = (*RESULT_FILES, "details/*.json", "manifests/*.json", "eras.json", HUMAN_ROWS,
+                  f"{SUBMISSION_ROWS}/*.parquet", *REPOSITORY_FILES)
 #: The card of a results dataset: its default config is the whole table, not every Parquet file in it.
 RESULTS_CARD = """---
 configs:

@@ -18,6 +18,7 @@ from praib.tables import praib_tables  # noqa: F401  (registers the tables)
 from praib.tables import target_aspect_tables  # noqa: F401  (registers the tables)
 from praib.tables import praib_leaderboard_tables  # noqa: F401  (registers the tables)
 from praib.tables import aspect_guided_tables, counterfactual_tables  # noqa: F401  (registers the tables)
+from praib.tables import comparison_tables  # noqa: F401  (registers the tables)
 
 __all__ = ["Cell", "Table", "TABLES", "TableSpec", "Result", "PRODUCED_BY", "in_order", "load_result", "make_tables",
            "resolve", "unknown_tables"]

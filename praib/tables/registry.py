@@ -29,7 +29,8 @@ PRODUCED_BY = {
 @dataclass(frozen=True)
 class Result:
     """A result file praib wrote: its kind (a key of :data:`PRODUCED_BY`), where it was read, and its data.
-    A leaderboard folder's data is ``{"run": run.json, "rows": [results.jsonl rows]}``."""
+    A leaderboard folder's data is ``{"run": run.json, "rows": [results.jsonl rows], "comparisons":
+    [comparisons.parquet rows], "ranks": [ranks.parquet rows]}`` (None for a folder without comparisons)."""
 
     kind: str
     path: str
@@ -96,7 +97,8 @@ def load_result(path: str | Path) -> Result:
             raise ValueError(f"{path}: a folder, but not one `praib leaderboard run` wrote (it has no run.json)")
         # The report's reader: the rows checked and completed as the leaderboard's own page reads them.
         results = load_results(path)
-        return Result("leaderboard", str(path), {"run": results.run, "rows": results.rows})
+        return Result("leaderboard", str(path), {"run": results.run, "rows": results.rows,
+                                                 "comparisons": results.comparisons, "ranks": results.ranks})
     data = read_json(path, "results")
     kind = result_kind(data)
     if kind is None:

@@ -42,9 +42,10 @@ def test_the_tree_has_every_command_and_the_leaderboard_verbs_in_one_group():
         "praib data collect", "praib data import-dump", "praib data import-ukp", "praib data export-ukp",
         "praib data sample", "praib data pdf", "praib data build",
         "praib data push", "praib data verify-citations",
-        "praib leaderboard validate", "praib leaderboard run", "praib leaderboard push", "praib leaderboard report",
-        "praib leaderboard eras", "praib leaderboard submit", "praib leaderboard process", "praib leaderboard app",
-        "praib leaderboard space", "praib metrics export", "praib doctor", "praib tables", "praib judge validate"}
+        "praib leaderboard validate", "praib leaderboard run", "praib leaderboard compare", "praib leaderboard plan",
+        "praib leaderboard push", "praib leaderboard report", "praib leaderboard eras", "praib leaderboard submit",
+        "praib leaderboard process", "praib leaderboard app", "praib leaderboard space", "praib metrics export",
+        "praib doctor", "praib tables", "praib judge validate"}
 
 
 @pytest.mark.parametrize("path", sorted(COMMANDS))

@@ -64,8 +64,8 @@ def test_a_leaderboard_rerun_with_fewer_submissions_leaves_no_file_of_the_first(
     assert {"details/demo-model-b.json", "manifests/demo-model-b.json"} <= set(files(output))
     rerun = leaderboard_run(output, model_a)
     assert rerun.exit_code == 0, rerun.output
-    assert set(files(output)) == {"results.parquet", "results.jsonl", "run.json", "details/demo-model-a.json",
-                                  "manifests/demo-model-a.json"}
+    assert set(files(output)) == {"results.parquet", "results.jsonl", "comparisons.parquet", "ranks.parquet",
+                                  "run.json", "details/demo-model-a.json", "manifests/demo-model-a.json"}
     named = json.loads((output / "run.json").read_text(encoding="utf-8"))["submissions"]
     assert list(named) == ["demo-model-a"] and named["demo-model-a"].startswith(f"{model_a.name}/ (sha256:")
     assert [p.name for p in tmp_path.iterdir()] == ["results"]  # no temporary folder, no lock left
@@ -92,8 +92,9 @@ def test_a_results_folder_holding_other_files_is_refused_unless_overwrite_which_
     overwritten = leaderboard_run(output, model_a, overwrite=True)
     assert overwritten.exit_code == 0, overwritten.output
     after = files(output)
-    assert set(after) == {"results.parquet", "results.jsonl", "run.json", "details/demo-model-a.json",
-                          "manifests/demo-model-a.json", "notes.txt", "plots/alpha.png", "details/README"}
+    assert set(after) == {"results.parquet", "results.jsonl", "comparisons.parquet", "ranks.parquet", "run.json",
+                          "details/demo-model-a.json", "manifests/demo-model-a.json", "notes.txt", "plots/alpha.png",
+                          "details/README"}
     assert {name: after[name] for name in ("notes.txt", "plots/alpha.png", "details/README")} == {
         name: before[name] for name in ("notes.txt", "plots/alpha.png", "details/README")}
     assert after["results.jsonl"] != before["results.jsonl"]
@@ -176,8 +177,9 @@ def test_files_named_like_praibs_are_the_users_until_praib_records_them(tmp_path
     (output / "details" / "mine.json").write_bytes(b"my notes on the details, not JSON\n")
     again = leaderboard_run(output, model_a, overwrite=True)
     assert again.exit_code == 0, again.output
-    assert set(files(output)) == {"results.parquet", "results.jsonl", "run.json", "details/demo-model-a.json",
-                                  "manifests/demo-model-a.json", *mine, "details/mine.json"}
+    assert set(files(output)) == {"results.parquet", "results.jsonl", "comparisons.parquet", "ranks.parquet",
+                                  "run.json", "details/demo-model-a.json", "manifests/demo-model-a.json", *mine,
+                                  "details/mine.json"}
     assert files(output)["details/mine.json"] == b"my notes on the details, not JSON\n"
     report = invoke("leaderboard", "report", output, "-o", tmp_path / "report.html")  # reads praib's files only
     assert report.exit_code == 0, report.output
@@ -248,7 +250,8 @@ def test_a_run_killed_while_it_replaces_the_folder_leaves_every_user_file_in_pla
     assert [p.name for p in tmp_path.iterdir()] == ["results"]
     assert len(list(output.glob("note-*.txt"))) == 10_000
     assert set(files(output)) - {f"note-{i:05d}.txt" for i in range(10_000)} == {
-        "results.parquet", "results.jsonl", "run.json", "details/demo-model-a.json", "manifests/demo-model-a.json"}
+        "results.parquet", "results.jsonl", "comparisons.parquet", "ranks.parquet", "run.json",
+        "details/demo-model-a.json", "manifests/demo-model-a.json"}
 
 
 def test_the_next_run_finishes_a_replacement_killed_midway_and_says_so(tmp_path, two_submissions):

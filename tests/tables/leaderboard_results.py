@@ -24,7 +24,7 @@ def submission(folder: Path, name: str, model: str, rows: list[dict]):
     return load_submission(str(folder))
 
 
-def leaderboard_demo(folder: Path) -> Path:
+def leaderboard_demo(folder: Path, n_bootstrap: int = N_BOOTSTRAP) -> Path:
     """The demo walk-through's run: demo-model-a and demo-model-b (extended prompt) against the demo's human
     reviews."""
     rows = [json.loads(line) for line in (DEMO / "reviews.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -33,7 +33,7 @@ def leaderboard_demo(folder: Path) -> Path:
                    for m in ("a", "b")]
     out = folder / "results-demo"
     run_leaderboard(submissions, load_records(DEMO / "reviews.jsonl", "review"), out, reference_label="demo",
-                    n_bootstrap=N_BOOTSTRAP, workers=1)
+                    n_bootstrap=n_bootstrap, workers=1)
     return out
 
 

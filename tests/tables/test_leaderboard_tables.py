@@ -10,6 +10,7 @@ from praib.leaderboard import run as run_module
 from praib.records import HUMAN_SOURCE
 from praib.tables import load_result, make_tables, resolve
 from praib.tables.praib_leaderboard_tables import ALL_VENUES, HUMAN
+from tests.tables.checks import assert_cells_are_their_results
 from tests.tables.eras_results import check_tables, tables_of
 from tests.tables.leaderboard_results import leaderboard_demo, leaderboard_judged
 from tests.tables.results import evaluate_demo
@@ -25,15 +26,18 @@ def folder(tmp_path_factory):
 @pytest.fixture(scope="module")
 def demo(folder):
     path = leaderboard_demo(folder)
-    (table,) = tables_of(path, "leaderboard")
-    return path, table
+    return path, table_1(path)
 
 
 @pytest.fixture(scope="module")
 def judged(folder):
     path = leaderboard_judged(folder)
-    (table,) = tables_of(path, "leaderboard")
-    return path, table
+    return path, table_1(path)
+
+
+def table_1(path):
+    """Table 1 of the folder's tables (it also gives the comparison tables, tested in test_comparison_tables)."""
+    return next(table for table in tables_of(path, "leaderboard") if table.key == "praib-1-leaderboard")
 
 
 def rows_by_label(table):
@@ -41,8 +45,10 @@ def rows_by_label(table):
 
 
 def test_generic_checks_on_the_demo_run_and_a_judged_run(demo, judged):
-    check_tables([demo[1]], "leaderboard", at_least=24)  # 3 rows × (4 readability, Cit., Xref., 2 venues of α)
-    check_tables([judged[1]], "leaderboard", at_least=26)  # also 3 Math and 2 P(+|+) cells
+    for path, table, at_least in ((*demo, 24),  # 3 rows × (4 readability, Cit., Xref., 2 venues of α)
+                                  (*judged, 26)):  # also 3 Math and 2 P(+|+) cells
+        check_tables(tables_of(path, "leaderboard"), "leaderboard", at_least=at_least)
+        assert assert_cells_are_their_results([table]) >= at_least
 
 
 def test_bold_is_exactly_where_the_run_marks_the_submission_closest_to_human(demo, judged):
