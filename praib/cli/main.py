@@ -175,7 +175,8 @@ def evaluate_run(input_path, source_name, reference_path, output, group_by, scal
     INPUT is a JSONL, JSON, Parquet or CSV file of review records, a folder
     of such files (or of Parquet/JSONL shards), a directory written by
     Dataset.save_to_disk, a folder `praib data build` wrote (DIR or
-    DIR:config), or a Hub dataset id ('org/name' or 'org/name:config'). It is
+    DIR:config), or a Hub dataset id ('org/name' or 'org/name:config').
+    AI-Scientist review JSON and OpenReview notes are read as they are. It is
     read batch by batch, so its size is bounded by the disk, not the memory.
     """
     from praib.llm.backends import BackendError

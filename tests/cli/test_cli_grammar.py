@@ -142,6 +142,7 @@ def test_evaluate_help_shows_the_command_a_user_types_every_input_and_merge():
     assert "evaluate run" not in shown.output
     text = " ".join(shown.output.split())
     assert "JSONL, JSON, Parquet or CSV file" in text and "Hub dataset id" in text
+    assert "AI-Scientist review JSON and OpenReview notes are read as they are" in text
     assert "merge Combine the partial results (.npz) of --shard" in text
     assert "praib evaluate merge PARTS... --output FILE" in text
     wrong = CliRunner().invoke(main, ["evaluate", "--no-such-option"], prog_name="praib")
