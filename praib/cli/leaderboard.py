@@ -123,7 +123,7 @@ def process(queue, results, reference_path, demo, n_bootstrap, seed, judge_spec,
     from praib.leaderboard.provenance import input_label
     from praib.leaderboard.runner import Runner
     from praib.leaderboard.stores import LocalStore, StoreError, open_store
-    from praib.records import RecordError, load_records
+    from praib.records import HUMAN_SOURCE, RecordError, load_records
 
     if reference_path is None and not demo:
         raise click.UsageError("give --reference HUMAN (or --demo)")
@@ -134,9 +134,10 @@ def process(queue, results, reference_path, demo, n_bootstrap, seed, judge_spec,
     log_beside = Path(results) if isinstance(results_store, LocalStore) else None
     with failure_log(max_failures, log_beside) as failures:
         try:
-            runner = Runner(open_store(queue, token), results_store, load_records(reference_path, "review"),
-                            input_label(reference_path), n_bootstrap, seed, judge_spec.make(failures),
-                            judge_spec.cache_dir, workers, lease, progress=not no_progress, say=click.echo)
+            reference = load_records(reference_path, "review", source_name=HUMAN_SOURCE)
+            runner = Runner(open_store(queue, token), results_store, reference, input_label(reference_path),
+                            n_bootstrap, seed, judge_spec.make(failures), judge_spec.cache_dir, workers, lease,
+                            progress=not no_progress, say=click.echo)
             runner.check()
             settled = runner.run(watch)
         except (StoreError, RecordError, BackendError) as err:
@@ -229,7 +230,7 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, fdr, 
     the run's failure log."""
     from praib.llm.backends import BackendError
 
-    from praib.records import RecordError, load_records, perturbation_kind
+    from praib.records import HUMAN_SOURCE, RecordError, load_records, perturbation_kind
     from praib.leaderboard.provenance import input_label
     from praib.leaderboard.run import run_leaderboard
     from praib.metrics.registry import JUDGED
@@ -237,7 +238,7 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, fdr, 
 
     try:
         loaded = [load_submission(s) for s in submissions]
-        reference = load_records(reference_path, "review")
+        reference = load_records(reference_path, "review", source_name=HUMAN_SOURCE)
         if benchmark_papers:
             ids = {p["paper_id"] for p in load_records(benchmark_papers, "paper") if perturbation_kind(p) is None}
             reference = _reviews_of(reference, ids, reference_path, benchmark_papers)
@@ -375,7 +376,7 @@ def eras(human_reviews, split_year, output, split, workers, no_progress):
     from praib.leaderboard.run import select_rows
 
     try:
-        reviews = load_records(human_reviews, "review", split=split)
+        reviews = load_records(human_reviews, "review", split=split, source_name=HUMAN_SOURCE)
     except RecordError as err:
         raise click.ClickException(str(err)) from None
     reviews = select_rows(reviews, lambda row: row["source"] == HUMAN_SOURCE)
