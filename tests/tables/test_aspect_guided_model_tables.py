@@ -96,3 +96,20 @@ def test_without_a_report_each_table_names_its_command():
         (empty,) = make_tables([], [key])
         assert empty.needs == ["the whole table: a result of `praib robustness ORIGINAL PERTURBED... --output "
                                "robustness.json`"]
+
+
+def test_two_runs_of_one_model_given_a_source_each_get_a_table_each(tmp_path):
+    """Runs of one model, each generated with its own --source: each run is a meta-reviewer of its own."""
+    reports = []
+    for run, move in (("run1", -1), ("run2", -2)):
+        base = [{"paper_id": paper, "source": f"gpt-x-{run}", "model": "gpt-x", "prompt": "meta_review_score",
+                 "rating": rating, "recommendation": decision}
+                for paper, rating, decision in zip(PAPERS, RATINGS, DECISIONS)]
+        flipped = _edited(base, "rating-flip", [move] * 8)
+        reports.append(write(tmp_path, f"{run}.json", robustness_report(
+            _dataset(base, "meta_review"), _dataset(flipped, "meta_review"), kind="meta_review")))
+    built = make_tables(load(reports), ["agp-12"])
+    assert [t.caption.rsplit("(", 1)[1] for t in built] == ["gpt-x-run1/gpt-x)", "gpt-x-run2/gpt-x)"]
+    # Each run's overall-score difference under the None setting: -1 and -2 on every paper.
+    assert [next(r for r in t.rows if r[2].text() == "rating-flip")[7].text() for t in built] == ["-1.00", "-2.00"]
+    assert_cells_are_their_results(built)
