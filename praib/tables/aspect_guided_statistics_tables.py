@@ -89,7 +89,7 @@ def table_5(spec: TableSpec, results: Sequence[Result]) -> Table:
     for aspect, kind in rows:
         out.rows.append([*_row_labels(aspect, kind), kinds.cell(kind, "edits", "sum"),
                          kinds.cell(kind, "edits", "mean", digits=2), kinds.cell(kind, "edits", "min"),
-                         kinds.cell(kind, "edits", "max"), kinds.cell(kind, "seconds", digits=1)])
+                         kinds.cell(kind, "edits", "max"), kinds.cell(kind, "seconds", digits=2)])
     out.notes = ["Edits: the changed places of a record's text against its original (a run of changed words; a "
                  "whole line added or removed counts once; a changed field of a record without text changes counts "
                  "once), summed over each paper's records (the paper, its reviews or its rebuttal); Sum, Mean, Min, "
