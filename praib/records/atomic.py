@@ -32,7 +32,7 @@ import stat
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Iterator
+from typing import Iterator, Mapping
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def ownership(folder: str | Path) -> Ownership:
     if not folder.is_dir():
         return Ownership({}, [], False)
     record = _read_record(folder)
-    praib = {name: digest for name, digest in (record or {}).items() if _digest(folder / name) == digest}
+    praib = {name: digest for name, digest in (record or {}).items() if file_digest(folder / name) == digest}
     holding = {str(parent) for name in praib for parent in PurePosixPath(name).parents}
     return Ownership(praib, list(_users(folder, PurePosixPath(), praib, holding)), record is not None)
 
@@ -105,6 +105,35 @@ def _users(folder: Path, relative: PurePosixPath, praib: dict[str, str], holding
             yield from _users(Path(entry.path), path, praib, holding)
         elif str(path) not in praib:
             yield path
+
+
+def written_by_praib(path: str | Path) -> bool:
+    """Whether the file at ``path`` is one praib wrote there: its folder's record lists it with the digest
+    of its content now."""
+    path = Path(os.path.realpath(path))
+    digest = (_read_record(path.parent) or {}).get(path.name)
+    return digest is not None and digest == file_digest(path)
+
+
+def record_written(folder: str | Path, written: Mapping[str, str | None]) -> None:
+    """Merge ``written`` into the record of ``folder``: each name with the digest (:func:`file_digest`) of the
+    file praib has just written there, or None for one praib has removed. The other entries stay, so that
+    processes that write files of one folder in turn each add their own; the caller holds the folder's lock
+    (:func:`praib.records.locks.output_lock`) from reading what it replaces to this update. A record left
+    empty is removed."""
+    folder = Path(os.path.realpath(folder))
+    files = _read_record(folder) or {}
+    for name, digest in written.items():
+        if not _inside(name):
+            raise ValueError(f"{name!r}: not a file name inside {folder}")
+        if digest is None:
+            files.pop(name, None)
+        else:
+            files[name] = digest
+    if files:
+        _write_json(folder / RECORD, {"about": _ABOUT, "files": files})
+    else:
+        _remove(folder / RECORD)
 
 
 @contextmanager
@@ -191,7 +220,7 @@ def _finish_staging(staging: Path, destination: Path) -> None:
 
 
 def _commit(staging: Path, destination: Path) -> None:
-    new = {name: _digest(staging / name) for name in _files(staging)}
+    new = {name: file_digest(staging / name) for name in _files(staging)}
     held = ownership(destination)
     clashes = [name for name in new if _blocked(destination, name, held.praib)]
     if clashes:
@@ -221,7 +250,7 @@ def _apply(staging: Path, destination: Path, journal: dict) -> list[str]:
     """Carry out ``journal``; each step checks the file it touches, so that running it again after a
     kill finishes it. Returns the names where a file of the user's turned up (kept, the new one dropped)."""
     for name, digest in journal["remove"].items():
-        if _digest(destination / name) == digest:
+        if file_digest(destination / name) == digest:
             (destination / name).unlink()
     _prune(destination, journal["remove"])
     kept = []
@@ -229,7 +258,7 @@ def _apply(staging: Path, destination: Path, journal: dict) -> list[str]:
         source, target = staging / name, destination / name
         if not os.path.lexists(source):  # moved before the kill
             continue
-        if os.path.lexists(target) and _digest(target) not in (journal["replace"].get(name), digest):
+        if os.path.lexists(target) and file_digest(target) not in (journal["replace"].get(name), digest):
             kept.append(name)
             continue
         try:
@@ -279,9 +308,10 @@ def _files(staging: Path) -> list[str]:
 _digests: dict[tuple[int, int, int, int], str] = {}
 
 
-def _digest(path: Path) -> str | None:
-    """``sha256:HEX`` of the regular file at ``path`` (a link is not one); None when there is none. Each
-    version of a file is read once a process (known by its inode, size and modification time)."""
+def file_digest(path: str | Path) -> str | None:
+    """``sha256:HEX`` of the regular file at ``path`` (a link is not one), as records hold it; None when there
+    is none. Each version of a file is read once a process (known by its inode, size and modification
+    time)."""
     try:
         status = os.lstat(path)
     except OSError:

@@ -169,7 +169,7 @@ def test_a_record_naming_files_outside_its_folder_is_not_followed(tmp_path):
     outside = tmp_path / "thesis.tex"
     outside.write_text("mine")
     record = json.loads((folder / RECORD).read_text())
-    digest = atomic._digest(outside)
+    digest = atomic.file_digest(outside)
     record["files"].update({"../thesis.tex": digest, str(outside): digest})
     (folder / RECORD).write_text(json.dumps(record))
     write_folder(folder, {"results.jsonl": "new"})
