@@ -271,7 +271,7 @@ def _evaluate_streamed(source, source_name, reference_path, output, group_by, sc
                 raise click.UsageError("--shard writes a partial result: give --output PART.npz")
             index, count = parse_shard(shard)
             if per_review is not None:
-                check_folder(per_review, count)
+                check_folder(per_review, count, [index])
             partial = fold(inputs, (index, count), per_review=per_review)
             partial.save(output)
             n_input, n_reference = partial.sizes()

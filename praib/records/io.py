@@ -27,7 +27,7 @@ from datasets import Dataset, List, Value
 
 from praib.records.atomic import replace_atomically, replace_folder
 from praib.records.ids import canonical_id, record_id
-from praib.records.schema import (IDENTITY_FIELDS, REVIEW_SECTIONS, SCHEMAS, OutputWriteError, RecordError,
+from praib.records.schema import (IDENTITY_FIELDS, REVIEW_SECTIONS, SCHEMAS, RecordError,
                                   perturbation_kind)
 from praib.scales import subscore_names
 
@@ -696,7 +696,7 @@ def save_records(records: Dataset, destination: str | Path) -> Path:
     """Write records as .jsonl, .parquet, or (any other path) a saved Dataset directory; the file or
     directory is built under a temporary name and moved into place (:mod:`praib.records.atomic`),
     the directory keeping the files praib did not write there. A write the system refuses (a full disk,
-    no permission) raises :class:`OutputWriteError` naming ``destination``."""
+    no permission) raises :class:`praib.records.schema.OutputWriteError` naming ``destination`` (or its file)."""
     destination = Path(destination)
     suffix = destination.suffix.lower()
     # Writing takes a moment; a progress bar of datasets' own here would only clutter the caller's.
@@ -712,11 +712,6 @@ def save_records(records: Dataset, destination: str | Path) -> Path:
         else:
             with replace_folder(destination) as folder:
                 records.save_to_disk(str(folder))
-    except OSError as err:
-        # The system's error names no file, or a temporary one the user never named.
-        if err.errno is None or isinstance(err, OutputWriteError):
-            raise
-        raise OutputWriteError(err.errno, err.strerror, str(destination)) from err
     finally:
         if shown:
             datasets.enable_progress_bars()
