@@ -1,4 +1,4 @@
-"""The command line follows one grammar (README, "Command-line conventions") on every command."""
+"""The command line follows one grammar (docs/cli.md, "Command-line conventions") on every command."""
 
 import re
 
@@ -38,14 +38,14 @@ def test_the_tree_has_every_command_and_the_leaderboard_verbs_in_one_group():
         "praib evaluate run", "praib evaluate merge", "praib generate", "praib score", "praib prompts list", "praib prompts show",
         "praib perturb", "praib robustness", "praib meta-review",
         "praib counterfactual extract", "praib counterfactual build", "praib counterfactual oracle",
-        "praib counterfactual effects",
+        "praib counterfactual effects", "praib counterfactual stats",
         "praib data collect", "praib data import-dump", "praib data import-ukp", "praib data export-ukp",
         "praib data sample", "praib data pdf", "praib data build",
         "praib data push", "praib data verify-citations",
         "praib leaderboard validate", "praib leaderboard run", "praib leaderboard compare", "praib leaderboard plan",
         "praib leaderboard push", "praib leaderboard report", "praib leaderboard eras", "praib leaderboard submit",
         "praib leaderboard process", "praib leaderboard app", "praib leaderboard space", "praib metrics export",
-        "praib doctor", "praib tables", "praib judge validate"}
+        "praib doctor", "praib tables", "praib judge validate", "praib grounding"}
 
 
 @pytest.mark.parametrize("path", sorted(COMMANDS))
@@ -64,7 +64,7 @@ def test_every_command_that_takes_a_judge_has_the_same_judge_options():
     assert set(judged) == {"praib evaluate run", "praib score", "praib perturb", "praib meta-review",
                            "praib counterfactual extract", "praib counterfactual build",
                            "praib counterfactual oracle", "praib counterfactual effects", "praib leaderboard run",
-                           "praib leaderboard process", "praib judge validate"}
+                           "praib leaderboard process", "praib judge validate", "praib grounding"}
     reference = {o.opts[0]: o.to_info_dict() for o in _options(COMMANDS["praib score"]) if o.opts[0] in JUDGE_OPTIONS}
     assert set(reference) == JUDGE_OPTIONS
     for path, command in judged.items():
@@ -129,3 +129,22 @@ def test_every_command_that_calls_a_model_can_bound_its_failures_with_the_same_s
         for own, judges in SERVER_OPTIONS.items():
             assert ((options[own].type.to_info_dict(), options[own].default)
                     == (judge[judges].type.to_info_dict(), judge[judges].default)), path
+
+
+def test_evaluate_help_shows_the_command_a_user_types_every_input_and_merge():
+    """`praib evaluate INPUT` runs the group's default command: its help and usage errors name
+    `praib evaluate`, not the command (`run`) that the group routes to."""
+    from click.testing import CliRunner
+
+    shown = CliRunner().invoke(main, ["evaluate", "--help"], prog_name="praib")
+    assert shown.exit_code == 0
+    assert shown.output.startswith("Usage: praib evaluate [OPTIONS] INPUT\n")
+    assert "evaluate run" not in shown.output
+    text = " ".join(shown.output.split())
+    assert "JSONL, JSON, Parquet or CSV file" in text and "Hub dataset id" in text
+    assert "AI-Scientist review JSON and OpenReview notes are read as they are" in text
+    assert "merge Combine the partial results (.npz) of --shard" in text
+    assert "praib evaluate merge PARTS... --output FILE" in text
+    wrong = CliRunner().invoke(main, ["evaluate", "--no-such-option"], prog_name="praib")
+    assert wrong.exit_code == 2
+    assert wrong.output.startswith("Usage: praib evaluate [OPTIONS] INPUT\nTry 'praib evaluate --help' for help.")
