@@ -20,7 +20,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -199,17 +199,12 @@ class Partial:
 
     # -- the numbers ------------------------------------------------------------------------
 
-    def text_scores(self, chunks: list[Chunk]) -> dict[str, np.ndarray]:
-        """The text metrics of ``chunks``' reviews, in batch order, by name (NaN where undefined)."""
+    def text_scores(self, chunks: list[Chunk]) -> Mapping[str, np.ndarray]:
+        """The text metrics of ``chunks``' reviews, in batch order, by name (NaN where undefined): each column
+        made when it is read (those of a million reviews, all at once, would take 140 MB)."""
         chunks = sorted(chunks, key=lambda c: c.batch)
-        scores = {}
-        counts = _concat(chunks, "counts", np.empty((0, len(COUNTS)), dtype=np.int32))
-        for j, name in enumerate(COUNTS):
-            scores[name] = np.where(counts[:, j] == _NO_COUNT, np.nan, counts[:, j].astype(np.float64))
-        floats = _concat(chunks, "scores", np.empty((0, len(SCORES))))
-        for j, name in enumerate(SCORES):
-            scores[name] = floats[:, j]
-        return scores
+        return _TextScores(_concat(chunks, "counts", np.empty((0, len(COUNTS)), dtype=np.int32)),
+                           _concat(chunks, "scores", np.empty((0, len(SCORES)))))
 
     def columns(self, chunks: list[Chunk]) -> dict[str, list]:
         """The fields of ``chunks``' reviews, in batch order, as the metrics read them."""
@@ -330,6 +325,27 @@ class Partial:
         return partial
 
 
+class _TextScores(Mapping):
+    """The text metrics of some reviews by name, each a float column made from the compact ones when read."""
+
+    def __init__(self, counts: np.ndarray, scores: np.ndarray) -> None:
+        self._counts, self._scores = counts, scores
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name in _COUNT_AT:
+            counts = self._counts[:, _COUNT_AT[name]]
+            return np.where(counts == _NO_COUNT, np.nan, counts.astype(np.float64))
+        return self._scores[:, _SCORE_AT[name]]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((*COUNTS, *SCORES))
+
+    def __len__(self) -> int:
+        return len(COUNTS) + len(SCORES)
+
+
+_COUNT_AT = {name: j for j, name in enumerate(COUNTS)}
+_SCORE_AT = {name: j for j, name in enumerate(SCORES)}
 _ARRAYS = ("paper", "venue_year", "decision", "status", "rating", "confidence", "counts", "scores", "row")
 _EMPTY_CODES = np.empty(0, dtype=np.int32)
 
