@@ -259,6 +259,12 @@ class Partial:
             with open(temporary, "wb") as handle:
                 self._write(handle)
 
+    def dump(self, path: str | Path) -> None:
+        """Write this partial to ``path`` as :meth:`save` does, in place: for a file of praib's own that nobody
+        reads before it is whole (a worker process's hand-off)."""
+        with open(path, "wb") as handle:
+            self._write(handle)
+
     def to_bytes(self) -> bytes:
         """This partial as the bytes :meth:`save` writes (how Ray tasks hand theirs back)."""
         buffer = io.BytesIO()

@@ -3,6 +3,7 @@ other machines, Ray Data), the result is the one of a single pass over all recor
 
 import json
 import re
+import tempfile
 from importlib import resources
 
 import numpy as np
@@ -83,13 +84,19 @@ def test_a_shard_is_i_of_n():
             parse_shard(text)
 
 
-def test_a_bad_record_in_a_worker_process_is_the_one_line_error_of_one_process(tmp_path):
+def test_a_bad_record_in_a_worker_process_is_the_one_line_error_of_one_process(tmp_path, monkeypatch):
     rows = [json.loads(line) for line in open(DEMO)]
     rows[40]["confidence"] = "very"
     path = tmp_path / "reviews.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    handed_over = tmp_path / "temporary"
+    handed_over.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(handed_over))  # where the workers hand their partials back
     with pytest.raises(RecordError, match=r"reviews.jsonl: line 41: field 'confidence'"):
         fold_shards(Inputs(str(path), batch_rows=8), workers=2)
+    assert list(handed_over.iterdir()) == []  # the other worker's partial too is gone
+    fold_shards(Inputs(DEMO, batch_rows=8), workers=2)
+    assert list(handed_over.iterdir()) == []
 
 
 def test_an_empty_reference_is_named(tmp_path):
