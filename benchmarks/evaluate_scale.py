@@ -23,7 +23,8 @@ and kept in ``--workdir`` for the next run.
 
 Then, for every size (and the real records), ``praib evaluate FILE --no-progress -o OUT`` runs as a
 subprocess with this checkout's praib and, with ``--against DIR``, with the praib of ``DIR`` right
-after it, so that both see the same load: its wall time and the peak RSS of its process tree (the RSS
+after it, so that both see the same load: its wall time, the CPU seconds of its process tree (user and
+system, which other busy processes stretch less than the wall time) and the peak RSS of the tree (the RSS
 of the command and all its worker processes, summed, polled every 0.05 s; pages the workers share with
 their parent are counted once per process, so this is an upper bound). The kernel,
 ``praib.metrics.text.textstats.score_texts`` with its default workers (or ``--workers``), is timed
@@ -57,7 +58,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from metrics_throughput import iter_reviews, kernel_seconds, plain_loop, time_kernel  # noqa: E402
+from metrics_throughput import iter_reviews, kernel_seconds, plain_loop  # noqa: E402
 
 from praib.records import coerce_record  # noqa: E402
 from praib.scales import venue_scales  # noqa: E402
@@ -207,17 +208,25 @@ def texts_as_read(path: Path, n: int) -> list[str]:
 # ---------------------------------------------------------------------------------------
 
 
-_RUN_PRAIB = "import sys; from praib.cli.main import main; sys.exit(main())"
+# The praib of the checkout named first: `python -c` puts the current folder (which may be another checkout) before
+# PYTHONPATH, so the checkout goes first explicitly, and is checked.
+_RUN_PRAIB = ("import sys; tree = sys.argv.pop(1); sys.path.insert(0, tree); import praib; "
+              "assert praib.__file__.startswith(tree + '/'), praib.__file__; "
+              "from praib.cli.main import main; sys.exit(main())")
 
 
 def praib_command(tree: Path) -> tuple[list[str], dict]:
     """The command line that runs the ``praib`` of checkout ``tree``, and its environment."""
-    return [sys.executable, "-c", _RUN_PRAIB], dict(os.environ, PYTHONPATH=str(tree))
+    tree = Path(tree).resolve()
+    return [sys.executable, "-c", _RUN_PRAIB, str(tree)], dict(os.environ, PYTHONPATH=str(tree))
 
 
-def run_measured(command: list[str], log: Path, environment: dict | None = None) -> tuple[float, int]:
-    """Run ``command`` (output to ``log``): its wall time in seconds and the peak RSS of its process
-    tree in bytes. Exits with the log's tail when the command fails."""
+def run_measured(command: list[str], log: Path, environment: dict | None = None) -> tuple[float, int, float]:
+    """Run ``command`` (output to ``log``): its wall time in seconds, the peak RSS of its process tree in bytes,
+    and the CPU seconds (user and system) of the tree, which other busy processes stretch less than the wall
+    time. Exits with the log's tail when the command fails."""
+    import resource
+
     import psutil
 
     peak = 0
@@ -239,6 +248,7 @@ def run_measured(command: list[str], log: Path, environment: dict | None = None)
             peak = max(peak, total)
             done.wait(POLL_SECONDS)
 
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(log, "wb") as out:
         started = time.perf_counter()
         process = psutil.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=environment)
@@ -248,10 +258,12 @@ def run_measured(command: list[str], log: Path, environment: dict | None = None)
         seconds = time.perf_counter() - started
         done.set()
         sampler.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the tree's, as each process was waited for
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if code != 0:
         tail = log.read_text(errors="replace").strip().splitlines()[-5:]
         sys.exit(f"Error: {' '.join(command)} exited with {code}; the end of {log}:\n" + "\n".join(tail))
-    return seconds, peak
+    return seconds, peak, cpu
 
 
 def load_line(when: str) -> str:
@@ -297,11 +309,11 @@ def help_seconds(tree: Path, command: list[str], runs: int = 5) -> tuple[float, 
         started = time.perf_counter()
         subprocess.run(base + command + ["--help"], env=environment, check=True, capture_output=True)
         times.append(time.perf_counter() - started)
-    probe = ("import sys; sys.argv = ['praib', *sys.argv[1:], '--help']\n"
+    probe = ("import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv = ['praib', *sys.argv[1:], '--help']\n"
              "from praib.cli.main import main\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"
              "print(' '.join(m for m in ('datasets', 'pyarrow', 'torch', 'evaluate') if m in sys.modules), file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", probe, *command], env=environment, check=True, capture_output=True,
+    done = subprocess.run([sys.executable, "-c", probe, str(Path(tree).resolve()), *command], env=environment, check=True, capture_output=True,
                           text=True)
     return sorted(times)[len(times) // 2], done.stderr.split()
 
@@ -332,18 +344,18 @@ def real_reviews_file(workdir: Path, size: int) -> Path | None:
     return write_jsonl(path, itertools.islice(records(), size))
 
 
-def evaluate_seconds(tree: Path, path: Path, output: Path, workers: int | None) -> tuple[float, int]:
-    """Wall time and peak RSS of ``praib evaluate FILE`` with the praib of checkout ``tree``."""
+def evaluate_seconds(tree: Path, path: Path, output: Path, workers: int | None) -> tuple[float, int, float]:
+    """Wall time, peak RSS and CPU seconds of ``praib evaluate FILE`` with the praib of checkout ``tree``."""
     base, environment = praib_command(tree)
     command = base + ["evaluate", str(path), "--no-progress", "-o", str(output)]
     if workers:
         command += ["--workers", str(workers)]
-    seconds, peak = run_measured(command, output.with_suffix(".log"), environment)
+    seconds, peak, cpu = run_measured(command, output.with_suffix(".log"), environment)
     size = sum(1 for _ in path.open("rb"))
     n_reviews = json.loads(output.read_text())["n_reviews"]
     if n_reviews != size:
         sys.exit(f"Error: {output}: evaluate counted {n_reviews} reviews, expected {size}")
-    return seconds, peak
+    return seconds, peak, cpu
 
 
 def evaluate_scale(args: argparse.Namespace) -> None:
@@ -357,20 +369,21 @@ def evaluate_scale(args: argparse.Namespace) -> None:
     print(load_line("before"))
     print("checkouts: " + ", ".join(f"{name} = {tree}" for name, tree in trees.items()))
 
-    measured: dict[str, dict[int, tuple[float, int]]] = {name: {} for name in trees}
+    measured: dict[str, dict[int, tuple[float, int, float]]] = {name: {} for name in trees}
     for size, path in files.items():
         for name, tree in trees.items():  # side by side, so that both see the same load
             output = args.workdir / f"evaluate-{name}-{size}-seed{args.seed}.json"
-            seconds, peak = measured[name][size] = evaluate_seconds(tree, path, output, args.workers)
+            seconds, peak, cpu = measured[name][size] = evaluate_seconds(tree, path, output, args.workers)
             print(f"{name:>5}: praib evaluate {size:>9,} reviews: {seconds:8.1f} s, {size / seconds:9.1f} reviews/s, "
-                  f"peak RSS {peak / GB:.2f} GB  ({load_line('now')})")
+                  f"{cpu:8.1f} CPU s, peak RSS {peak / GB:.2f} GB  ({load_line('now')})")
     real_rates = {}
     if real is not None:
         n_real = sum(1 for _ in real.open("rb"))
         for name, tree in trees.items():
-            seconds, _ = evaluate_seconds(tree, real, args.workdir / f"evaluate-{name}-real.json", args.workers)
+            seconds, _, cpu = evaluate_seconds(tree, real, args.workdir / f"evaluate-{name}-real.json", args.workers)
             real_rates[name] = n_real / seconds
-            print(f"{name:>5}: praib evaluate {n_real:,} real reviews: {seconds:.1f} s, {real_rates[name]:,.0f} reviews/s")
+            print(f"{name:>5}: praib evaluate {n_real:,} real reviews: {seconds:.1f} s, {real_rates[name]:,.0f} reviews/s, "
+                  f"{cpu:.1f} CPU s  ({load_line('now')})")
 
     largest = max(args.sizes)
     texts = texts_as_read(files[largest], min(args.kernel_reviews, largest))
@@ -387,11 +400,12 @@ def evaluate_scale(args: argparse.Namespace) -> None:
 
     for name in trees:
         print(f"\n{name}: kernel / plain loop {kernel[name] / plain:.2f}x")
-        print("| reviews | wall s | reviews/s | peak RSS GB | ×plain loop | % of kernel |")
-        print("|---:|---:|---:|---:|---:|---:|")
-        for size, (seconds, peak) in measured[name].items():
+        print("| reviews | wall s | CPU s | reviews/s | peak RSS GB | ×plain loop | % of kernel |")
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        for size, (seconds, peak, cpu) in measured[name].items():
             rate = size / seconds
-            print(f"| {size:,} | {seconds:.1f} | {rate:,.0f} | {peak / GB:.2f} | {rate / plain:.2f} | {100 * rate / kernel[name]:.0f}% |")
+            print(f"| {size:,} | {seconds:.1f} | {cpu:.1f} | {rate:,.0f} | {peak / GB:.2f} | {rate / plain:.2f} | "
+                  f"{100 * rate / kernel[name]:.0f}% |")
 
     def figures(name: str) -> dict[str, str]:
         runs = measured[name]
@@ -402,10 +416,10 @@ def evaluate_scale(args: argparse.Namespace) -> None:
         imported = sorted(set(helps[name][""][1]) | set(helps[name]["evaluate"][1]))
         return {
             "real": f"{real_rates[name] / real_plain:.1f}x" if real_rates else "not measured",
-            "1m": f"{million[0]:.0f} s" if million else "not measured",
+            "1m": f"{million[0]:.0f} s ({million[2]:.0f} CPU s)" if million else "not measured",
             "share": f"{share:.0%}",
             "rss": f"{million[1] / GB:.2f} GB; {growth:.2f}x" if million and growth else
-                   f"max {max(p for _, p in runs.values()) / GB:.2f} GB",
+                   f"max {max(p for _, p, _ in runs.values()) / GB:.2f} GB",
             "help": helps_line + (f", imports {' and '.join(imported)}" if imported else ", imports none of datasets, "
                                   "pyarrow, torch, evaluate"),
         }
@@ -472,8 +486,9 @@ def leaderboard_scale(args: argparse.Namespace) -> None:
                    "--n-bootstrap", str(args.draws), "--seed", str(args.seed), "--no-progress", "-o", str(output)]
         if args.workers:
             command += ["--workers", str(args.workers)]
-        seconds[n], peak = run_measured(command, output.with_suffix(".log"), environment)
-        print(f"praib leaderboard run, {n:2d} submission(s): {seconds[n]:7.1f} s, peak RSS {peak / GB:.2f} GB")
+        seconds[n], peak, cpu = run_measured(command, output.with_suffix(".log"), environment)
+        print(f"praib leaderboard run, {n:2d} submission(s): {seconds[n]:7.1f} s, {cpu:7.1f} CPU s, "
+              f"peak RSS {peak / GB:.2f} GB")
     print(load_line("after"))
     ten = seconds.get(10)
     print(f"\ntarget (issue 19): 10 submissions in under {TARGET_LEADERBOARD_SECONDS} s: "
@@ -509,11 +524,7 @@ def main(argv=None) -> int:
     parser.add_argument("--against", type=Path, help="another checkout of praib (today's), measured side by side")
     parser.add_argument("--real", type=int, default=300_000,
                         help="real review records for the ratio to the plain loop (0: none; default 300000)")
-    parser.add_argument("--time-kernel", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.time_kernel:
-        time_kernel(args.time_kernel, args.workers)
-        return 0
     args.workdir = args.workdir.expanduser()
     if args.leaderboard:
         leaderboard_scale(args)

@@ -271,6 +271,26 @@ def plain_loop(texts: list[str], cmu: dict, hyphenator) -> dict[str, np.ndarray]
     return {c: table[:, j] for j, c in enumerate(columns)}
 
 
+# Times score_texts with the praib of the checkout named first, in a fresh interpreter: this file puts its own
+# checkout first on sys.path, and `python -c` the current folder, so the checkout is put first explicitly (and
+# checked).
+_TIME_KERNEL = """
+import json, sys, time
+import numpy as np
+tree, texts_file, batches, workers = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+sys.path.insert(0, tree)
+import praib
+from praib.metrics.text.textstats import score_texts
+assert praib.__file__.startswith(tree + "/"), f"praib of {praib.__file__}, not of {tree}"
+texts = json.loads(open(texts_file, encoding="utf-8").read())
+bounds = np.linspace(0, len(texts), batches + 1).astype(int)
+started = time.perf_counter()
+for a, b in zip(bounds[:-1], bounds[1:]):
+    score_texts(texts[a:b], workers=int(workers) if workers else None)
+print(time.perf_counter() - started)
+"""
+
+
 def kernel_seconds(tree: Path, texts: list, workers: int | None, workdir: Path, batches: int = 1) -> float:
     """Seconds of ``score_texts`` on ``texts`` (its default workers, or ``workers``), one cold call or ``batches``
     consecutive ones, with the praib of checkout ``tree``, in a fresh process that holds only the texts."""
@@ -280,25 +300,10 @@ def kernel_seconds(tree: Path, texts: list, workers: int | None, workdir: Path, 
     workdir.mkdir(parents=True, exist_ok=True)
     texts_file = workdir / "kernel-texts.json"
     texts_file.write_text(json.dumps(texts))
-    command = [sys.executable, __file__, "--time-kernel", str(texts_file), "--batches", str(batches)]
-    command += ["--workers", str(workers)] if workers else []
-    done = subprocess.run(command, env=dict(os.environ, PYTHONPATH=str(tree)), check=True, capture_output=True,
-                          text=True)
+    command = [sys.executable, "-c", _TIME_KERNEL, str(Path(tree).resolve()), str(texts_file), str(batches),
+               str(workers or "")]
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
     return float(done.stdout.split()[-1])
-
-
-def time_kernel(texts_file: Path, workers: int | None, batches: int = 1) -> None:
-    """(--time-kernel) Print the seconds of score_texts on the texts of ``texts_file``, in ``batches`` calls."""
-    import json
-
-    from praib.metrics.text.textstats import score_texts
-
-    texts = json.loads(texts_file.read_text())
-    bounds = np.linspace(0, len(texts), batches + 1).astype(int)
-    started = time.perf_counter()
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        score_texts(texts[a:b], workers=workers)
-    print(time.perf_counter() - started)
 
 
 def real_texts() -> list[str]:
@@ -367,11 +372,7 @@ def main(argv=None) -> int:
                                                      "timed on the same texts")
     parser.add_argument("--no-real", action="store_true", help="skip the real texts of ../shared/data")
     parser.add_argument("--workdir", type=Path, default=Path.home() / ".cache" / "praib-bench")
-    parser.add_argument("--time-kernel", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.time_kernel:
-        time_kernel(args.time_kernel, args.workers, args.batches)
-        return 0
     if args.against:
         args.against = args.against.resolve()
 
