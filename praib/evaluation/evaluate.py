@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 import numpy as np
 from datasets import Dataset
 
-from praib import __version__
+from praib._version import __version__
 from praib.metrics.scores.agreement import alpha_by_venue, panel_agreement, self_agreement_by_venue
 from praib.metrics.scores.distributions import confidence_gap, distribution_difference, normalised_distribution
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL

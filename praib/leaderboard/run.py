@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 from datasets import Dataset, Features, Value
 
-from praib import __version__
+from praib._version import __version__
 from praib.evaluation.evaluate import evaluate_reviews, on_scale, scale_values, year_group_of
 from praib.evaluation.judge_validity import judge_validations
 from praib.evaluation.results import EvaluationResult

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Callable
 
 from datasets import Dataset
 
-from praib import __version__
+from praib._version import __version__
 from praib.leaderboard.queue import (FAILED, FINISHED, Request, claim, read_requests, runner_id, settle,
                                      submission_source)
 from praib.leaderboard.provenance import records_sha256

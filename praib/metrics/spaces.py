@@ -15,7 +15,6 @@ from pathlib import Path
 
 import yaml
 
-import praib
 from praib.records.atomic import replace_folder
 
 DEFAULT_ORG = "praib"
@@ -28,7 +27,7 @@ class ExportError(ValueError):
 
 def modules_folder() -> Path:
     """Where the modules are: the wheel's copy (``praib/evaluate_modules``), else a source tree's ``metrics/``."""
-    package = Path(praib.__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # praib/
     packaged = package / "evaluate_modules"
     return packaged if packaged.is_dir() else package.parent / "metrics"
 
