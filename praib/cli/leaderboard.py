@@ -232,7 +232,7 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, fdr, 
     from praib.records import RecordError, load_records, perturbation_kind
     from praib.leaderboard.provenance import input_label
     from praib.leaderboard.run import run_leaderboard
-    from praib.metrics.registry import JUDGED
+    from praib.metrics.registry import judged_metrics
     from praib.leaderboard.submission import SubmissionError, load_submission
 
     try:
@@ -260,7 +260,8 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, fdr, 
 
         validation = json.loads((output / "run.json").read_text(encoding="utf-8"))["judge_validation"]
         click.echo("\n".join(validity_lines(validation)), err=True)
-        judged = {r["submission"] for r in results.to_list() if r["metric"] in JUDGED}
+        judged_names = set(judged_metrics())
+        judged = {r["submission"] for r in results.to_list() if r["metric"] in judged_names}
         for s in loaded:
             if s.name not in judged:
                 invalid = json.loads((output / "details" / f"{s.name}.json").read_text(encoding="utf-8")

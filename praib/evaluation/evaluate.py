@@ -29,12 +29,10 @@ from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 from praib.evaluation.partial import INPUT, REFERENCE, Partial
 from praib.evaluation.scored import SCORED_FIELDS, ScoredReviews
-from praib.evaluation.results import (COMPARED_METRICS, EvaluationResult, GroupResult, InvalidJudgeAnswers, JudgedRun,
-                                      PromptDelta, PromptSelfAgreement, RatiosToHuman, Skipped, Summary, XrefSummary,
-                                      json_ready)
-from praib.metrics.registry import READABILITY
+from praib.evaluation.results import (EvaluationResult, GroupResult, InvalidJudgeAnswers, JudgedRun, PromptDelta,
+                                      PromptSelfAgreement, RatiosToHuman, Skipped, Summary, json_ready)
+from praib.metrics.registry import compared_metrics, summarise_text_metric, text_metrics
 from praib.metrics.summary import summarise
-from praib.metrics.text.xref import XREF_TYPES
 
 if TYPE_CHECKING:
     from praib.metrics.judged.coverage import EmbeddingPrefilter
@@ -46,17 +44,10 @@ DEFAULT_GROUP_BY = ("source", "model", "prompt")
 logger = logging.getLogger(__name__)
 
 
-def text_metric_summary(scores: dict[str, np.ndarray]) -> dict:
-    """Summaries of the text metrics (as returned by :func:`praib.metrics.text.textstats.score_texts`)
-    of a group's reviews, by metric name."""
-    summary = {key: Summary.from_dict(summarise(scores[key])) for key in READABILITY}
-    summary["xref"] = XrefSummary(
-        **summarise(scores["xref"]),
-        per_100_tokens=Summary.from_dict(summarise(scores["xref_per_100_tokens"])),
-        per_type={t: summarise(scores[f"xref_{t}"])["mean"] for t in XREF_TYPES},
-    )
-    summary["citations"] = Summary.from_dict(summarise(scores["citations"]))
-    return summary
+def text_metric_summary(scores: dict[str, np.ndarray]) -> dict[str, Summary]:
+    """Summaries of the registered text metrics of a group's reviews, by metric name, from their columns
+    (:func:`praib.metrics.text.columns.text_columns`), each summarised as the registry says."""
+    return {name: summarise_text_metric(name, scores) for name in text_metrics()}
 
 
 def _group_key(row: dict, group_by: Sequence[str]) -> tuple:
@@ -421,7 +412,8 @@ def _difference(first: float | None, second: float | None) -> float | None:
 
 def prompt_deltas(groups: Sequence[GroupResult]) -> list[PromptDelta]:
     """For every reviewer (a group's values but its prompt) with two or more prompts and every pair of them,
-    the differences of :data:`COMPARED_METRICS`' means (PRAIB Table 12)."""
+    the differences of the means of the registry's :func:`~praib.metrics.registry.compared_metrics` (PRAIB
+    Table 12)."""
     by_reviewer: dict[str, dict[str, GroupResult]] = defaultdict(dict)
     for group in groups:
         if not group.is_reference and group.group.get("prompt") is not None:
@@ -429,14 +421,15 @@ def prompt_deltas(groups: Sequence[GroupResult]) -> list[PromptDelta]:
             by_reviewer[reviewer][str(group.group["prompt"])] = group
     return [PromptDelta(reviewer, [first, second],
                         {metric: _difference(prompts[first].value(metric), prompts[second].value(metric))
-                         for metric in COMPARED_METRICS})
+                         for metric in compared_metrics()})
             for reviewer, prompts in sorted(by_reviewer.items())
             for first, second in combinations(sorted(prompts), 2)]
 
 
 def ratios_to_human(groups: Sequence[GroupResult]) -> RatiosToHuman | None:
-    """Every model group's :data:`COMPARED_METRICS` means over the human reference's (PRAIB Table 13), and their
-    mean and standard deviation over the model groups of each prompt."""
+    """Every model group's means of the registry's :func:`~praib.metrics.registry.compared_metrics` over the
+    human reference's (PRAIB Table 13), and their mean and standard deviation over the model groups of each
+    prompt."""
     reference = next((g for g in groups if g.is_reference), None)
     if reference is None:
         return None
@@ -446,14 +439,15 @@ def ratios_to_human(groups: Sequence[GroupResult]) -> RatiosToHuman | None:
         return None if value is None or not human else value / human
 
     models = [g for g in groups if not g.is_reference]
-    by_group = {g.label: {metric: ratio(g, metric) for metric in COMPARED_METRICS} for g in models}
+    compared = compared_metrics()
+    by_group = {g.label: {metric: ratio(g, metric) for metric in compared} for g in models}
     by_prompt: dict[str, list[GroupResult]] = defaultdict(list)
     for group in models:
         prompt = group.group.get("prompt")
         by_prompt["all" if prompt is None else str(prompt)].append(group)
     return RatiosToHuman(by_group, {
         prompt: {metric: Summary.from_dict(summarise(by_group[g.label][metric] for g in members))
-                 for metric in COMPARED_METRICS}
+                 for metric in compared}
         for prompt, members in sorted(by_prompt.items())})
 
 
@@ -543,7 +537,7 @@ def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_r
         "n_unparsed": statuses.count(PARSE_FAILED),
         "n_partially_parsed": statuses.count(PARSE_PARTIAL),
         "n_out_of_scale": out_of_scale,
-        **text_metric_summary(scores),
+        "text_metrics": text_metric_summary(scores),
         "krippendorff_alpha": json_ready({venue: detail.get(alpha_key) for venue, detail in agreement.items()}),
         "krippendorff": json_ready(agreement),
         "rating_distribution": distributions["rating"],

@@ -19,17 +19,21 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from praib.evaluation.partial import COUNTS
-from praib.metrics.text.textstats import TEXT_METRICS
+from praib.metrics.registry import kept_columns
 
-__all__ = ["PER_REVIEW_SCHEMA", "PerReviewWriter", "part_name", "check_folder", "remove_parts"]
+__all__ = ["per_review_schema", "PerReviewWriter", "part_name", "check_folder", "remove_parts"]
 
 _FIELDS = [("review_id", pa.string()), ("paper_id", pa.string()), ("venue", pa.string()), ("year", pa.int32()),
            ("decision", pa.string()), ("source", pa.string()), ("model", pa.string()), ("prompt", pa.string()),
            ("parse_status", pa.string()), ("parse_reason", pa.string()), ("rating", pa.int32()),
            ("confidence", pa.int32())]
-#: The columns of a per-review part: the review's fields, then its text metrics (counts as integers).
-PER_REVIEW_SCHEMA = pa.schema(_FIELDS + [(m, pa.int32() if m in COUNTS else pa.float64()) for m in TEXT_METRICS])
+
+
+def per_review_schema() -> pa.Schema:
+    """The columns of a per-review part: the review's fields, then the columns of its registered text metrics
+    (:func:`praib.metrics.registry.kept_columns`; counts as integers)."""
+    return pa.schema(_FIELDS + [(c.name, pa.int32() if c.count else pa.float64()) for c in kept_columns()])
+
 _PART = re.compile(r"part-(\d+)-of-(\d+)\.parquet")
 
 
@@ -64,17 +68,18 @@ class PerReviewWriter:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / part_name(shard)
         self._temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        self._writer = pq.ParquetWriter(self._temporary, PER_REVIEW_SCHEMA)
+        self._columns, self._schema = kept_columns(), per_review_schema()
+        self._writer = pq.ParquetWriter(self._temporary, self._schema)
 
     def write(self, rows: Sequence[dict], scores: dict[str, np.ndarray]) -> None:
         columns = {name: pa.array([row[name] for row in rows], type=kind) for name, kind in _FIELDS}
-        for metric in TEXT_METRICS:
-            values = scores[metric]
+        for column in self._columns:
+            values = scores[column.name]
             missing = np.isnan(values)
-            if metric in COUNTS:
+            if column.count:
                 values = np.where(missing, 0, values).astype(np.int32)
-            columns[metric] = pa.array(values, mask=missing, type=PER_REVIEW_SCHEMA.field(metric).type)
-        self._writer.write_table(pa.table(columns, schema=PER_REVIEW_SCHEMA))
+            columns[column.name] = pa.array(values, mask=missing, type=self._schema.field(column.name).type)
+        self._writer.write_table(pa.table(columns, schema=self._schema))
 
     def close(self) -> None:
         self._writer.close()

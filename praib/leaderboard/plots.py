@@ -79,7 +79,7 @@ def metric_intervals_png(results: "LeaderboardResults", metrics: list[str],
     """One panel per metric (pooled over venues): every source's value with its 95% CI as a thin
     error bar, the spread of its per-review values (``spreads[(source, metric)]`` = (mean, std))
     as a wide pale bar, and the human value as a dashed line. None when no metric has a value."""
-    from praib.leaderboard.report import POOLED, metric_label
+    from praib.leaderboard.report import POOLED, label_of
     from praib.records import HUMAN_SOURCE
 
     panels = {}
@@ -108,7 +108,7 @@ def metric_intervals_png(results: "LeaderboardResults", metrics: list[str],
             (r["human_value"] for r in rows.values() if r["human_value"] is not None), None)
         if human is not None:
             ax.axvline(human, color=HUMAN_COLOUR, linestyle="--", linewidth=1)
-        ax.set_title(metric_label(metric), fontsize=10)
+        ax.set_title(label_of(metric), fontsize=10)
     axes[0].set_yticks(list(position.values()), [_short(s) for s in position])
     for label in axes[0].get_yticklabels():
         label.set_parse_math(False)
@@ -123,7 +123,7 @@ def era_trends_png(series: list[dict]) -> bytes | None:
     (the tick labels, e.g. "<=2018" for a year group). None when it is empty."""
     if not series:
         return None
-    from praib.leaderboard.report import format_p, metric_label
+    from praib.leaderboard.report import format_p, label_of
 
     figure, axes = _figure(len(series), 4, (3.2, 2.5))
     for ax, entry in zip(axes, series):
@@ -132,7 +132,7 @@ def era_trends_png(series: list[dict]) -> bytes | None:
         if entry.get("first_post_year") is not None:
             ax.axvspan(entry["first_post_year"] - 0.5, max(years) + 0.5, color=POST_ERA_COLOUR, zorder=0)
         ax.set_xticks(years, entry.get("year_labels") or [str(y) for y in years])
-        title = f"{entry['venue']}: {metric_label(entry['metric'])}"
+        title = f"{entry['venue']}: {label_of(entry['metric'])}"
         if entry.get("p") is not None:
             title += f" (MWU p {format_p(entry['p'])})"
         ax.set_title(title, fontsize=9, parse_math=False)

@@ -5,7 +5,8 @@ Per submission (its original records; perturbed ones are set aside) and per slic
 and ``"all"``), the metrics are:
 
 ``tkc``, ``ttr``, ``fre``, ``fkg``, ``xref``, ``citations``, ``rating``, ``confidence``
-    mean per review (:func:`praib.metrics.text.textstats.score_texts` and the parsed scores);
+    (every per-review metric of the registry, :func:`praib.metrics.registry.per_review_metrics`)
+    mean per review (:func:`praib.metrics.text.columns.text_columns` and the parsed scores);
     ``distance_to_human`` = |value - human value|.
 ``rating_gap``
     mean of (rating - median human rating of the same paper,
@@ -56,7 +57,8 @@ from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, perturbation_kind, read_parquet_rows
 from praib.records.atomic import RECORD, replace_folder, write_text_atomically
 from praib.records.progress import progress_bar
-from praib.metrics.registry import BY_NAME, DIFFERENCE, JUDGED, METRICS, SCORES, SHORTFALL, TEXT
+from praib.metrics.registry import (BY_NAME, DIFFERENCE, METRICS, SHORTFALL, judged_metrics, per_review_metrics,
+                                    score_metrics, text_metrics)
 from praib.metrics.scores.agreement import panel_alpha_draws
 from praib.metrics.scores.distributions import gaps_to_panel_median, total_variation
 from praib.leaderboard.provenance import input_label
@@ -97,8 +99,8 @@ class ReviewTable:
         self.year = columns["year"]
         self.year_group = np.asarray([year_group_of(v, y) if v else str(y) for v, y in
                                       zip(columns["venue"], columns["year"])], dtype=object)
-        self.values = {k: scored.text_scores[k] for k in TEXT}
-        for kind in SCORES:
+        self.values = {k: scored.text_scores[k] for k in text_metrics()}
+        for kind in score_metrics():
             self.values[kind] = np.array([np.nan if v is None else v for v in columns[kind]], dtype=float)
 
     def __len__(self) -> int:
@@ -255,12 +257,12 @@ def slice_draws(piece: _Slice, weights: np.ndarray) -> dict[str, tuple[np.ndarra
     is_model = piece.model is not None
     table, _, _ = piece.side(is_model)
     series: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
-    for metric in (*TEXT, *SCORES):
+    for metric in per_review_metrics():
         series[metric] = (piece.mean(table.values[metric], is_model, weights), None)
     if is_model:
         gap = piece.mean(piece.rating_gap(), True, weights)
         series["rating_gap"] = (gap, np.abs(gap))
-        for kind in SCORES:
+        for kind in score_metrics():
             tv = piece.total_variation(kind, weights)
             series[f"{kind}_tv"] = (tv, tv)
     series["krippendorff_alpha"] = piece.alpha(weights, with_model=is_model)
@@ -315,10 +317,12 @@ def _perturbation_details(submission: Submission, judge: "Judge | None") -> tupl
     details = {"robustness": robustness_report(originals, perturbed)}
     metrics: list[tuple[str, dict]] = []
     reviewers = details["robustness"]["reviewers"]
+    robustness, critical, neutral = (BY_NAME[name] for name in ("robustness_{score}_{edit}", "ate_{difference}_critical",
+                                                               "ate_{difference}_neutral"))
     if len(reviewers) == 1:
         for edit, result in next(iter(reviewers.values()))["perturbations"].items():
             for score, entry in result["scores"].items():
-                metrics.append((f"robustness_{score}_{edit}", {"value": entry["mean_difference"]}))
+                metrics.append((robustness.named(score=score, edit=edit), {"value": entry["mean_difference"]}))
     counterfactual = select_rows(perturbed,
                                  lambda row: row["perturbation"]["category"] in (CRITICAL, NEUTRAL))
     if judge is not None and len(counterfactual):
@@ -327,8 +331,8 @@ def _perturbation_details(submission: Submission, judge: "Judge | None") -> tupl
         if len(effects) == 1:
             entry = next(iter(effects.values()))
             for name, effect in entry["differences"].items():
-                metrics.append((f"ate_{name}_critical", {"value": effect["ate_critical"]}))
-                metrics.append((f"ate_{name}_neutral", {"value": effect["ate_neutral"]}))
+                metrics.append((critical.named(difference=name), {"value": effect["ate_critical"]}))
+                metrics.append((neutral.named(difference=name), {"value": effect["ate_neutral"]}))
             metrics.append(("ate_ranking_score", {"value": entry["ranking_score"]}))
     return details, metrics
 
@@ -337,7 +341,7 @@ def _judged_rows(result: EvaluationResult) -> dict[str, dict]:
     group = next(g for g in result.groups if not g.is_reference)
     human_group = result.reference
     out = {}
-    for name in JUDGED:
+    for name in judged_metrics():
         value = group.value(name)
         if value is None:
             continue
