@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from praib.metrics.registry import difference_digits, label_of
+from praib.metrics.registry import label_of
 from praib.tables.layout import MISSING, Cell, Table, joined, label
 from praib.tables.praib_leaderboard_tables import ALL_VENUES
 from praib.tables.registry import Numbers, Result, TableSpec, table
@@ -59,17 +59,17 @@ def comparisons_table(spec: TableSpec, results: Sequence[Result]) -> Table:
     out = spec.new(sources=[result.path], header=["Metric", "A", "B", "Papers", "A − B", "95% CI", "p (BH)",
                                                   "Verdict", "Min. detectable", "Papers needed"])
     for i, row in _pooled(result, "comparisons", out):
-        digits = difference_digits(row["metric"])
+        metric = row["metric"]
         closer = {A_CLOSER: row["submission_a"], B_CLOSER: row["submission_b"]}.get(row["verdict"])
         verdict = Cell(row["verdict"], f"{result.path}#/comparisons/{i}/verdict", bold=closer is not None)
         out.rows.append([
-            label(label_of(row["metric"])), label(row["submission_a"]), label(row["submission_b"]),
+            label(label_of(metric)), label(row["submission_a"]), label(row["submission_b"]),
             numbers.cell("comparisons", i, "n_papers"),
-            numbers.cell("comparisons", i, "difference", digits=digits),
-            joined(numbers.cell("comparisons", i, "ci_low", digits=digits),
-                   numbers.cell("comparisons", i, "ci_high", digits=digits), separator=", "),
-            numbers.cell("comparisons", i, "p_adjusted", digits=3), verdict,
-            numbers.cell("comparisons", i, "min_detectable_difference", digits=digits),
+            numbers.cell("comparisons", i, "difference", difference_of=metric),
+            joined(numbers.cell("comparisons", i, "ci_low", difference_of=metric),
+                   numbers.cell("comparisons", i, "ci_high", difference_of=metric), separator=", "),
+            numbers.cell("comparisons", i, "p_adjusted", digits=3), verdict,  # praib leaderboard Table 1: p-values
+            numbers.cell("comparisons", i, "min_detectable_difference", difference_of=metric),
             numbers.cell("comparisons", i, "papers_needed")])
     fdr = (result.data["run"] or {}).get("fdr", 0.05)
     out.notes = [
