@@ -76,7 +76,7 @@ class ParsedScore:
 Compute = Union[KernelColumns, TextFunction, ParsedScore]
 
 
-# ----------------------------------------------------------------------------- families
+# ----------------------------------------------------------------------------- families and modules
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,131 @@ FAMILIES: tuple[Family, ...] = (
     Family("treatment", "treatment effects"),
 )
 FAMILY: dict[str, Family] = {family.name: family for family in FAMILIES}
+
+
+@dataclass(frozen=True)
+class Module:
+    """An ``evaluate`` module (``metrics/<name>``): its card's title, one-line description and tags (the
+    card's header, :func:`card_header`), and what it computes, which opens its ``_DESCRIPTION``
+    (:func:`module_description` adds the registered metrics it serves, with their units and sources)."""
+
+    name: str
+    title: str
+    summary: str
+    tags: tuple[str, ...]
+    about: str
+
+
+_TAGS = ("evaluate", "metric", "peer-review")
+MODULES: dict[str, Module] = {module.name: module for module in (
+    Module("readability", "Readability",
+           "Token count, type-token ratio, Flesch Reading Ease and Flesch-Kincaid grade of review texts.",
+           (*_TAGS, "praib"),
+           "Textual complexity of reviews as in PRAIB (section 4.1, Table 10): TKC (word tokens), TTR "
+           "(distinct lower-cased words / words), FRE = 206.835 - 1.015 W/S - 84.6 Sy/W and FKG = 0.39 "
+           "W/S + 11.8 Sy/W - 15.59, with syllables from the CMU Pronouncing Dictionary (Pyphen "
+           "hyphenation for words it lacks). Returns the mean, sample standard deviation and count of "
+           "each score over the texts that have words."),
+    Module("xref", "Xref",
+           "Mentions of numbered paper elements (figures, tables, sections, equations, theorems, ...) in "
+           "review texts.",
+           (*_TAGS, "praib"),
+           "Cross-references (Xref., PRAIB section 4.2 and Appendix C.1): mentions of numbered paper "
+           "elements in a review, a proxy for how specifically it engages with the manuscript. Element "
+           "types: figure, table, section (incl. subsection, appendix), equation, theorem, lemma, "
+           'corollary, definition, page, line. A range or list ("Figures 2 and 3", "L180-L182") is one '
+           "mention. Reported per review: total, per type, and per 100 word tokens."),
+    Module("citations", "Citations",
+           "Formatted bibliographic references (MLA, APA, IEEE) in review texts, with authors, title and "
+           "year.",
+           (*_TAGS, "praib"),
+           "Citations (Cit., PRAIB section 4.2 and Appendix C.2): references in a review written in MLA, "
+           "APA or IEEE style, with authors, title and year extracted so that they can be checked against "
+           'bibliographic databases. A bare "Smith et al. (2020)" has no title and is not counted.'),
+    Module("krippendorff_alpha", "Krippendorff Alpha",
+           "Krippendorff's ordinal alpha of review ratings per venue-year, human panels with and without "
+           "a model.",
+           (*_TAGS, "agreement", "praib"),
+           "Agreement of reviewers' ratings as Krippendorff's alpha with the ordinal distance (PRAIB "
+           "Appendix D): alpha = 1 - D_o / D_e over papers with a variable number of ratings. With "
+           "sources, venues and year groups, it reports per venue the human-only alpha_H, the alpha_H+L "
+           "of the human panel with one non-human source's ratings added, and their difference, each "
+           "computed per venue-year and averaged per venue."),
+    Module("score_distribution", "Score distribution",
+           "Rating/confidence distributions of review sources against the human distribution, and gaps to "
+           "the human median per paper.",
+           (*_TAGS, "calibration", "praib"),
+           "Score distributions (PRAIB Appendix F and G): for each non-human source, the normalised "
+           "distribution of its scores over the scale, the percentage-point difference from the human "
+           "distribution per scale value, their sum of absolute differences (the paper's \"total "
+           'variation" column, in pp) and the standard total variation distance 0.5 * sum |p - q|; and '
+           "the mean gap between the source's score and the median human score of the same paper (the "
+           "paper's confidence calibration, Table 14). Give scores of one kind (ratings or confidences) "
+           "of one scale per call."),
+    Module("math_engagement", "Math engagement",
+           "Share of reviews that engage with a paper's mathematics, and how often a model engages given "
+           "that the human reviewers did (P(+|+)) or did not (P(+|-)).",
+           (*_TAGS, "praib"),
+           "Mathematical engagement as in PRAIB (sections 4.2, 4.3 and 7, Appendix K). A review engages "
+           "with the mathematical content of a paper when it explicitly refers to the paper's formal "
+           "elements (equations, theorems, lemmas, notation, proofs) and analyses, criticises or corrects "
+           "them. Reported per source as the share of engaging reviews, and for every non-human source as "
+           "P(+|+) (share of its reviews that engage, over papers whose human reviews engaged) and P(+|-) "
+           "(the same over papers whose human reviews did not).\n\n"
+           "This module's only configuration, \"rules\" (the default), labels reviews offline with the "
+           "rule-based proxy `praib.metrics.judged.math_engagement.detect_math_rule_based` (numbered "
+           "equation/theorem/lemma/... references, LaTeX math, Greek-letter commands, inline formulas). "
+           "Its results are a proxy and carry `method: \"rules\"`. The paper's method is an LLM judge, "
+           "which needs a model and so is not an `evaluate` configuration: call "
+           "`praib.metrics.judged.math_engagement.judge_math_engagement(texts, judge)` and pass the "
+           "labels to `praib.metrics.judged.math_engagement.math_engagement_summary` (and "
+           "`method_agreement` to compare it with the rules), or run `praib evaluate --judge MODEL`."),
+    Module("coverage", "Coverage",
+           "Atomic recall, generation precision, mapping density and compaction ratio of generated review "
+           "items against human ones, from yes/no judgement matrices.",
+           (*_TAGS, "praib"),
+           "Information coverage as in PRAIB (section 8, Appendix J). For one review pair and one side "
+           '(strengths or weaknesses), M is the H x G yes/no matrix of judgements "does generated item j '
+           'contain substantive information from human item i", and E = sum(M): recall = human items with '
+           "a yes / H, precision = generated items with a yes / G, density = E / H, compaction = E / G "
+           "(density and compaction over all items; the conditional versions E / covered human items and "
+           "E / matched generated items are returned as density_covered and compaction_matched). Each is "
+           "summarised over review pairs as mean, sample standard deviation and count (undefined values, "
+           "e.g. recall when H = 0, are skipped). This module does not call a judge: produce the matrices "
+           "with praib.metrics.judged.coverage.judge_pairs."),
+    Module("target_aspect", "Target / aspect agreement",
+           "Precision, recall and F1 of the (target, aspect) label sets of a model's and the experts' "
+           "strengths and weaknesses per paper.",
+           (*_TAGS, "praib"),
+           "Agreement between a model's and the experts' review points, compared by their labels: each "
+           "strength or weakness carries one target (Problem, Prior Research, Method, Theory, Experiment, "
+           "Conclusion, Paper, Review process) and one aspect (Impact, Novelty, Clarity, Validity, "
+           "Not-specific, Irrelevant). With M and E a paper's sets of distinct (target, aspect) pairs on "
+           "the model's and the experts' side: precision = sum |M & E| / sum |M|, recall = sum |M & E| / "
+           "sum |E| over papers, and F1 = 2PR / (P + R) of those, overall (pairs tagged with "
+           "strength/weakness) and per kind, as the target-aspect study's Table 3; per target and per "
+           "aspect the presence of the label per kind (its Tables 8, 9, 11, 12) and the mean of the two "
+           "kinds (Tables 7, 10); label shares per side. Labels are given, not judged: use "
+           "praib.metrics.judged.target_aspect.label_items to produce them."),
+    Module("perturbation_tests", "Perturbation tests",
+           "Directional (Wilcoxon signed-rank) and invariance (TOST) tests of a review score before and "
+           "after an input perturbation.",
+           (*_TAGS, "robustness", "perturbation", "praib"),
+           "What a perturbation of the input did to one score of a model's reviews, from the paired "
+           "scores of the same papers before and after it (aspect-guided perturbation seed, App. B.6). "
+           'With d = perturbed - original: "increase" or "decrease" when a one-sided Wilcoxon signed-rank '
+           'test on d (zeros discarded) is significant; otherwise "equivalent" when two one-sided paired '
+           't-tests (TOST) place mean(d) inside (-margin, +margin); otherwise "inconclusive".'),
+    Module("ate", "ATE",
+           "Average treatment effect of soundness-critical versus soundness-neutral paper edits on a "
+           "reviewer's reviews, from a linear mixed-effects model, with the ranking score.",
+           (*_TAGS, "counterfactual", "treatment-effect", "praib"),
+           "The counterfactual review-logic framework's statistical analysis for one reviewer and one "
+           "review difference (counterfactual review minus original review): a linear mixed-effects model "
+           "difference ~ critical + (1 | paper) estimates the average treatment effect (ATE) of "
+           "soundness-critical and soundness-neutral edits and tests whether they differ; the ranking "
+           "score expresses the gap in standard deviations of the neutral differences."),
+)}
 
 
 # ----------------------------------------------------------------------------- metrics
@@ -351,6 +476,24 @@ def evaluate_table() -> tuple[str, ...]:
 def kept_columns() -> tuple[Column, ...]:
     """Every per-review column an evaluation keeps, in registry order."""
     return tuple(column for m in METRICS for column in m.columns)
+
+
+def of_module(module: str) -> tuple[Metric, ...]:
+    """The registered metrics an ``evaluate`` module serves."""
+    return tuple(m for m in METRICS if m.module == module)
+
+
+def module_description(module: str) -> str:
+    """The ``_DESCRIPTION`` of an ``evaluate`` module: what it computes, then the registered metrics it
+    serves, each with its unit and source."""
+    served = [f"- {m.label_of(m.name)} (`{m.name}`): {m.unit}; {m.source}" for m in of_module(module) if m.scalar]
+    return MODULES[module].about + "\n\nMetrics:\n" + "\n".join(served) + "\n"
+
+
+def card_header(module: str) -> dict:
+    """The YAML header of an ``evaluate`` module's card (``metrics/<module>/README.md``)."""
+    entry = MODULES[module]
+    return {"title": entry.title, "tags": list(entry.tags), "description": entry.summary}
 
 
 def summarise_text_metric(name: str, columns: Mapping) -> Summary:
