@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from praib.evaluation.judge_validity import FAMILIES as JUDGED_FAMILIES, VALIDATED_TASKS, family_of
+from praib.leaderboard.plots import IntervalPanel, era_trends_png, metric_intervals_png, score_distribution_png
 from praib.metrics.registry import TABLE_1, difference_digits, digits_of, label_of, lookup
 from praib.records import HUMAN_SOURCE, RecordError, iter_jsonl, read_json, read_parquet_rows
 from praib.records.atomic import ownership, write_text_atomically
@@ -365,8 +366,6 @@ def review_spreads(results: LeaderboardResults) -> dict[tuple[str, str], tuple[f
 
 
 def _behaviour_section(results: LeaderboardResults) -> Section:
-    from praib.leaderboard.plots import metric_intervals_png
-
     section = Section("behaviour", "Behaviour (PRAIB Table 1)",
                       "Readability (TKC, TTR, FRE, FKG), specificity (citations and cross-references per review), "
                       "agreement of ratings with the human panel (Krippendorff's ordinal α; the human row is the "
@@ -387,7 +386,12 @@ def _behaviour_section(results: LeaderboardResults) -> Section:
                                        [VALUE_NOTE, *([validity] if validity else [])]))
     present = [m for m in TABLE_1 if m in results.metrics()]
     section.tables += [t for t in _venue_tables(results, present, "Behaviour") if not t.title.endswith("pooled")]
-    png = metric_intervals_png(results, [m for m, v in columns if v == POOLED], review_spreads(results))
+    spreads = review_spreads(results)
+    png = metric_intervals_png([
+        IntervalPanel(label_of(metric), {s: r for s in results.submissions
+                                         if (r := results.row(s, metric, POOLED)) and r["value"] is not None},
+                      {source: spread for (source, of), spread in spreads.items() if of == metric})
+        for metric, venue in columns if venue == POOLED])
     if png:
         section.plots.append(Plot("Metric values per source", png,
                                   "Each source's value with its 95% CI (thin bar) and the mean ± one standard "
@@ -501,8 +505,6 @@ def _family_section(results: LeaderboardResults, family: Family) -> Section:
 
 
 def _distribution_section(results: LeaderboardResults) -> Section:
-    from praib.leaderboard.plots import score_distribution_png
-
     section = _family_section(results, DISTRIBUTIONS)
     for submission, details in results.details.items():
         if submission == HUMAN_SOURCE:
@@ -682,7 +684,7 @@ def _eras_tables(name: str, venue: dict, metrics: list[str]) -> list[Table]:
 
 
 def era_series(eras: dict) -> list[dict]:
-    """The yearly means of each venue and metric, for the trend plot."""
+    """The yearly means of each venue and metric, titled, for the trend plot."""
     series = []
     for name, venue in (eras.get("venues") or {}).items():
         for metric in _era_metrics(eras):
@@ -692,16 +694,15 @@ def era_series(eras: dict) -> list[dict]:
             points = [point for point in points if point[2] is not None]
             if len(points) < 2:
                 continue
-            series.append({"venue": name, "metric": metric, "years": [y for y, _, _ in points],
-                           "year_labels": [label for _, label, _ in points],
-                           "means": [m for _, _, m in points], "first_post_year": venue.get("split_year"),
-                           "p": ((venue.get("tests") or {}).get(metric) or {}).get("p")})
+            p = ((venue.get("tests") or {}).get(metric) or {}).get("p")
+            series.append({"venue": name, "metric": metric,
+                           "title": f"{name}: {label_of(metric)}" + ("" if p is None else f" (MWU p {format_p(p)})"),
+                           "years": [y for y, _, _ in points], "year_labels": [label for _, label, _ in points],
+                           "means": [m for _, _, m in points], "first_post_year": venue.get("split_year"), "p": p})
     return series
 
 
 def _eras_section(results: LeaderboardResults) -> Section:
-    from praib.leaderboard.plots import era_trends_png
-
     section = Section("eras", "Human reviews before and after LLMs",
                       "How the human reference changed across years, and a Mann-Whitney U test between the "
                       "pre-LLM and post-LLM eras (PRAIB Tables 4-6, Figure 2).")

@@ -401,6 +401,8 @@ BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS}
 #: metrics and the coverage and target/aspect columns of Tables 2 and 3 after it).
 TABLE_1: tuple[str, ...] = ("tkc", "ttr", "fre", "fkg", "citations", "xref", "krippendorff_alpha",
                             "math_engagement", "math_p_pos_given_pos", "math_p_pos_given_neg")
+#: The metrics ``praib leaderboard run`` prints when it is done (every one is in its results and report).
+RUN_SUMMARY: tuple[str, ...] = ("tkc", "fre", "krippendorff_alpha", "rating_tv")
 #: The judged columns the ``praib evaluate`` table adds after Table 1's: the coverage recall of the human
 #: strengths and weaknesses (Table 2) and the target/aspect F1 (Table 3).
 TABLES_2_AND_3: tuple[str, ...] = ("coverage_recall_strengths", "coverage_recall_weaknesses", "target_aspect_f1")
