@@ -17,6 +17,7 @@ import warnings
 from collections import defaultdict
 from itertools import combinations
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -282,6 +283,7 @@ def evaluate_reviews(
     second_judge: "Judge | None" = None,
     meta_reviews: Dataset | None = None,
     citation_verifier: "Verifier | None" = None,
+    per_review: Path | None = None,
 ) -> EvaluationResult:
     """Score every group of ``reviews`` against the human reference.
 
@@ -301,6 +303,8 @@ def evaluate_reviews(
     With a ``citation_verifier`` (:class:`praib.sources.verification.Verifier`), every formatted
     reference is checked and each group gets ``verified_citations`` (Table 1's "Cit.": the
     per-review share verified, and verified/total counts per review).
+    With ``per_review`` (a folder), every input review's parsed fields, text metrics and (with a judge)
+    judged per-review scores are written there (:mod:`praib.evaluation.per_review`, one part).
     ``reviews`` and ``reference`` may be :class:`~praib.evaluation.scored.ScoredReviews` a caller
     already has (parsed on ``scale``, with the ``group_by`` fields): a reference shared by many
     calls is then parsed and scored once.
@@ -316,7 +320,8 @@ def evaluate_reviews(
             return records
         return ScoredReviews.score(records, scale, extra_fields, workers=workers, progress=progress)
 
-    table = scored(reviews, group_by)
+    fields = group_by if per_review is None else tuple(dict.fromkeys((*group_by, *PER_REVIEW_FIELDS)))
+    table = scored(reviews, fields)
     n_input = len(table)
     partial = Partial(tuple(group_by), scale, separate_reference=reference is not None)
     group_by = partial.group_by
@@ -346,6 +351,7 @@ def evaluate_reviews(
         for entry, rows_array in zip(entries, positions_of):
             entry["verified_citations"] = verification_summary(
                 [checks[i] if np.isfinite(scores["tkc"][i]) else None for i in rows_array])
+    judgements = None
     if judge is not None:
         from praib.evaluation.judged import ReviewJudgements, group_judged_metrics
 
@@ -384,7 +390,30 @@ def evaluate_reviews(
                 {**prefilter.stats(), "audit": prefilter.audit(sample_size=50, seed=0)}),
             second_judge=second,
         )
+    if per_review is not None:
+        _write_per_review(per_review, table, input_rows, judgements)
     return result_of(partial, entries, None if judge is None else judged)
+
+
+#: The review fields a per-review part holds beside those the metrics read (:data:`SCORED_FIELDS`).
+PER_REVIEW_FIELDS = ("model", "prompt", "parse_reason")
+
+
+def _write_per_review(folder: Path, table: ScoredReviews, rows: np.ndarray, judgements) -> None:
+    """The input reviews at ``rows`` of ``table`` (and their judged scores) as the one part of ``folder``."""
+    from praib.evaluation.per_review import PerReviewWriter
+
+    items = {} if judgements is None else judgements.item_scores()
+    writer = PerReviewWriter(folder, (0, 1), judged=tuple(items))
+    try:
+        columns = table.columns
+        writer.write([{name: columns[name][i] for name in columns} for i in rows.tolist()],
+                     {name: values[rows] for name, values in table.text_scores.items()},
+                     {name: [scores[i] for i in rows.tolist()] for name, scores in items.items()})
+    except BaseException:
+        writer.discard()
+        raise
+    writer.close()
 
 
 def result_of(partial: Partial, entries: list[dict] | None = None, judged: JudgedRun | None = None) -> EvaluationResult:
