@@ -314,9 +314,10 @@ def _perturbation_details(submission: Submission, judge: "Judge | None") -> tupl
     parsed = parse_reviews(submission.reviews, scale=submission.scale)
     originals = select_rows(parsed, lambda row: perturbation_kind(row) is None)
     perturbed = select_rows(parsed, lambda row: perturbation_kind(row) is not None)
-    details = {"robustness": robustness_report(originals, perturbed)}
+    robustness_result = robustness_report(originals, perturbed)
+    details = {"robustness": robustness_result.to_dict()}
     metrics: list[tuple[str, dict]] = []
-    reviewers = details["robustness"]["reviewers"]
+    reviewers = robustness_result.reviewers
     robustness, critical, neutral = (BY_NAME[name] for name in ("robustness_{score}_{edit}", "ate_{difference}_critical",
                                                                "ate_{difference}_neutral"))
     if len(reviewers) == 1:
@@ -326,8 +327,9 @@ def _perturbation_details(submission: Submission, judge: "Judge | None") -> tupl
     counterfactual = select_rows(perturbed,
                                  lambda row: row["perturbation"]["category"] in (CRITICAL, NEUTRAL))
     if judge is not None and len(counterfactual):
-        details["treatment_effects"] = counterfactual_effects(originals, counterfactual, judge)
-        effects = details["treatment_effects"]["reviewers"]
+        effects_result = counterfactual_effects(originals, counterfactual, judge)
+        details["treatment_effects"] = effects_result.to_dict()
+        effects = effects_result.reviewers
         if len(effects) == 1:
             entry = next(iter(effects.values()))
             for name, effect in entry["differences"].items():

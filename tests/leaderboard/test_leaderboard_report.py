@@ -374,7 +374,7 @@ def test_robustness_verdicts_of_praib_robustness_are_tabled(tmp_path):
     directory = write_results(tmp_path / "results", rows=ROWS[:2] + [
         result_row("model-a", "robustness_rating_soundness", -5 / 3)])
     details = json.loads((directory / "details" / "model-a.json").read_text())
-    details["robustness"] = robustness_report(originals, perturbed)
+    details["robustness"] = robustness_report(originals, perturbed).to_dict()
     (directory / "details" / "model-a.json").write_text(json.dumps(details))
     parsed = parse(write_and_read(directory, tmp_path))
     verdicts = table(parsed, "model-a: directional and invariance tests")

@@ -342,7 +342,7 @@ def test_counterfactual_reviews_with_a_judge_give_ate_rows():
     ate = {r["metric"]: r for r in rows if r["submission"] == "oracle" and r["metric"].startswith("ate_")}
     # The same effects as praib.metrics.perturbation.treatment called directly on the submission's records.
     direct = counterfactual_effects(dataset(original), dataset(variants), Judge(reading_judge()))
-    entry = direct["reviewers"]["oracle/zero_generic"]
+    entry = direct.reviewers["oracle/zero_generic"]
     assert ate["ate_ranking_score"]["value"] == pytest.approx(entry["ranking_score"])
     for name, effect in entry["differences"].items():
         assert ate[f"ate_{name}_critical"]["value"] == pytest.approx(effect["ate_critical"])
