@@ -4,7 +4,7 @@ An edit is the model's answer for one unit: a paragraph (``voice``), a paper sec
 review or rebuttal (the span-edit kinds), the edited paragraphs of a counterfactual projection. It
 is accepted only when it can be read, touches only what it may, differs from the original, and its
 length and word overlap with the original stay within the bounds of its kind (:data:`EDIT_BOUNDS`,
-the README's table). A rejected unit is asked again, with the reasons it was rejected added to the
+the table of docs/perturbations.md). A rejected unit is asked again, with the reasons it was rejected added to the
 prompt (so the retry is a new request, not the cached answer), up to ``max_tries`` answers; then it
 is left unedited and recorded in the run's failure log as ``RejectedEdit`` with the reason.
 :class:`EditTally` counts accepted and rejected edits per kind for the command's summary.

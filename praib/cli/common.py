@@ -223,6 +223,13 @@ no_progress_option = click.option("--no-progress", is_flag=True, callback=_hide_
 split_option = click.option("--split", default="train", show_default=True,
                             help="Split to read from a dataset or Hub id.")
 
+#: Whose reviews the input's records are, where they do not say (a CSV or JSONL without a source column).
+source_option = click.option("--source", "source_name", metavar="NAME",
+                             help="The source of the reviews read that name none: fills their 'source' (and "
+                                  "'model', unless NAME is 'human'), e.g. --source gpt-4o for a CSV of that "
+                                  "model's reviews. [default: records must name their source; AI-Scientist "
+                                  "reviews are 'ai-scientist', OpenReview notes 'human']")
+
 
 def seed_option(help: str):
     # Seeds are stored with the records as int64.

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from praib.cli.common import (failed_names, failure_log, judge_options, max_failures_option, model_options,
-                              no_progress_option, output_option, seed_option, SOURCE, stop_if_nothing_made)
+                              no_progress_option, output_option, seed_option, SOURCE, source_option,
+                              stop_if_nothing_made)
 from praib.api import load_papers
 from praib.llm.judge import default_cache_dir
 
@@ -138,6 +139,7 @@ def build(papers_source, output, edits, logic_source, seed, max_tries, templates
 @counterfactual.command()
 @click.argument("reviews_source", metavar="REVIEWS", type=SOURCE)
 @click.argument("variants_source", metavar="VARIANTS", type=SOURCE)
+@source_option
 @output_option("Oracle reviews of the variants (.jsonl, .parquet or a directory); the oracle reviews of the "
                "originals go to <stem>.originals.jsonl beside it. Pass the two to `praib robustness` or "
                "`praib counterfactual effects` as ORIGINAL and PERTURBED/VARIANTS.", default="oracle.jsonl")
@@ -146,7 +148,7 @@ def build(papers_source, output, edits, logic_source, seed, max_tries, templates
 @judge_options
 @max_failures_option
 @no_progress_option
-def oracle(reviews_source, variants_source, output, seed, templates, judge_spec, cache_dir, max_failures,
+def oracle(reviews_source, variants_source, source_name, output, seed, templates, judge_spec, cache_dir, max_failures,
            no_progress):
     """Oracle reviews of VARIANTS (counterfactual papers from `build`): each original review of REVIEWS restated (paraphrased by --judge, else verbatim),
     with a comment on the planted issue and a lower rating for soundness-critical variants."""
@@ -156,7 +158,8 @@ def oracle(reviews_source, variants_source, output, seed, templates, judge_spec,
 
     with failure_log(max_failures, output) as failures:
         try:
-            originals, variants = load_records(reviews_source, "review"), load_records(variants_source, "paper")
+            originals = load_records(reviews_source, "review", source_name=source_name)
+            variants = load_records(variants_source, "paper")
             reviews = oracle_reviews(originals, variants, judge=judge_spec.make(failures), seed=seed,
                                      templates=templates, progress=not no_progress)
         except _errors() as err:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from praib.cli.common import (DEFAULT_BASE_URL, cache_dir_option, failure_log, max_failures_option, no_progress_option,
-                              output_option, seed_option, SOURCE, split_option)
+                              output_option, seed_option, SOURCE, source_option, split_option)
 
 
 @click.group()
@@ -15,6 +15,7 @@ def data() -> None:
 
 @data.command("verify-citations")
 @click.argument("reviews_path", metavar="REVIEWS", type=SOURCE)
+@source_option
 @output_option("One row per reference: .jsonl, .parquet, or a directory (saved dataset).",
                default="citations.jsonl")
 @click.option("--services", "citation_services", metavar="SERVICES", default="",
@@ -28,7 +29,7 @@ def data() -> None:
                   "[default: $PRAIB_CACHE or ~/.cache/praib/calls]")
 @split_option
 @no_progress_option
-def verify_citations(reviews_path, output, citation_services, bibliographies, contact_email, cache_dir, split,
+def verify_citations(reviews_path, source_name, output, citation_services, bibliographies, contact_email, cache_dir, split,
                      no_progress):
     """Check every formatted (MLA/APA/IEEE) reference of the REVIEWS records against bibliographic
     services or local bibliography files, and write what was cited, whether it was verified, and
@@ -39,7 +40,7 @@ def verify_citations(reviews_path, output, citation_services, bibliographies, co
     if not (citation_services or bibliographies):
         raise click.UsageError("give --services and/or --bibliography")
     try:
-        reviews = load_records(reviews_path, "review", split=split)
+        reviews = load_records(reviews_path, "review", split=split, source_name=source_name)
         verifier = make_verifier(citation_services, bibliographies, contact_email, cache_dir)
         columns = reviews.select_columns(["review_id", "paper_id", "source", "text"]).to_dict()
         checks = check_texts(columns["text"], verifier, progress=not no_progress)

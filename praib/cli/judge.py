@@ -23,7 +23,7 @@ def judge():
                    "target (of a strength or weakness), polarity (strength or weakness), atomic (extraction of "
                    "atomic strengths and weaknesses), coverage (does a text hold another's information).")
 @click.option("--gold", metavar="FILE|disapere:PATH", type=SOURCE,
-              help="The human labels: a gold JSONL file (README, \"Validating a judge\"), or disapere:PATH for a "
+              help="The human labels: a gold JSONL file (docs/judge-validation.md), or disapere:PATH for a "
                    "local copy of DISAPERE (tasks aspect and polarity).")
 @output_option("Write the validation result as JSON here; the items the judge got wrong go to "
                "OUTPUT.errors.jsonl, failed items to OUTPUT.failures.jsonl.", dir_okay=False)

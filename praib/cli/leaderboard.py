@@ -101,6 +101,7 @@ def submit(submission, queue, benchmark_papers, manifest, max_unparsed, split, t
 @click.option("--n-bootstrap", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Cluster-bootstrap draws (papers resampled with all their reviews).")
 @seed_option("Seed of the bootstrap draws.")
+@fdr_option
 @judge_options
 @click.option("--once", is_flag=True, help="Take requests until none is pending, then stop. [default]")
 @click.option("--watch", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
@@ -112,18 +113,19 @@ def submit(submission, queue, benchmark_papers, manifest, max_unparsed, split, t
 @max_failures_option
 @no_progress_option
 @token_option
-def process(queue, results, reference_path, demo, n_bootstrap, seed, judge_spec, cache_dir, once, watch, lease, workers,
-            max_failures, no_progress, token):
+def process(queue, results, reference_path, demo, n_bootstrap, seed, fdr, judge_spec, cache_dir, once, watch, lease,
+            workers, max_failures, no_progress, token):
     """Score the queue's pending requests, oldest first, into RESULTS: each submission as `praib leaderboard
-    run` scores it (its rows in a Parquet file of its own), then what spans submissions (closest to human)
-    over every finished one; each request ends FINISHED, or FAILED with the reason. Runners on any number
-    of machines may share one queue: each request is taken by one of them, under a lease."""
+    run` scores it (its rows and its per-review metrics in Parquet files of its own), then what spans
+    submissions (closest to human, the paired comparisons and rank intervals) over every finished one; each
+    request ends FINISHED, or FAILED with the reason. Runners on any number of machines may share one queue:
+    each request is taken by one of them, under a lease."""
     from praib.llm.backends import BackendError
 
     from praib.leaderboard.provenance import input_label
     from praib.leaderboard.runner import Runner
     from praib.leaderboard.stores import LocalStore, StoreError, open_store
-    from praib.records import RecordError, load_records
+    from praib.records import HUMAN_SOURCE, RecordError, load_records
 
     if reference_path is None and not demo:
         raise click.UsageError("give --reference HUMAN (or --demo)")
@@ -134,9 +136,11 @@ def process(queue, results, reference_path, demo, n_bootstrap, seed, judge_spec,
     log_beside = Path(results) if isinstance(results_store, LocalStore) else None
     with failure_log(max_failures, log_beside) as failures:
         try:
-            runner = Runner(open_store(queue, token), results_store, load_records(reference_path, "review"),
-                            input_label(reference_path), n_bootstrap, seed, judge_spec.make(failures),
-                            judge_spec.cache_dir, workers, lease, progress=not no_progress, say=click.echo)
+            runner = Runner(open_store(queue, token), results_store,
+                            load_records(reference_path, "review", source_name=HUMAN_SOURCE),
+                            input_label(reference_path), n_bootstrap, seed, fdr=fdr, judge=judge_spec.make(failures),
+                            cache_dir=judge_spec.cache_dir, workers=workers, lease_seconds=lease,
+                            progress=not no_progress, say=click.echo)
             runner.check()
             settled = runner.run(watch)
         except (StoreError, RecordError, BackendError) as err:
@@ -229,7 +233,7 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, fdr, 
     the run's failure log."""
     from praib.llm.backends import BackendError
 
-    from praib.records import RecordError, load_records, perturbation_kind
+    from praib.records import HUMAN_SOURCE, RecordError, load_records, perturbation_kind
     from praib.leaderboard.provenance import input_label
     from praib.leaderboard.run import run_leaderboard
     from praib.metrics.registry import RUN_SUMMARY, judged_metrics
@@ -237,7 +241,7 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, fdr, 
 
     try:
         loaded = [load_submission(s) for s in submissions]
-        reference = load_records(reference_path, "review")
+        reference = load_records(reference_path, "review", source_name=HUMAN_SOURCE)
         if benchmark_papers:
             ids = {p["paper_id"] for p in load_records(benchmark_papers, "paper") if perturbation_kind(p) is None}
             reference = _reviews_of(reference, ids, reference_path, benchmark_papers)
@@ -375,7 +379,7 @@ def eras(human_reviews, split_year, output, split, workers, no_progress):
     from praib.leaderboard.run import select_rows
 
     try:
-        reviews = load_records(human_reviews, "review", split=split)
+        reviews = load_records(human_reviews, "review", split=split, source_name=HUMAN_SOURCE)
     except RecordError as err:
         raise click.ClickException(str(err)) from None
     reviews = select_rows(reviews, lambda row: row["source"] == HUMAN_SOURCE)

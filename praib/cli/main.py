@@ -12,7 +12,7 @@ import click
 
 from praib.cli.common import (DEFAULT_BASE_URL, BACKENDS, cache_dir_option, configure_output, failure_log,
                               judge_options, max_failures_option, model_options, no_progress_option, output_option, OutputPath,
-                              param_values, SOURCE, split_option, write_json)
+                              param_values, SOURCE, source_option, split_option, write_json)
 from praib.api import load_papers
 from praib.http_retry import redact_credentials
 from praib.llm.judge import default_cache_dir
@@ -99,16 +99,33 @@ class _EvaluateGroup(click.Group):
         return super().parse_args(ctx, args)
 
 
+class _DefaultCommandContext(click.Context):
+    """The context of the group's default command (`praib evaluate INPUT` runs ``run``): its usage line and
+    usage errors name the group, the command a user types (`praib evaluate [OPTIONS] INPUT`)."""
+
+    @property
+    def command_path(self) -> str:
+        return self.parent.command_path if self.parent is not None else super().command_path
+
+
+class _DefaultCommand(click.Command):
+    context_class = _DefaultCommandContext
+
+
 @main.group(cls=_EvaluateGroup)
 def evaluate():
     """Behavioural profile of every group of reviews: `praib evaluate INPUT [OPTIONS]` (see
     `praib evaluate --help`), and `praib evaluate merge PARTS...` to combine shards."""
 
 
-@evaluate.command("run")
+@evaluate.command("run", cls=_DefaultCommand, hidden=True, epilog=(
+    "\b\nCommands:\n  merge  Combine the partial results (.npz) of --shard into one run's result:\n"
+    "         praib evaluate merge PARTS... --output FILE"))
 @click.argument("input_path", metavar="INPUT", required=False, type=SOURCE)
+@source_option
 @click.option("--reference", "reference_path", metavar="HUMAN_INPUT", type=SOURCE,
-              help="Human reviews to compare against (default: the records of INPUT whose source is 'human').")
+              help="Human reviews to compare against (default: the records of INPUT whose source is 'human'); "
+                   "its records that name no source are human.")
 @output_option("Write the full results as JSON here.", dir_okay=False)
 @click.option("--group-by", default="source,model,prompt", show_default=True,
               help="Comma-separated review fields that define the groups to compare.")
@@ -150,23 +167,24 @@ def evaluate():
               help="Contact address sent to the citation services (mailto, User-Agent). [default: $PRAIB_CONTACT_EMAIL]")
 @max_failures_option
 @no_progress_option
-def evaluate_run(input_path, reference_path, output, group_by, scale, split, workers, shard, engine, batch_rows,
+def evaluate_run(input_path, source_name, reference_path, output, group_by, scale, split, workers, shard, engine, batch_rows,
                  per_review, demo, judge_spec, cache_dir, coverage_prefilter, meta_reviews_path, second_judge_model,
                  second_judge_backend, second_judge_base_url, citation_services, bibliographies, contact_email,
                  max_failures, no_progress):
     """Behavioural profile of every group of reviews in INPUT.
 
-    INPUT is a JSONL, JSON or Parquet file of review records, a folder of such
-    files, a saved dataset directory, or a Hub dataset id ('org/name' or
-    'org/name:config'). It is read batch by batch, so its size is bounded by
-    the disk, not the memory. `praib evaluate merge PARTS...` combines the
-    partial results of --shard into the result of one run.
+    INPUT is a JSONL, JSON, Parquet or CSV file of review records, a folder
+    of such files (or of Parquet/JSONL shards), a directory written by
+    Dataset.save_to_disk, a folder `praib data build` wrote (DIR or
+    DIR:config), or a Hub dataset id ('org/name' or 'org/name:config').
+    AI-Scientist review JSON and OpenReview notes are read as they are. It is
+    read batch by batch, so its size is bounded by the disk, not the memory.
     """
     from praib.llm.backends import BackendError
 
     from praib.evaluation.evaluate import evaluate_reviews
     from praib.evaluation.judge_validity import judge_validations
-    from praib.records import RecordError, load_records
+    from praib.records import HUMAN_SOURCE, RecordError, load_records
     from praib.evaluation.table import behaviour_table, verification_lines
 
     if demo == bool(input_path):
@@ -182,8 +200,8 @@ def evaluate_run(input_path, reference_path, output, group_by, scale, split, wor
                    err=True)
     if not (judge_spec.model or citation_services or bibliographies):
         # Only the judge and citation checks need every text at once: everything else is streamed.
-        _evaluate_streamed(source, reference_path, output, groups, scale, split, workers, shard, engine, batch_rows,
-                           per_review, demo, input_path, no_progress)
+        _evaluate_streamed(source, source_name, reference_path, output, groups, scale, split, workers, shard, engine,
+                           batch_rows, per_review, demo, input_path, no_progress)
         return
     if shard or engine != "local":
         raise click.UsageError("--shard and --engine are for evaluations without --judge and citation checks")
@@ -196,8 +214,9 @@ def evaluate_run(input_path, reference_path, output, group_by, scale, split, wor
             raise click.ClickException(str(err)) from None
     with failure_log(max_failures, output) as failures:
         try:
-            reviews = load_records(source, "review", split=split)
-            reference = load_records(reference_path, "review", split=split) if reference_path else None
+            reviews = load_records(source, "review", split=split, source_name=source_name)
+            reference = (load_records(reference_path, "review", split=split, source_name=HUMAN_SOURCE)
+                         if reference_path else None)
             meta_reviews = load_records(meta_reviews_path, "meta_review", split=split) if meta_reviews_path else None
             citation_verifier = None
             if citation_services or bibliographies:  # before any model loads: the services may be out of reach
@@ -248,21 +267,21 @@ def _built_folder_inputs(source: str, reference_path: str | None) -> tuple[str, 
     return f"{source}:generated_reviews", f"{source}:reviews"
 
 
-def _evaluate_streamed(source, reference_path, output, group_by, scale, split, workers, shard, engine, batch_rows,
-                       per_review, demo, input_path, no_progress) -> None:
+def _evaluate_streamed(source, source_name, reference_path, output, group_by, scale, split, workers, shard, engine,
+                       batch_rows, per_review, demo, input_path, no_progress) -> None:
     from praib.evaluation.evaluate import result_of
     from praib.evaluation.per_review import check_folder
     from praib.evaluation.streamed import Inputs, fold, fold_shards, parse_shard
     from praib.records import RecordError
 
     try:
-        inputs = Inputs(source, reference_path, split, group_by, scale, batch_rows)
+        inputs = Inputs(source, reference_path, split, group_by, scale, batch_rows, source_name)
         if shard:
             if output is None or output.suffix != ".npz":
                 raise click.UsageError("--shard writes a partial result: give --output PART.npz")
             index, count = parse_shard(shard)
             if per_review is not None:
-                check_folder(per_review, count)
+                check_folder(per_review, count, [index])
             partial = fold(inputs, (index, count), per_review=per_review)
             partial.save(output)
             n_input, n_reference = partial.sizes()
@@ -448,13 +467,14 @@ def prompts_show(name, venue, year, force_render, knowledge_cutoff, params):
 
 @main.command()
 @click.argument("input_path", metavar="INPUT", type=SOURCE)
+@source_option
 @output_option("Where to write the judgements: .parquet or .jsonl.", default="judgements.jsonl", dir_okay=False)
 @split_option
 @judge_options
 @second_judge_options
 @max_failures_option
 @no_progress_option
-def score(input_path, output, split, judge_spec, cache_dir, second_judge_model, second_judge_backend,
+def score(input_path, source_name, output, split, judge_spec, cache_dir, second_judge_model, second_judge_backend,
           second_judge_base_url, max_failures, no_progress):
     """Judge every review of INPUT once and write what the judge decided: math engagement with its
     rationale (and the rule-based detector), atomic strengths and weaknesses, and their target and
@@ -478,7 +498,7 @@ def score(input_path, output, split, judge_spec, cache_dir, second_judge_model, 
         raise click.UsageError("this command needs a judge: give --judge MODEL")
     with failure_log(max_failures, output) as failures:
         try:
-            reviews = parse_reviews(load_records(input_path, "review", split=split))
+            reviews = parse_reviews(load_records(input_path, "review", split=split, source_name=source_name))
             judge = judge_spec.make(failures)
             columns = reviews.select_columns(["review_id", "paper_id", "source", "text"]).to_dict()
             judgements = ReviewJudgements(columns, judge, progress=not no_progress)

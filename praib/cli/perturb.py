@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from praib.cli.common import (failed_names, failure_log, judge_options, key_values, max_failures_option,
-                              no_progress_option, output_option, seed_option, SOURCE, split_option, stop_if_nothing_made)
+                              no_progress_option, output_option, seed_option, SOURCE, source_option, split_option,
+                              stop_if_nothing_made)
 from praib.api import load_papers
 
 
@@ -28,6 +29,7 @@ def _option_values(pairs: tuple[str, ...]) -> dict:
 @click.command()
 @click.argument("kind", metavar="PERTURBATION", required=False)
 @click.argument("input_path", metavar="INPUT", required=False, type=SOURCE)
+@source_option
 @click.option("--list", "list_kinds", is_flag=True, help="List every perturbation and exit.")
 @output_option("Where to write the perturbed records (.jsonl, .parquet, or a dataset directory).",
                default="perturbed.jsonl")
@@ -41,11 +43,11 @@ def _option_values(pairs: tuple[str, ...]) -> dict:
 @click.option("--template", "template_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               default=None, help="A .jinja prompt of your own for an LLM or injection perturbation.")
 @click.option("--perturbation-arg", "option_pairs", multiple=True, metavar="KEY=VALUE",
-              help="An argument of the perturbation (repeatable), e.g. fraction=0.5 or widths=[2,4] (see the README).")
+              help="An argument of the perturbation (repeatable), e.g. fraction=0.5 or widths=[2,4] (see docs/perturbations.md).")
 @no_progress_option
 @judge_options
 @max_failures_option
-def perturb(kind, input_path, list_kinds, output, seed, split, claims, papers, template_file,
+def perturb(kind, input_path, source_name, list_kinds, output, seed, split, claims, papers, template_file,
             option_pairs, no_progress, judge_spec, cache_dir, max_failures):
     """Apply PERTURBATION (see --list) to every record of INPUT (JSONL, JSON, Parquet, dataset
     directory, Hub id) and write them to OUTPUT, each with a `perturbation` struct saying what
@@ -82,7 +84,7 @@ def perturb(kind, input_path, list_kinds, output, seed, split, claims, papers, t
                 options["template_file"] = template_file
             # Every input is read before a judge model loads.
             records = (load_papers(input_path, split=split) if perturbation.component == "paper"
-                       else load_records(input_path, perturbation.component, split))
+                       else load_records(input_path, perturbation.component, split, source_name=source_name))
             if kind == "false-claims" and claims:
                 options["claims"] = load_claim_buckets(claims)
             claim_papers = (load_papers(papers, split=split)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from praib.cli.common import (failure_log, judge_options, key_values, max_failures_option, no_progress_option,
-                              output_option, SOURCE, split_option, write_json)
+                              output_option, SOURCE, source_option, split_option, write_json)
 
 
 def _nonempty(records, path):
@@ -34,6 +34,7 @@ _alpha_option = click.option("--alpha", type=click.FloatRange(0, 1, min_open=Tru
 @click.command()
 @click.argument("original", metavar="ORIGINAL", type=SOURCE)
 @click.argument("perturbed_paths", metavar="PERTURBED...", nargs=-1, required=True, type=SOURCE)
+@source_option
 @click.option("--record-kind", "kind", type=click.Choice(["review", "meta_review"]), default="review",
               show_default=True, help="The records ORIGINAL and PERTURBED hold.")
 @_alpha_option
@@ -42,7 +43,7 @@ _alpha_option = click.option("--alpha", type=click.FloatRange(0, 1, min_open=Tru
                    "[default: 0.5 for scales spanning less than 5 points and decisions, 1.0 otherwise]")
 @split_option
 @output_option("Write the report as JSON here.", dir_okay=False)
-def robustness(original, perturbed_paths, kind, alpha, margin_pairs, split, output):
+def robustness(original, perturbed_paths, source_name, kind, alpha, margin_pairs, split, output):
     """Test whether perturbing the input changed each score of the outputs, ORIGINAL being the reviews
     (or meta-reviews) of the original inputs and PERTURBED the reviews of perturbed inputs, with a
     `perturbation` struct (one file or several): a significant
@@ -61,8 +62,8 @@ def robustness(original, perturbed_paths, kind, alpha, margin_pairs, split, outp
 
     margins = _margins(margin_pairs)
     try:
-        before = _nonempty(load_records(original, kind, split=split), original)
-        after = concatenate_datasets([_nonempty(load_records(path, kind, split=split), path)
+        before = _nonempty(load_records(original, kind, split=split, source_name=source_name), original)
+        after = concatenate_datasets([_nonempty(load_records(path, kind, split=split, source_name=source_name), path)
                                       for path in perturbed_paths])
         if kind == "review":
             before, after = parse_reviews(before), parse_reviews(after)
@@ -86,6 +87,7 @@ def robustness(original, perturbed_paths, kind, alpha, margin_pairs, split, outp
 @click.command()
 @click.argument("original", metavar="ORIGINAL", type=SOURCE)
 @click.argument("variants", metavar="VARIANTS", type=SOURCE)
+@source_option
 @_alpha_option
 @click.option("--no-sensitivity", is_flag=True, help="Skip ROUGE-2 and assertion Jaccard of neutral versions.")
 @split_option
@@ -93,7 +95,7 @@ def robustness(original, perturbed_paths, kind, alpha, margin_pairs, split, outp
 @max_failures_option
 @output_option("Write the effects as JSON here.", dir_okay=False)
 @no_progress_option
-def effects(original, variants, alpha, no_sensitivity, split, judge_spec, cache_dir, max_failures, output,
+def effects(original, variants, source_name, alpha, no_sensitivity, split, judge_spec, cache_dir, max_failures, output,
             no_progress):
     """Average treatment effects of soundness-critical versus soundness-neutral paper edits on
     each reviewer's reviews (soundness aspects, sentiment, score), with a mixed model per
@@ -111,8 +113,10 @@ def effects(original, variants, alpha, no_sensitivity, split, judge_spec, cache_
 
     with failure_log(max_failures, output) as failures:
         try:
-            before = parse_reviews(_nonempty(load_records(original, "review", split=split), original))
-            after = parse_reviews(_nonempty(load_records(variants, "review", split=split), variants))
+            before = parse_reviews(_nonempty(load_records(original, "review", split=split, source_name=source_name),
+                                             original))
+            after = parse_reviews(_nonempty(load_records(variants, "review", split=split, source_name=source_name),
+                                            variants))
             result = counterfactual_effects(before, after, judge_spec.make(failures), alpha=alpha,
                                             sensitivity=not no_sensitivity, progress=not no_progress)
         except (RecordError, ValueError, BackendError) as err:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -270,7 +271,8 @@ class Partial:
                   "batches": {side: sorted(b) for side, b in self.batches.items()},
                   "count_columns": list(self.count_columns), "score_columns": list(self.score_columns),
                   "read_notes": {source: {"unknown_fields": sorted(notes.unknown_fields),
-                                          "numbers_from_text": notes.numbers_from_text, "example": notes.example}
+                                          "numbers_from_text": notes.numbers_from_text, "example": notes.example,
+                                          "left_out_notes": dict(notes.left_out_notes)}
                                  for source, notes in self.read_notes.items()}}
         arrays["header"] = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
         np.savez(handle, **arrays)
@@ -314,7 +316,8 @@ class Partial:
             (partial.reference if owner == -1 else partial.groups[keys[owner]]).append(chunk)
         partial.batches = {side: set(batches) for side, batches in header["batches"].items()}
         for source, notes in header.get("read_notes", {}).items():  # absent from partials of earlier versions
-            partial.note(source, ReadNotes(set(notes["unknown_fields"]), notes["numbers_from_text"], notes["example"]))
+            partial.note(source, ReadNotes(set(notes["unknown_fields"]), notes["numbers_from_text"], notes["example"],
+                                           Counter(notes.get("left_out_notes", {}))))
         return partial
 
 

@@ -8,6 +8,11 @@ batches to ``DIR/part-I-of-N.parquet`` as it goes, so nothing but the current ba
 of all shards together hold every review once. Read them with ``pandas.read_parquet(DIR)``,
 ``pyarrow.parquet.read_table(DIR)`` or ``datasets.load_dataset("parquet", data_dir=DIR)``.
 Missing values (no score found, no text to measure) are nulls.
+
+The folder is the user's as much as praib's: praib replaces or removes only the parts it wrote there,
+recorded with their digests in the folder's record (:data:`praib.records.atomic.RECORD`), each process
+adding its own part under the folder's lock. A file of the user's named like a part, or a part that
+changed since praib wrote it, is refused and never deleted.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -24,6 +29,8 @@ import pyarrow.parquet as pq
 
 from praib.metrics.item import Score
 from praib.metrics.registry import kept_columns
+from praib.records.atomic import file_digest, record_written, written_by_praib
+from praib.records.locks import output_lock
 
 __all__ = ["SCORE_TYPE", "per_review_schema", "PerReviewWriter", "part_name", "check_folder", "remove_parts"]
 
@@ -50,30 +57,50 @@ def _score_row(score: Score | None) -> dict | None:
         return None
     return {**score.to_dict(), "metadata": json.dumps(dict(score.metadata), ensure_ascii=False)}
 
+
 _PART = re.compile(r"part-(\d+)-of-(\d+)\.parquet")
+#: How long a shard waits for the others to record their parts (each holds the folder's lock for a moment).
+LOCK_WAIT = 120.0
 
 
 def part_name(shard: tuple[int, int]) -> str:
     return f"part-{shard[0]:05d}-of-{shard[1]:05d}.parquet"
 
 
-def check_folder(folder: Path, shards: int) -> None:
-    """Refuse a folder that holds parts of an evaluation cut into another number of shards: mixed
-    with this one's, they would count reviews twice."""
+def check_folder(folder: Path, shards: int, writes: Iterable[int] | None = None) -> None:
+    """Refuse a folder that holds parts of an evaluation cut into another number of shards (mixed with this
+    one's, they would count reviews twice), or a file of the user's (not written by praib, or changed since)
+    where this evaluation writes a part: every part of ``shards``, or the parts numbered ``writes``."""
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"--per-review {folder}: not a folder")
+    if not folder.exists():
+        return
     stale = sorted(p.name for p in folder.glob("part-*.parquet")
-                   if (m := _PART.fullmatch(p.name)) is None or int(m.group(2)) != shards) if folder.exists() else []
+                   if (m := _PART.fullmatch(p.name)) is None or int(m.group(2)) != shards)
     if stale:
         raise ValueError(f"--per-review {folder}: holds parts of another evaluation ({', '.join(stale[:3])}"
                          f"{' ...' if len(stale) > 3 else ''}); remove them or choose another folder")
+    for index in range(shards) if writes is None else writes:
+        _refuse_users_file(folder / part_name((index, shards)))
+
+
+def _refuse_users_file(path: Path) -> None:
+    if os.path.lexists(path) and not written_by_praib(path):
+        raise ValueError(f"--per-review {path.parent}: {path.name} is a file of yours (praib did not write it "
+                         "there, or it changed since) where this evaluation writes its part; praib keeps your "
+                         "files: move it away or choose another folder")
 
 
 def remove_parts(folder: Path) -> None:
-    """Remove the parts in ``folder`` (after :func:`check_folder`, all of them are of the run at hand)."""
-    for part in folder.glob("part-*.parquet"):
-        if _PART.fullmatch(part.name):
-            part.unlink()
+    """Remove the parts praib wrote in ``folder`` (recorded, unchanged; after :func:`check_folder`, all of the
+    run at hand); a file of the user's named like one stays."""
+    with output_lock(folder, wait=LOCK_WAIT):
+        removed = {}
+        for part in folder.glob("part-*.parquet"):
+            if _PART.fullmatch(part.name) and written_by_praib(part):
+                part.unlink()
+                removed[part.name] = None
+        record_written(folder, removed)
 
 
 class PerReviewWriter:
@@ -104,8 +131,17 @@ class PerReviewWriter:
         self._writer.write_table(pa.table(columns, schema=self._schema))
 
     def close(self) -> None:
+        """Move the part into place and record it, unless a file of the user's stands there (ValueError, the
+        part discarded)."""
         self._writer.close()
-        os.replace(self._temporary, self.path)
+        digest = file_digest(self._temporary)  # before the lock, which the other shards wait for
+        try:
+            with output_lock(self.path.parent, wait=LOCK_WAIT):
+                _refuse_users_file(self.path)
+                os.replace(self._temporary, self.path)
+                record_written(self.path.parent, {self.path.name: digest})
+        finally:
+            self._temporary.unlink(missing_ok=True)
 
     def discard(self) -> None:
         self._writer.close()

@@ -4,7 +4,7 @@ An :class:`EvaluationResult` holds one :class:`GroupResult` per group of reviews
 attributes (``result.reference.fre.mean``: every registered text metric is one) or
 :meth:`GroupResult.value` for any registered metric;
 :meth:`EvaluationResult.to_dict` gives the JSON that ``praib evaluate --output`` writes, with the
-keys documented in the README.
+keys documented in docs/evaluate.md.
 
 The per-venue details of agreement, distributions and the judged metrics stay the JSON-ready
 mappings their metric functions return (:mod:`praib.metrics.scores`, :mod:`praib.evaluation.judged`):

@@ -23,7 +23,7 @@ from praib.evaluation.partial import INPUT, REFERENCE, Partial
 from praib.evaluation.per_review import PerReviewWriter, check_folder, remove_parts
 from praib.metrics.text.columns import text_columns
 from praib.parsing import ReviewParser
-from praib.records import REVIEW_FEATURES, RecordError
+from praib.records import HUMAN_SOURCE, REVIEW_FEATURES, RecordError
 from praib.records.io import ReadNotes
 from praib.records.stream import BATCH_ROWS, iter_record_batches
 
@@ -42,6 +42,8 @@ class Inputs:
     group_by: tuple[str, ...] = ("source", "model", "prompt")
     scale: str = "venue"
     batch_rows: int = BATCH_ROWS
+    #: The source of the input's reviews that name none (the reference's are human).
+    source_name: str | None = None
 
     def __post_init__(self) -> None:
         unknown = [c for c in self.group_by if c not in REVIEW_FEATURES]
@@ -82,8 +84,9 @@ def fold(inputs: Inputs, shard: tuple[int, int] = (0, 1),
             # A shard may hold no batch of a small input: whether the input is empty is told after the merge,
             # and so is what the reader noted.
             notes = ReadNotes()
+            named = inputs.source_name if side == INPUT else HUMAN_SOURCE
             for batch in iter_record_batches(source, "review", inputs.split, batch_rows=inputs.batch_rows,
-                                             shard=shard, allow_empty=True, notes=notes):
+                                             shard=shard, allow_empty=True, notes=notes, source_name=named):
                 rows = parser.parse(batch.rows)
                 scores = text_columns([row["text"] for row in rows], workers=1)
                 partial.add(side, batch.index, rows, scores)
@@ -103,10 +106,12 @@ def fold(inputs: Inputs, shard: tuple[int, int] = (0, 1),
 
 def check_not_empty(inputs: Inputs, partial: Partial) -> Partial:
     """``partial`` of all of ``inputs``; an input without any review is a RecordError naming it."""
-    for source, size in zip((inputs.reviews, inputs.reference), partial.sizes()):
+    for source, named, size in zip((inputs.reviews, inputs.reference), (inputs.source_name, HUMAN_SOURCE),
+                                   partial.sizes()):
         if source is not None and not size:
             # Read whole, an empty source says in its own words why it is empty (a blank file, an empty split).
-            for _ in iter_record_batches(source, "review", inputs.split, batch_rows=inputs.batch_rows):
+            for _ in iter_record_batches(source, "review", inputs.split, batch_rows=inputs.batch_rows,
+                                         source_name=named):
                 pass
             raise RecordError(str(source), None, "holds no records")
     return partial

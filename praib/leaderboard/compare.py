@@ -45,7 +45,7 @@ from dataclasses import asdict, dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
 from statistics import NormalDist
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 from datasets import Dataset, Features, Value
@@ -58,6 +58,9 @@ from praib.leaderboard.submission import Submission
 from praib.metrics.perturbation.stats import benjamini_hochberg
 from praib.metrics.registry import BY_NAME, DIFFERENCE, METRICS, difference_digits
 from praib.records import HUMAN_SOURCE, RecordError, read_parquet_rows
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: The false discovery rate of the verdicts unless told otherwise.
 DEFAULT_FDR = 0.05
@@ -420,17 +423,24 @@ def compare_tables(human: ReviewTable, tables: dict[str, ReviewTable], n_bootstr
 # ----------------------------------------------------------------------------- files
 
 
-def write_comparison(comparison: Comparison, folder: Path) -> None:
-    """``comparisons.parquet`` and ``ranks.parquet`` in ``folder``, typed by :data:`COMPARISON_FEATURES` and
-    :data:`RANK_FEATURES`."""
+def comparison_tables(comparison: Comparison) -> dict[str, "pa.Table"]:
+    """``comparisons.parquet`` and ``ranks.parquet`` by file name, as Arrow tables typed by
+    :data:`COMPARISON_FEATURES` and :data:`RANK_FEATURES`."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     # Through pyarrow with the features' schema (which carries them for `datasets`): a run of one submission
     # has no pair, and datasets cannot build a table of no rows.
-    for name, rows, features in ((COMPARISONS_FILE, comparison.comparison_rows(), COMPARISON_FEATURES),
-                                 (RANKS_FILE, comparison.rank_rows(), RANK_FEATURES)):
-        pq.write_table(pa.Table.from_pylist(rows, schema=features.arrow_schema), folder / name)
+    return {name: pa.Table.from_pylist(rows, schema=features.arrow_schema)
+            for name, rows, features in ((COMPARISONS_FILE, comparison.comparison_rows(), COMPARISON_FEATURES),
+                                         (RANKS_FILE, comparison.rank_rows(), RANK_FEATURES))}
+
+
+def write_comparison(comparison: Comparison, folder: Path) -> None:
+    """``comparisons.parquet`` and ``ranks.parquet`` in ``folder`` (:func:`comparison_tables`)."""
+    import pyarrow.parquet as pq
+
+    for name, table in comparison_tables(comparison).items():
+        pq.write_table(table, folder / name)
 
 
 def _checked(path: Path, rows: list[dict], features: Features) -> list[dict]:

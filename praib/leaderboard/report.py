@@ -144,7 +144,7 @@ def load_results(directory: str | Path) -> LeaderboardResults:
     if not directory.is_dir():
         raise ReportError(f"{directory}: not a directory")
 
-    # A folder `leaderboard run` wrote may hold files of the user's too (README, "an output folder"): then
+    # A folder `leaderboard run` wrote may hold files of the user's too (docs/cli.md, "an output folder"): then
     # only those its record lists are read.
     held = ownership(directory)
 

@@ -43,7 +43,7 @@ import datetime
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 from datasets import Dataset, Features, Value
@@ -86,22 +86,69 @@ RESULT_FEATURES = Features({
 })
 
 
+def review_table_features() -> Features:
+    """A :class:`ReviewTable` as a Parquet table (:meth:`ReviewTable.columns`): one row per review, with the venue
+    ("unknown" where the review has none), year, year group and the scale its scores were read on, its
+    registered per-review metrics (:func:`praib.metrics.registry.per_review_metrics`: the text metrics, and the
+    rating and confidence, NaN where absent or off the venue-year's scale)."""
+    return Features({
+        "paper_id": Value("string"),
+        "venue": Value("string"),
+        "year": Value("int64"),
+        "year_group": Value("string"),
+        "scale": Value("string"),
+        **{metric: Value("float64") for metric in per_review_metrics()},
+    })
+
+
+@dataclass(eq=False)
 class ReviewTable:
     """The scored reviews of one side (a submission or the human reference) as per-review arrays
     indexed for the bootstrap; a rating or confidence off its venue-year's scale is NaN, left out of every
-    metric as :func:`praib.evaluation.evaluate.off_scale` says."""
+    metric as :func:`praib.evaluation.evaluate.off_scale` says. ``scale``: the one the scores were read on
+    ("venue" or "generic"), which gives the domain of the total variations."""
 
-    def __init__(self, scored: ScoredReviews):
+    paper_id: np.ndarray
+    venue: np.ndarray
+    year: np.ndarray
+    year_group: np.ndarray
+    values: dict[str, np.ndarray]
+    scale: str
+
+    @classmethod
+    def from_scored(cls, scored: ScoredReviews) -> "ReviewTable":
         columns, _ = on_scale(scored.columns, scored.scale)
-        self.scored = scored
-        self.paper_id = np.asarray(columns["paper_id"], dtype=object)
-        self.venue = np.asarray([v or "unknown" for v in columns["venue"]], dtype=object)
-        self.year = columns["year"]
-        self.year_group = np.asarray([year_group_of(v, y) if v else str(y) for v, y in
-                                      zip(columns["venue"], columns["year"])], dtype=object)
-        self.values = {k: scored.text_scores[k] for k in text_metrics()}
+        values = {k: scored.text_scores[k] for k in text_metrics()}
         for kind in score_metrics():
-            self.values[kind] = np.array([np.nan if v is None else v for v in columns[kind]], dtype=float)
+            values[kind] = np.array([np.nan if v is None else v for v in columns[kind]], dtype=float)
+        return cls(np.asarray(columns["paper_id"], dtype=object),
+                   np.asarray([v or "unknown" for v in columns["venue"]], dtype=object),
+                   np.asarray(columns["year"], dtype=object),
+                   np.asarray([year_group_of(v, y) if v else str(y) for v, y in
+                               zip(columns["venue"], columns["year"])], dtype=object),
+                   values, scored.scale)
+
+    @classmethod
+    def from_columns(cls, columns: Mapping[str, Sequence]) -> "ReviewTable":
+        """The table :meth:`columns` gave (e.g. read back from Parquet): nothing is parsed or scored again.
+        A ``ValueError`` names a missing column or a table with more than one scale."""
+        missing = [name for name in review_table_features() if name not in columns]
+        if missing:
+            raise ValueError(f"not a table of scored reviews: missing column(s) {', '.join(missing)}")
+        scales = set(columns["scale"])
+        if len(scales) != 1:
+            raise ValueError(f"not a table of scored reviews: it needs one scale, found {sorted(scales, key=str)}")
+        return cls(np.asarray(columns["paper_id"], dtype=object), np.asarray(columns["venue"], dtype=object),
+                   np.asarray(columns["year"], dtype=object), np.asarray(columns["year_group"], dtype=object),
+                   {metric: np.array([np.nan if v is None else v for v in columns[metric]], dtype=float)
+                    for metric in per_review_metrics()},
+                   scales.pop())
+
+    def columns(self) -> dict[str, list]:
+        """The table as :func:`review_table_features`' columns, which :meth:`from_columns` reads back."""
+        return {"paper_id": self.paper_id.tolist(), "venue": self.venue.tolist(), "year": self.year.tolist(),
+                "year_group": self.year_group.tolist(), "scale": [self.scale] * len(self),
+                **{metric: self.values[metric].tolist() for metric in per_review_metrics()}}
 
     def __len__(self) -> int:
         return len(self.paper_id)
@@ -179,7 +226,7 @@ class _Slice:
         keys = {(v, y) for v, y in zip(self.model.venue[self.model_rows], np.asarray(self.model.year, dtype=object)
                                        [self.model_rows])}
         for venue, year in sorted(keys, key=lambda k: (str(k[0]), k[1] or 0)):
-            domain = scale_values(None if venue == "unknown" else venue, year, kind, self.model.scored.scale)
+            domain = scale_values(None if venue == "unknown" else venue, year, kind, self.model.scale)
             if not domain:
                 continue
             in_model = (self.model.venue[self.model_rows] == venue) & \
@@ -403,41 +450,84 @@ class ScoredRun:
     seed: int
 
 
-def score_submissions(submissions: Sequence[Submission], reference: Dataset, n_bootstrap: int = 1000,
-                      seed: int = 0, judge: "Judge | None" = None, workers: int | None = None,
-                      progress: bool = False) -> tuple[list[dict], dict[str, dict]]:
+@dataclass
+class ScoredReference:
+    """The human reference scored once for any number of runs over it (:func:`score_reference`): its
+    original human reviews, parsed and scored per scale (its venue scale for the bootstrap table, another
+    when a submission asks for it, :meth:`on_scale`), its table, its result rows per venue and the draws
+    behind them, with the ``n_bootstrap`` and ``seed`` they were drawn with."""
+
+    reviews: Dataset
+    scored: dict[str, ScoredReviews]
+    table: ReviewTable
+    venues: list[str]
+    rows: list[dict]
+    draws: dict[tuple[str, str], SliceDraws]
+    n_bootstrap: int
+    seed: int
+
+    def on_scale(self, scale: str, workers: int | None = None, progress: bool = False) -> ScoredReviews:
+        """The reviews parsed and scored on ``scale``, the first time it is asked for."""
+        if scale not in self.scored:
+            self.scored[scale] = ScoredReviews.score(self.reviews, scale, workers=workers, progress=progress)
+        return self.scored[scale]
+
+    def values(self) -> dict[tuple[str, str], float | None]:
+        """The reference's value of each metric on each venue."""
+        return {(row["metric"], row["venue"]): row["value"] for row in self.rows}
+
+
+def score_reference(reference: Dataset, n_bootstrap: int = 1000, seed: int = 0, workers: int | None = None,
+                    progress: bool = False) -> ScoredReference:
+    """The human reviews of ``reference`` (source ``human``, original papers) scored, with their result rows
+    per venue and their bootstrap draws, for :func:`score_run` to take as they are."""
+    human_reviews = select_rows(reference,
+                                lambda row: row["source"] == HUMAN_SOURCE and perturbation_kind(row) is None)
+    if not len(human_reviews):
+        raise ValueError("the reference holds no human review (source 'human')")
+    scored = ScoredReviews.score(human_reviews, "venue", workers=workers, progress=progress)
+    human = ReviewTable.from_scored(scored)
+    venues = [ALL_VENUES, *sorted(set(human.venue), key=str)]
+    rows: list[dict] = []
+    draws: dict[tuple[str, str], SliceDraws] = {}
+    for venue in progress_bar(venues, desc="human reference bootstrap", enabled=progress):
+        metrics, n_papers, n_reviews, draws[(HUMAN_SOURCE, venue)] = slice_metrics(None, human, venue,
+                                                                                   n_bootstrap, seed)
+        for metric, m in metrics.items():
+            rows.append(_row(HUMAN_SOURCE, HUMAN_SOURCE, metric, venue, m, n_papers, n_reviews, m["value"], None))
+    return ScoredReference(human_reviews, {"venue": scored}, human, venues, rows, draws, n_bootstrap, seed)
+
+
+def score_submissions(submissions: Sequence[Submission], reference: "Dataset | ScoredReference",
+                      n_bootstrap: int = 1000, seed: int = 0, judge: "Judge | None" = None,
+                      workers: int | None = None, progress: bool = False) -> tuple[list[dict], dict[str, dict]]:
     """The results rows (``RESULT_FEATURES``) of the human reference and every submission, and the
     :func:`praib.evaluation.evaluate.evaluate_reviews` details of each submission by name (:func:`score_run`)."""
     scored = score_run(submissions, reference, n_bootstrap, seed, judge, workers, progress)
     return scored.rows, scored.details
 
 
-def score_run(submissions: Sequence[Submission], reference: Dataset, n_bootstrap: int = 1000, seed: int = 0,
-              judge: "Judge | None" = None, workers: int | None = None, progress: bool = False) -> ScoredRun:
-    """Score the human reference and every submission. With ``progress``, each stage (a side's text
-    metrics, its bootstrap, the judge's requests) shows its own."""
+def score_run(submissions: Sequence[Submission], reference: "Dataset | ScoredReference", n_bootstrap: int = 1000,
+              seed: int = 0, judge: "Judge | None" = None, workers: int | None = None,
+              progress: bool = False) -> ScoredRun:
+    """Score the human reference (unless given scored, :func:`score_reference`, with the same ``n_bootstrap``
+    and ``seed``) and every submission. With ``progress``, each stage (a side's text metrics, its bootstrap,
+    the judge's requests) shows its own."""
     names = [s.name for s in submissions]
     if len(set(names)) != len(names) or HUMAN_SOURCE in names:
         raise ValueError(f"submission names must be distinct and not '{HUMAN_SOURCE}': {', '.join(names)}")
     _refuse_unscorable(submissions)
-    human_reviews = select_rows(reference,
-                                lambda row: row["source"] == HUMAN_SOURCE and perturbation_kind(row) is None)
-    if not len(human_reviews):
-        raise ValueError("the reference holds no human review (source 'human')")
-    # The reference is parsed and scored once per scale the submissions use (its own venue scale for the
-    # bootstrap table), each submission once: evaluate_reviews takes them as they are.
-    human_scored = {"venue": ScoredReviews.score(human_reviews, "venue", workers=workers, progress=progress)}
-    human = ReviewTable(human_scored["venue"])
-    venues = [ALL_VENUES, *sorted(set(human.venue), key=str)]
-    rows: list[dict] = []
-    human_values: dict[tuple, float | None] = {}
-    draws: dict[tuple[str, str], SliceDraws] = {}
-    for venue in progress_bar(venues, desc="human reference bootstrap", enabled=progress):
-        metrics, n_papers, n_reviews, draws[(HUMAN_SOURCE, venue)] = slice_metrics(None, human, venue,
-                                                                                   n_bootstrap, seed)
-        for metric, m in metrics.items():
-            human_values[(metric, venue)] = m["value"]
-            rows.append(_row(HUMAN_SOURCE, HUMAN_SOURCE, metric, venue, m, n_papers, n_reviews, m["value"], None))
+    if not isinstance(reference, ScoredReference):
+        reference = score_reference(reference, n_bootstrap, seed, workers, progress)
+    elif (reference.n_bootstrap, reference.seed) != (n_bootstrap, seed):
+        raise ValueError(f"the reference was drawn with n_bootstrap {reference.n_bootstrap} and seed "
+                         f"{reference.seed}, not {n_bootstrap} and {seed}")
+    # The reference is parsed and scored once per scale the submissions use, each submission once:
+    # evaluate_reviews takes them as they are.
+    human, venues = reference.table, reference.venues
+    rows = [dict(row) for row in reference.rows]
+    human_values = reference.values()
+    draws = dict(reference.draws)
 
     details: dict[str, dict] = {}
     tables: dict[str, ReviewTable] = {}
@@ -445,12 +535,10 @@ def score_run(submissions: Sequence[Submission], reference: Dataset, n_bootstrap
         originals = select_rows(submission.reviews, lambda row: perturbation_kind(row) is None)
         model_name = submission.manifest.get("model") or submission.name
         scored = ScoredReviews.score(originals, submission.scale, workers=workers, progress=progress)
-        table = tables[submission.name] = ReviewTable(scored)
-        if submission.scale not in human_scored:
-            human_scored[submission.scale] = ScoredReviews.score(human_reviews, submission.scale, workers=workers,
-                                                                 progress=progress)
-        result = evaluate_reviews(scored, human_scored[submission.scale], group_by=("source",),
-                                  scale=submission.scale, workers=workers, judge=judge, progress=progress)
+        table = tables[submission.name] = ReviewTable.from_scored(scored)
+        result = evaluate_reviews(scored, reference.on_scale(submission.scale, workers, progress),
+                                  group_by=("source",), scale=submission.scale, workers=workers, judge=judge,
+                                  progress=progress)
         details[submission.name] = result.to_dict()
         for venue in progress_bar(venues, desc=f"{submission.name} bootstrap", enabled=progress):
             metrics, n_papers, n_reviews, draws[(submission.name, venue)] = slice_metrics(

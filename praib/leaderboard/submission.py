@@ -238,7 +238,8 @@ def load_submission(source: str, manifest: str | Path | None = None, split: str 
         more = f" (and {len(outside) - 1} more)" if len(outside) > 1 else ""
         raise SubmissionError(f"{outside[0]}{more}; a submission's data files must lie inside it")
     try:
-        reviews = load_records(source, "review", split=split)
+        # Reviews that name no source are the manifest's model's.
+        reviews = load_records(source, "review", split=split, source_name=data["model"])
     except RecordError as err:
         raise SubmissionError(str(err)) from None
     return Submission(submission_name(source), source, reviews, data)
@@ -269,15 +270,20 @@ class ValidationReport:
         return "\n".join(lines)
 
 
-def _schema_rows(source: str, split: str, report: ValidationReport) -> list[dict]:
-    """Every row through :func:`praib.records.coerce_record`; each bad row is one problem line."""
+def _schema_rows(source: str, split: str, report: ValidationReport, model: str | None) -> list[dict]:
+    """Every row through :func:`praib.records.coerce_record`, as the loader reads it (rows without a source
+    are ``model``'s); each bad row is one problem line."""
     from praib.records import coerce_record, raw_rows
+    from praib.records.peer import RecordFormats
 
     rows, errors = [], []
+    formats = RecordFormats("review", model if isinstance(model, str) and model.strip() else None)
     try:
         for where, raw in raw_rows(source, split)[0]:
             try:
-                rows.append(coerce_record(raw, "review", where))
+                prepared = formats.prepare(raw, None, where)
+                if prepared is not None:
+                    rows.append(coerce_record(prepared, "review", where))
             except RecordError as err:
                 errors.append(str(err))
     except RecordError as err:  # the file or dataset itself cannot be read
@@ -361,7 +367,7 @@ def validate_submission(source: str, benchmark_papers: str | Path | None = None,
         return report
     if Path(source).is_dir() or is_hub_id(source):
         report.checked.append("data: every data file lies inside the submission")
-    rows = _schema_rows(source, split, report)
+    rows = _schema_rows(source, split, report, data.get("model"))
     report.n_reviews = len(rows)
     if not rows:
         if not any(p.startswith("schema:") for p in report.problems):

@@ -21,6 +21,7 @@ and says so in one line.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
@@ -32,7 +33,7 @@ import stat
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Iterator
+from typing import Iterator, Mapping
 
 logger = logging.getLogger(__name__)
 
@@ -51,19 +52,58 @@ class OutputClashError(FileExistsError):
 def replace_atomically(destination: str | Path) -> Iterator[Path]:
     """Yield a temporary path beside ``destination`` (its folder created) for the block to write a
     file at; when the block succeeds, that file takes ``destination``'s place (or, when
-    ``destination`` is a symbolic link, the place of the file it points to)."""
-    destination = Path(os.path.realpath(destination))
-    destination.parent.mkdir(parents=True, exist_ok=True)
+    ``destination`` is a symbolic link, the place of the file it points to). A write the system refuses
+    (a full disk, no permission) raises :class:`praib.records.schema.OutputWriteError` naming
+    ``destination`` (:func:`output_error`)."""
+    named, destination = Path(destination), Path(os.path.realpath(destination))
     temporary = destination.with_name(f".{destination.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
+        destination.parent.mkdir(parents=True, exist_ok=True)
         yield temporary
         # Flushed before the rename, so that a power cut cannot leave the new name on empty data.
         with temporary.open("rb+") as handle:
             os.fsync(handle.fileno())
         os.replace(temporary, destination)
-    except BaseException:
+    except BaseException as err:
         _remove(temporary)
+        _raise_as_output_error(err, {temporary: named, destination: named})
         raise
+
+
+#: The errors of a write that name no file: no space, over quota, too large, a read-only file system, the disk.
+_REFUSED_WRITES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
+
+
+def _raise_as_output_error(err: BaseException, written: Mapping[Path, Path]) -> None:
+    """Raise :func:`output_error` of ``err`` where it is another error; return where ``err`` stays as it is."""
+    if isinstance(err, OSError) and (converted := output_error(err, written)) is not err:
+        raise converted from err
+
+
+def output_error(err: OSError, written: Mapping[Path, Path]) -> OSError:
+    """``err`` as an :class:`praib.records.schema.OutputWriteError` (one line: ``cannot write FILE: why``)
+    where it is the system refusing to write an output: an error that names one of the ``written`` paths,
+    a file inside one of them or a folder above one, or one that names no file and says what a refused
+    write says (:data:`_REFUSED_WRITES`: a write to a full disk names none); the file is named as the user
+    named it, ``written`` mapping each path praib writes (a temporary one among them) to that name. Any
+    other error (an input that cannot be read, a connection refused, a file the block did not write) is
+    ``err`` itself."""
+    from praib.records.schema import OutputWriteError
+
+    if err.errno is None or err.errno == errno.ENOENT:
+        return err
+    why = err.strerror or os.strerror(err.errno)
+    if not isinstance(err.filename, (str, os.PathLike)):
+        if err.errno not in _REFUSED_WRITES:
+            return err
+        return OutputWriteError(err.errno, why, str(next(iter(written.values()))))
+    path = Path(os.path.abspath(err.filename))
+    for place, named in written.items():
+        if path == place or place in path.parents:
+            return OutputWriteError(err.errno, why, str(named / path.relative_to(place)))
+        if path in place.parents:  # a folder on the way could not be made
+            return OutputWriteError(err.errno, why, str(path))
+    return err
 
 
 def write_text_atomically(path: str | Path, text: str) -> None:
@@ -91,7 +131,7 @@ def ownership(folder: str | Path) -> Ownership:
     if not folder.is_dir():
         return Ownership({}, [], False)
     record = _read_record(folder)
-    praib = {name: digest for name, digest in (record or {}).items() if _digest(folder / name) == digest}
+    praib = {name: digest for name, digest in (record or {}).items() if file_digest(folder / name) == digest}
     holding = {str(parent) for name in praib for parent in PurePosixPath(name).parents}
     return Ownership(praib, list(_users(folder, PurePosixPath(), praib, holding)), record is not None)
 
@@ -107,29 +147,61 @@ def _users(folder: Path, relative: PurePosixPath, praib: dict[str, str], holding
             yield path
 
 
+def written_by_praib(path: str | Path) -> bool:
+    """Whether the file at ``path`` is one praib wrote there: its folder's record lists it with the digest
+    of its content now."""
+    path = Path(os.path.realpath(path))
+    digest = (_read_record(path.parent) or {}).get(path.name)
+    return digest is not None and digest == file_digest(path)
+
+
+def record_written(folder: str | Path, written: Mapping[str, str | None]) -> None:
+    """Merge ``written`` into the record of ``folder``: each name with the digest (:func:`file_digest`) of the
+    file praib has just written there, or None for one praib has removed. The other entries stay, so that
+    processes that write files of one folder in turn each add their own; the caller holds the folder's lock
+    (:func:`praib.records.locks.output_lock`) from reading what it replaces to this update. A record left
+    empty is removed."""
+    folder = Path(os.path.realpath(folder))
+    files = _read_record(folder) or {}
+    for name, digest in written.items():
+        if not _inside(name):
+            raise ValueError(f"{name!r}: not a file name inside {folder}")
+        if digest is None:
+            files.pop(name, None)
+        else:
+            files[name] = digest
+    if files:
+        _write_json(folder / RECORD, {"about": _ABOUT, "files": files})
+    else:
+        _remove(folder / RECORD)
+
+
 @contextmanager
 def replace_folder(destination: str | Path) -> Iterator[Path]:
     """Yield a new, empty folder for the block to write a command's files in; when the block succeeds,
     its files replace those praib wrote in ``destination`` (symbolic links followed) before, which
     keeps every file of the user's. Raises :class:`OutputClashError`, changing nothing, when the new
     output has a file where the user has one. A block that fails leaves ``destination`` as it was.
-    Holds the destination's lock (:func:`praib.records.locks.output_lock`) throughout."""
+    Holds the destination's lock (:func:`praib.records.locks.output_lock`) throughout. A write the system
+    refuses (a full disk, no permission), in the block or in the moves, raises
+    :class:`praib.records.schema.OutputWriteError` naming the file in ``destination`` (:func:`output_error`)."""
     from praib.records.locks import output_lock
 
-    destination = Path(os.path.realpath(destination))
+    named, destination = Path(destination), Path(os.path.realpath(destination))
     with output_lock(destination):
         finish_interrupted(destination)
         if os.path.lexists(destination) and not destination.is_dir():
             raise NotADirectoryError(f"{destination}: not a folder")
         staging = destination.with_name(f".{destination.name}.praib-{os.getpid()}-{secrets.token_hex(4)}")
-        staging.mkdir(parents=True)
         try:
+            staging.mkdir(parents=True)
             _write_json(staging / _MARKER, {"destination": destination.name, "pid": os.getpid()})
             yield staging
             _commit(staging, destination)
-        except BaseException:
-            if not (staging / _JOURNAL).exists():  # with a journal, the next run finishes the moves
+        except BaseException as err:
+            if staging.is_dir() and not (staging / _JOURNAL).exists():  # with a journal, the next run finishes
                 _remove(staging)
+            _raise_as_output_error(err, {staging: named, destination: named})
             raise
 
 
@@ -191,7 +263,7 @@ def _finish_staging(staging: Path, destination: Path) -> None:
 
 
 def _commit(staging: Path, destination: Path) -> None:
-    new = {name: _digest(staging / name) for name in _files(staging)}
+    new = {name: file_digest(staging / name) for name in _files(staging)}
     held = ownership(destination)
     clashes = [name for name in new if _blocked(destination, name, held.praib)]
     if clashes:
@@ -221,7 +293,7 @@ def _apply(staging: Path, destination: Path, journal: dict) -> list[str]:
     """Carry out ``journal``; each step checks the file it touches, so that running it again after a
     kill finishes it. Returns the names where a file of the user's turned up (kept, the new one dropped)."""
     for name, digest in journal["remove"].items():
-        if _digest(destination / name) == digest:
+        if file_digest(destination / name) == digest:
             (destination / name).unlink()
     _prune(destination, journal["remove"])
     kept = []
@@ -229,7 +301,7 @@ def _apply(staging: Path, destination: Path, journal: dict) -> list[str]:
         source, target = staging / name, destination / name
         if not os.path.lexists(source):  # moved before the kill
             continue
-        if os.path.lexists(target) and _digest(target) not in (journal["replace"].get(name), digest):
+        if os.path.lexists(target) and file_digest(target) not in (journal["replace"].get(name), digest):
             kept.append(name)
             continue
         try:
@@ -279,9 +351,10 @@ def _files(staging: Path) -> list[str]:
 _digests: dict[tuple[int, int, int, int], str] = {}
 
 
-def _digest(path: Path) -> str | None:
-    """``sha256:HEX`` of the regular file at ``path`` (a link is not one); None when there is none. Each
-    version of a file is read once a process (known by its inode, size and modification time)."""
+def file_digest(path: str | Path) -> str | None:
+    """``sha256:HEX`` of the regular file at ``path`` (a link is not one), as records hold it; None when there
+    is none. Each version of a file is read once a process (known by its inode, size and modification
+    time)."""
     try:
         status = os.lstat(path)
     except OSError:

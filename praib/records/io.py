@@ -18,7 +18,7 @@ import sys
 from collections import Counter
 import dataclasses
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import datasets
 import pyarrow as pa
@@ -27,7 +27,7 @@ from datasets import Dataset, List, Value
 
 from praib.records.atomic import replace_atomically, replace_folder
 from praib.records.ids import canonical_id, record_id
-from praib.records.schema import (IDENTITY_FIELDS, REVIEW_SECTIONS, SCHEMAS, OutputWriteError, RecordError,
+from praib.records.schema import (IDENTITY_FIELDS, REVIEW_SECTIONS, SCHEMAS, RecordError,
                                   perturbation_kind)
 from praib.scales import subscore_names
 
@@ -59,10 +59,13 @@ class ReadNotes:
     unknown_fields: set[str] = dataclasses.field(default_factory=set)
     numbers_from_text: int = 0
     example: str | None = None
+    #: OpenReview notes of a review input that are no review, by what they are (``official comment``, ...).
+    left_out_notes: Counter = dataclasses.field(default_factory=Counter)
 
     def add(self, other: "ReadNotes") -> "ReadNotes":
         """These notes with ``other``'s (of other records of the same input) added."""
         self.unknown_fields |= other.unknown_fields
+        self.left_out_notes.update(other.left_out_notes)
         self.numbers_from_text += other.numbers_from_text
         self.example = min(filter(None, (self.example, other.example)), default=None)  # whatever the merge order
         return self
@@ -75,6 +78,10 @@ class ReadNotes:
         if self.numbers_from_text:
             lines.append(f"{label}: read {self.numbers_from_text} score(s) given as text by their leading number, "
                          f"e.g. {self.example} (the label after the number is not checked)")
+        if self.left_out_notes:
+            count = sum(self.left_out_notes.values())
+            lines.append(f"{label}: left out {count} OpenReview note(s) that are no review ("
+                         + ", ".join(f"{what} {n}" for what, n in sorted(self.left_out_notes.items())) + ")")
         return lines
 
 
@@ -224,7 +231,9 @@ def coerce_record(raw: Any, kind: str, where: str, notes: ReadNotes | None = Non
             row[name] = _as_value(value, feature, where, name, notes)
     for name in required:
         if row[name] is None or row[name] == "":
-            raise RecordError(where, name, "is required and missing")
+            hint = ("; name whose reviews they are with --source NAME (source_name= in Python)"
+                    if name == "source" else "")
+            raise RecordError(where, name, "is required and missing" + hint)
     if kind in ("review", "meta_review"):
         row["source"] = row["source"].strip()
     for name in IDENTITY_FIELDS:
@@ -404,10 +413,13 @@ def jsonl_values(path: Path, lines: Iterable[bytes], number: int = 1, offset: in
         yield where, value
 
 
-def read_json_list(path: Path, keys: tuple[str, ...], what: str) -> list:
-    """The list a .json file holds, as it is or under the first of ``keys`` in an object; a file that
-    is not JSON, or holds no such list, is a :class:`RecordError` naming the file (and the line)."""
+def read_json_list(path: Path, keys: tuple[str, ...], what: str, single: Callable[[Any], bool] | None = None) -> list:
+    """The list a .json file holds, as it is or under the first of ``keys`` in an object (or the one object
+    for which ``single`` holds); a file that is not JSON, or holds no such list, is a :class:`RecordError`
+    naming the file (and the line)."""
     data = read_json(path, what="records")
+    if single is not None and single(data):
+        return [data]
     if isinstance(data, dict):
         data = next((data[key] for key in keys if key in data), None)
     if not isinstance(data, list):
@@ -439,9 +451,21 @@ def is_dataset_repo(path: Path) -> bool:
     return header.startswith("---") and re.search(r"^configs:", header, re.M) is not None
 
 
-def record_files(folder: Path) -> list[Path]:
-    """The files a folder of records is read from: its .parquet files, else its .jsonl files (recursively)."""
-    return sorted(folder.rglob("*.parquet")) or sorted(folder.rglob("*.jsonl"))
+#: The files of a records folder, one per record kind, as `praib data collect`, `data import-dump`,
+#: `data sample` and `data import-ukp` write them.
+RECORD_FILES = {"paper": "papers.jsonl", "review": "reviews.jsonl", "meta_review": "meta_reviews.jsonl",
+                "rebuttal": "rebuttals.jsonl"}
+
+
+def record_files(folder: Path, kind: str | None = None) -> list[Path]:
+    """The files a folder of records is read from. A records folder (one holding any of
+    :data:`RECORD_FILES`) gives the file of ``kind`` (none when it lacks it); any other folder its .parquet
+    files, else its .jsonl files, else its .json files (recursively, a submission's manifest.json aside)."""
+    if any((folder / name).is_file() for name in RECORD_FILES.values()):
+        kinds = [kind] if kind else list(RECORD_FILES)
+        return [folder / RECORD_FILES[k] for k in kinds if (folder / RECORD_FILES[k]).is_file()]
+    return (sorted(folder.rglob("*.parquet")) or sorted(folder.rglob("*.jsonl"))
+            or sorted(p for p in folder.rglob("*.json") if p.name != "manifest.json"))
 
 
 def _data_file_patterns(data_files: Any) -> Iterator[str]:
@@ -672,7 +696,7 @@ def save_records(records: Dataset, destination: str | Path) -> Path:
     """Write records as .jsonl, .parquet, or (any other path) a saved Dataset directory; the file or
     directory is built under a temporary name and moved into place (:mod:`praib.records.atomic`),
     the directory keeping the files praib did not write there. A write the system refuses (a full disk,
-    no permission) raises :class:`OutputWriteError` naming ``destination``."""
+    no permission) raises :class:`praib.records.schema.OutputWriteError` naming ``destination`` (or its file)."""
     destination = Path(destination)
     suffix = destination.suffix.lower()
     # Writing takes a moment; a progress bar of datasets' own here would only clutter the caller's.
@@ -688,11 +712,6 @@ def save_records(records: Dataset, destination: str | Path) -> Path:
         else:
             with replace_folder(destination) as folder:
                 records.save_to_disk(str(folder))
-    except OSError as err:
-        # The system's error names no file, or a temporary one the user never named.
-        if err.errno is None or isinstance(err, OutputWriteError):
-            raise
-        raise OutputWriteError(err.errno, err.strerror, str(destination)) from err
     finally:
         if shown:
             datasets.enable_progress_bars()

@@ -51,13 +51,15 @@ def lock_path(output: str | Path) -> Path:
 
 
 @contextmanager
-def output_lock(output: str | Path) -> Iterator[None]:
-    """Hold the lock of ``output`` for the block; raise :class:`OutputLockedError` at once when another
-    process holds it. Re-entrant within a process."""
+def output_lock(output: str | Path, wait: float = 0) -> Iterator[None]:
+    """Hold the lock of ``output`` for the block; raise :class:`OutputLockedError` when another process
+    holds it: at once, or after waiting up to ``wait`` seconds for it to let go (for an output that several
+    processes of one run update in turn, each for a moment: the parts of a sharded evaluation). Re-entrant
+    within a process."""
     path = lock_path(output)
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(path, timeout=0, thread_local=False, is_singleton=True, on_acquired=_record_holder)
-    _acquire(lock, output, path)
+    _acquire(lock, output, path, time.monotonic() + wait)
     try:
         yield
     finally:
@@ -68,18 +70,21 @@ def output_lock(output: str | Path) -> Iterator[None]:
         lock.release()
 
 
-def _acquire(lock: FileLock, output: str | Path, path: Path) -> None:
-    """Take ``lock`` or raise :class:`OutputLockedError` naming its holder. A holder read in the moment
-    it takes the lock (its details not yet written) or lets it go (its file unlinked) names nobody:
-    look again for a moment, taking the lock if it came free."""
-    for attempt in range(_LOOKS):
+def _acquire(lock: FileLock, output: str | Path, path: Path, deadline: float) -> None:
+    """Take ``lock``, trying until ``deadline`` (a ``time.monotonic()``), or raise :class:`OutputLockedError`
+    naming its holder. A holder read in the moment it takes the lock (its details not yet written) or lets
+    it go (its file unlinked) names nobody: look again for a moment, taking the lock if it came free."""
+    looks = 0
+    while True:
         try:
             lock.acquire()
             return
         except Timeout:
-            holder = _read_holder(path)
-            if holder or attempt + 1 == _LOOKS:
-                raise OutputLockedError(output, holder) from None
+            if time.monotonic() >= deadline:
+                looks += 1
+                holder = _read_holder(path)
+                if holder or looks == _LOOKS:
+                    raise OutputLockedError(output, holder) from None
         time.sleep(_LOOK_INTERVAL)
 
 

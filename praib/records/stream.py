@@ -20,9 +20,10 @@ import datasets
 from datasets import Dataset
 
 from praib.records.duplicates import StreamRepeats
-from praib.records.io import (ReadNotes, check_hub, coerce_record, hub_error, is_dataset_repo, jsonl_values,
+from praib.records.io import (RECORD_FILES, ReadNotes, check_hub, coerce_record, hub_error, is_dataset_repo, jsonl_values,
                               load_saved_dataset, open_parquet, read_csv_rows, read_json_list, record_files,
                               records_to_dataset, unreadable_parquet)
+from praib.records.peer import RecordFormats, is_ai_scientist_review
 from praib.records.schema import SCHEMAS, RecordError
 
 logger = logging.getLogger(__name__)
@@ -55,11 +56,13 @@ class _RawBatch:
     index: int
     where: str
     items: list[tuple[str, Any]]  # (where, the record as stored)
+    path: Path | None = None  # the file the records were read from
 
 
 def iter_record_batches(source: str | Path, kind: str = "review", split: str = "train", *,
                         batch_rows: int = BATCH_ROWS, shard: tuple[int, int] | None = None,
-                        allow_empty: bool = False, notes: ReadNotes | None = None) -> Iterator[RecordBatch]:
+                        allow_empty: bool = False, notes: ReadNotes | None = None,
+                        source_name: str | None = None) -> Iterator[RecordBatch]:
     """The records of ``kind`` in ``source``, any source :func:`load_records` reads, in batches of at
     most ``batch_rows`` records, holding about one batch at a time.
 
@@ -67,13 +70,15 @@ def iter_record_batches(source: str | Path, kind: str = "review", split: str = "
       skipped). Fixed line counts, rather than byte ranges, make a batch the same size in records for
       every kind of source, and give every error its line number; another shard's lines are passed over
       by counting newlines in 1 MiB blocks, without decoding them, which costs little next to parsing.
-    - A **JSON** file holding a list (or ``{"records": [...]}``) is read whole, as JSON cannot be read
-      in parts, then batched.
+    - A **JSON** file holding a list (or ``{"records": [...]}``, ``{"notes": [...]}``, or one AI-Scientist
+      review) is read whole, as JSON cannot be read in parts, then batched.
+    - **CSV**: a header of field names, one record a row, an empty cell a missing value; read whole.
     - **Parquet** is read with ``ParquetFile.iter_batches``, page by page; a batch never spans two row
       groups, so a shard skips the row groups that hold none of its batches unread, and a row group
       that is not a multiple of ``batch_rows`` ends with a shorter batch.
-    - A **directory** of .parquet (else .jsonl) files is read file by file in name order, the batch
-      indexes running on from one file to the next; a saved dataset (``Dataset.save_to_disk``) is
+    - A **directory** of .parquet (else .jsonl, else .json) files is read file by file in name order, the
+      batch indexes running on from one file to the next; a records folder (``papers.jsonl``,
+      ``reviews.jsonl``, ... as `praib data collect` writes) gives its file of ``kind``; a saved dataset (``Dataset.save_to_disk``) is
       memory-mapped and sliced; a dataset repository (a folder with README configs, ``folder:config``)
       and a Hub id (``org/name``, ``org/name:config``) are streamed by
       ``datasets.load_dataset(..., streaming=True)``.
@@ -95,6 +100,10 @@ def iter_record_batches(source: str | Path, kind: str = "review", split: str = "
     in one warning at the end of the stream, and so are the scores given as text with a label after their
     number (read as the number); given ``notes``, they are added to it instead, for a caller that reads
     an input in shards to say them once.
+
+    Reviews in the formats other tools write (AI-Scientist review JSON, OpenReview notes) are read as review
+    records (:mod:`praib.records.peer`), and ``source_name`` fills ``source`` where a record names none
+    (and ``model`` too, for a source other than human).
     """
     if kind not in SCHEMAS:
         raise ValueError(f"unknown record kind {kind!r}; choose from {', '.join(SCHEMAS)}")
@@ -104,13 +113,15 @@ def iter_record_batches(source: str | Path, kind: str = "review", split: str = "
     if not 0 <= part < parts:
         raise ValueError(f"shard must be (i, n) with 0 <= i < n, got {shard!r}")
     whole = parts == 1
+    formats = RecordFormats(kind, source_name)  # checks the name before anything is read
     batches, label = _raw_batches(source, split, batch_rows, lambda index: index % parts == part,
-                                  empty_ok=allow_empty or not whole)
-    return _record_batches(batches, kind, label, allow_empty=allow_empty, whole=whole, notes=notes)
+                                  empty_ok=allow_empty or not whole, kind=kind)
+    return _record_batches(batches, kind, label, allow_empty=allow_empty, whole=whole, notes=notes,
+                           formats=formats)
 
 
 def load_records(source: str | Path, kind: str = "review", split: str = "train", *,
-                 allow_empty: bool = False) -> Dataset:
+                 allow_empty: bool = False, source_name: str | None = None) -> Dataset:
     """Read and validate records of ``kind`` ('review', 'paper', 'meta_review' or
     'rebuttal') from a file, a directory or a Hub id ('org/name' or
     'org/name:config'), and return them as a Dataset with the kind's schema.
@@ -118,8 +129,9 @@ def load_records(source: str | Path, kind: str = "review", split: str = "train",
     Records that repeat an earlier one exactly are dropped with a warning; two records of one
     identity with different content, or (unless ``allow_empty``) no record at all, raise
     :class:`RecordError` (see :mod:`praib.records.duplicates`). The records are those of
-    :func:`iter_record_batches`, all held at once; read a large input with that instead."""
-    batches = iter_record_batches(source, kind, split, allow_empty=allow_empty)
+    :func:`iter_record_batches`, all held at once; read a large input with that instead. ``source_name``
+    fills ``source`` where a record names none (and ``model``, for a source other than human)."""
+    batches = iter_record_batches(source, kind, split, allow_empty=allow_empty, source_name=source_name)
     return records_to_dataset([row for batch in batches for row in batch.rows], kind)
 
 
@@ -133,14 +145,16 @@ def raw_rows(source: str | Path, split: str, empty_ok: bool = False) -> tuple[It
 
 
 def _record_batches(batches: Iterator[_RawBatch], kind: str, label: str, *, allow_empty: bool,
-                    whole: bool, notes: ReadNotes | None) -> Iterator[RecordBatch]:
+                    whole: bool, notes: ReadNotes | None, formats: RecordFormats) -> Iterator[RecordBatch]:
     found = ReadNotes()
     repeats = StreamRepeats(kind)
     seen = 0
     for batch in batches:
-        rows = [coerce_record(raw, kind, where, found) for where, raw in batch.items]
+        prepared = ((where, formats.prepare(raw, batch.path, where)) for where, raw in batch.items)
+        rows = [coerce_record(raw, kind, where, found) for where, raw in prepared if raw is not None]
         seen += len(rows)
         yield RecordBatch(batch.index, tuple(repeats.fresh(rows)), batch.where)
+    found.left_out_notes.update(formats.left_out)
     if notes is not None:
         notes.add(found)
     else:
@@ -154,10 +168,11 @@ def _record_batches(batches: Iterator[_RawBatch], kind: str, label: str, *, allo
 
 
 def _raw_batches(source: str | Path, split: str, batch_rows: int, owned: Owned,
-                 empty_ok: bool) -> tuple[Iterator[_RawBatch], str]:
+                 empty_ok: bool, kind: str | None = None) -> tuple[Iterator[_RawBatch], str]:
     """The batches ``owned`` (by index) of the records of ``source`` as stored, and a label of the
-    source. A source that does not exist, and a dataset that cannot be loaded, are a :class:`RecordError`
-    at once; a file that cannot be read is one when its batches are read."""
+    source (of a records folder, its file of ``kind``). A source that does not exist, and a dataset that
+    cannot be loaded, are a :class:`RecordError` at once; a file that cannot be read is one when its
+    batches are read."""
     path = Path(source)
     folder, _, config = str(source).partition(":")
     if config and Path(folder).is_dir():  # a local dataset repository and one of its configs
@@ -178,9 +193,11 @@ def _raw_batches(source: str | Path, split: str, batch_rows: int, owned: Owned,
             return _sliced_batches(load_saved_dataset(path, split), str(path), batch_rows, owned), str(path)
         if is_dataset_repo(path):  # e.g. written by `praib data build`: its default config
             return _streamed_batches(str(path), None, split, str(path), batch_rows, owned, empty_ok), str(path)
-        files = record_files(path)
+        files = record_files(path, kind)
         if files:
             return _file_batches(files, batch_rows, owned), str(path)
+        if kind and record_files(path):  # a records folder without this kind's file
+            raise RecordError(str(path), None, f"the records folder holds no {RECORD_FILES[kind]}")
         raise RecordError(str(path), None, f"the folder holds none of what praib reads; {ACCEPTED}")
     if _HUB_ID.fullmatch(str(source)) and not str(source).startswith("."):
         repo, _, config = str(source).partition(":")
@@ -205,7 +222,7 @@ def _csv_batches(path: Path, batch_rows: int, owned: Owned) -> Iterator[_RawBatc
     for index, start in enumerate(range(0, len(items), batch_rows)):
         if owned(index):
             chunk = items[start:start + batch_rows]
-            yield _RawBatch(index, f"{chunk[0][0]}-{chunk[-1][0].rsplit(' ', 1)[-1]}", chunk)
+            yield _RawBatch(index, f"{chunk[0][0]}-{chunk[-1][0].rsplit(' ', 1)[-1]}", chunk, path)
 
 
 def _file_batches(files: list[Path], batch_rows: int, owned: Owned) -> Iterator[_RawBatch]:
@@ -214,6 +231,8 @@ def _file_batches(files: list[Path], batch_rows: int, owned: Owned) -> Iterator[
         if file.suffix == ".jsonl":
             # A shard of an empty split is an empty file: fine as a part of the whole.
             index = yield from _jsonl_batches(file, batch_rows, owned, index, empty_ok=True)
+        elif file.suffix == ".json":
+            index = yield from _json_batches(file, batch_rows, owned, index)
         else:
             index = yield from _parquet_batches(file, batch_rows, owned, index)
 
@@ -231,7 +250,7 @@ def _jsonl_batches(path: Path, batch_rows: int, owned: Owned, index: int,
                 if count:
                     items = list(jsonl_values(path, lines, line, offset))
                     empty = empty and not items
-                    yield _RawBatch(index, f"{path}: lines {line}-{line + count - 1}", items)
+                    yield _RawBatch(index, f"{path}: lines {line}-{line + count - 1}", items, path)
             else:
                 count, size = _skip_lines(handle, batch_rows)
             if not count:
@@ -261,13 +280,19 @@ def _skip_lines(handle: IO[bytes], count: int) -> tuple[int, int]:
     return lines + open_line, handle.tell() - start  # a last line without a newline is a line too
 
 
-def _json_batches(path: Path, batch_rows: int, owned: Owned) -> Iterator[_RawBatch]:
-    records = read_json_list(path, ("records", "data"), "a .json file must hold a list of records")
-    for index, start in enumerate(range(0, len(records), batch_rows)):
+def _json_batches(path: Path, batch_rows: int, owned: Owned, index: int = 0) -> Generator[_RawBatch, None, int]:
+    """The owned batches of the records a .json file holds, numbered from ``index``; returns the index after
+    its last batch."""
+    records = read_json_list(path, ("records", "data", "notes"),
+                             "a .json file must hold a list of records or one AI-Scientist review",
+                             single=is_ai_scientist_review)
+    for start in range(0, len(records), batch_rows):
         if owned(index):
             chunk = records[start:start + batch_rows]
             yield _RawBatch(index, f"{path}: records {start}-{start + len(chunk) - 1}",
-                            [(f"{path}: record {start + offset}", item) for offset, item in enumerate(chunk)])
+                            [(f"{path}: record {start + offset}", item) for offset, item in enumerate(chunk)], path)
+        index += 1
+    return index
 
 
 def _table_batch(index: int, label: str, first_row: int, table: Any) -> _RawBatch:

@@ -32,15 +32,15 @@ from praib.http_retry import (GaveUp, Retryable, RetryPolicy, call_with_retries,
 from praib.records import (HUMAN_SOURCE, PARSE_GIVEN, REVIEW_SECTIONS, RecordError, coerce_record, iter_jsonl,
                            read_csv_rows, read_json, read_json_list, records_to_dataset, save_records)
 from praib.records.atomic import replace_folder, write_text_atomically
+from praib.records.io import RECORD_FILES
+from praib.records.peer import flat_content, form_fields, invitations, signer, text_of
 from praib.records.duplicates import drop_duplicates, find_repeats
-from praib.scales import Scale, UnknownScaleError, VenueScales, venue_scales
+from praib.scales import UnknownScaleError, VenueScales, venue_scales
 
 logger = logging.getLogger(__name__)
 
 EDITIONS_DIR = Path(__file__).resolve().parents[1] / "data" / "openreview"
 API_BASEURLS = {1: "https://api.openreview.net", 2: "https://api2.openreview.net"}
-RECORD_FILES = {"paper": "papers.jsonl", "review": "reviews.jsonl", "meta_review": "meta_reviews.jsonl",
-                "rebuttal": "rebuttals.jsonl"}
 #: The file every records folder holds (:func:`write_records`), beside those of the other kinds it has.
 RECORD_FOLDER_FILES = (RECORD_FILES["paper"],)
 
@@ -269,68 +269,9 @@ def _check_notes(notes: list, label: str) -> list[dict]:
 # --------------------------------------------------------------------------- normalisation
 
 
-def _flat(content: dict | None) -> dict:
-    """A note's content with API v2's ``{"value": ...}`` wrappers removed (v1 is already flat)."""
-    out = {}
-    for key, value in (content or {}).items():
-        out[key] = value.get("value") if isinstance(value, dict) and "value" in value else value
-    return out
-
-
-def _invitations(note: dict) -> list[str]:
-    return list(note.get("invitations") or ([note["invitation"]] if note.get("invitation") else []))
-
-
 def _replies(note: dict) -> list[dict]:
     details = note.get("details") or {}
     return list(details.get("replies") or details.get("directReplies") or note.get("replies") or [])
-
-
-def _scored(value: Any, scale: Scale | None, where: str, field: str) -> Any:
-    """OpenReview scores are "6: label" strings or bare numbers; a bare label ("good") is
-    looked up on the venue-year's scale."""
-    if isinstance(value, str) and scale is not None and not re.match(r"\s*[+-]?\d", value):
-        found = scale.value_for_label(value)
-        if found is None:
-            raise RecordError(where, field, f"{value!r} is no label of the {scale.name} scale")
-        return found
-    return value
-
-
-def _text(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, list):
-        value = "\n".join(str(v) for v in value)
-    value = str(value).strip()
-    return value or None
-
-
-def _apply_form(content: dict, form: dict[str, str], scales: VenueScales | None, where: str) -> dict:
-    """Record fields from a note's content through a venue-year form map."""
-    row: dict[str, Any] = {"subscores": {}}
-    parts = []
-    for field, target in form.items():
-        value = content.get(field)
-        if value is None:
-            continue
-        if target.startswith("subscores."):
-            name = target.split(".", 1)[1]
-            scale = scales.subscores.get(name) if scales else None
-            row["subscores"][name] = _scored(value, scale, where, field)
-        elif target in ("rating", "confidence"):
-            scale = getattr(scales, target) if scales else None
-            row[target] = _scored(value, scale, where, field)
-        elif target == "recommendation":
-            row["recommendation"] = _text(value)
-        else:
-            text = _text(value)
-            if text:
-                parts.append(text)
-                if target != "body":
-                    row[target] = (row[target] + "\n\n" + text) if row.get(target) else text
-    row["text"] = "\n\n".join(parts) or None
-    return row
 
 
 def _scales(edition: Edition) -> VenueScales | None:
@@ -338,11 +279,6 @@ def _scales(edition: Edition) -> VenueScales | None:
         return venue_scales(edition.venue, edition.year)
     except UnknownScaleError:
         return None
-
-
-def _signer(note: dict) -> str | None:
-    signatures = note.get("signatures") or []
-    return signatures[0].rsplit("/", 1)[-1] if signatures else None
 
 
 @lru_cache(maxsize=None)
@@ -364,44 +300,44 @@ def normalise_forum(submission: dict, edition: Edition, status: str | None = Non
     the invitation the submission was listed under; it overrides any decision note."""
     scales = _scales(edition)
     paper_id = submission.get("forum") or submission["id"]
-    content = _flat(submission.get("content"))
+    content = flat_content(submission.get("content"))
     base = {"paper_id": paper_id, "venue": edition.venue, "year": edition.year}
     replies = [r for r in _replies(submission) if r.get("id") != submission.get("id") and not r.get("ddate")]
 
     # A withdrawn paper is flagged by the invitation it is listed under (v1) or by its venue id (v2).
     listed_as = dict(edition.submissions)
-    status = status or next((listed_as[i] for i in _invitations(submission) if listed_as.get(i)), None)
+    status = status or next((listed_as[i] for i in invitations(submission) if listed_as.get(i)), None)
     decision = status or edition.venueid_status.get(content.get("venueid") or "")
     if decision is None and edition.decision_invitation:
         for reply in replies:
-            if _matches(_invitations(reply), (edition.decision_invitation,)):
-                decision = _text(_flat(reply.get("content")).get(edition.decision_field))
+            if _matches(invitations(reply), (edition.decision_invitation,)):
+                decision = text_of(flat_content(reply.get("content")).get(edition.decision_field))
     keywords = content.get("keywords") or []
     if isinstance(keywords, str):
         keywords = [k.strip() for k in re.split(r"[,;]", keywords) if k.strip()]
     out: dict[str, list[dict]] = {kind: [] for kind in RECORD_FILES}
-    out["paper"].append(coerce_record({**base, "title": _text(content.get("title")),
-                                       "abstract": _text(content.get("abstract")), "keywords": keywords,
+    out["paper"].append(coerce_record({**base, "title": text_of(content.get("title")),
+                                       "abstract": text_of(content.get("abstract")), "keywords": keywords,
                                        "decision": decision}, "paper", f"{edition.venue} {edition.year} {paper_id}"))
 
-    review_ids = {r["id"] for r in replies if _matches(_invitations(r), edition.review)}
+    review_ids = {r["id"] for r in replies if _matches(invitations(r), edition.review)}
     authors = (edition.author_signature,) if edition.author_signature else ()
     for reply in sorted(replies, key=lambda r: (r.get("cdate") or r.get("tcdate") or 0, r.get("id") or "")):
         where = f"{edition.venue} {edition.year} forum {paper_id} note {reply.get('id')}"
-        reply_content = _flat(reply.get("content"))
+        reply_content = flat_content(reply.get("content"))
         if reply["id"] in review_ids:
-            fields = _apply_form(reply_content, edition.review_form, scales, where)
+            fields = form_fields(reply_content, edition.review_form, scales, where)
             out["review"].append(coerce_record({**base, **fields, "review_id": reply["id"], "decision": decision,
-                                                "source": HUMAN_SOURCE, "reviewer_id": _signer(reply),
+                                                "source": HUMAN_SOURCE, "reviewer_id": signer(reply),
                                                 "parse_status": PARSE_GIVEN}, "review", where))
-        if _matches(_invitations(reply), edition.meta_review):
-            fields = _apply_form(reply_content, edition.meta_review_form, scales, where)
+        if _matches(invitations(reply), edition.meta_review):
+            fields = form_fields(reply_content, edition.meta_review_form, scales, where)
             if fields["text"]:
                 out["meta_review"].append(coerce_record({**base, **fields, "meta_review_id": reply["id"],
                                                          "source": HUMAN_SOURCE, "parse_status": PARSE_GIVEN},
                                                         "meta_review", where))
-        if _matches(_invitations(reply), edition.rebuttal) and _matches(reply.get("signatures") or [], authors):
-            text = _text(reply_content.get("rebuttal") or reply_content.get("comment"))
+        if _matches(invitations(reply), edition.rebuttal) and _matches(reply.get("signatures") or [], authors):
+            text = text_of(reply_content.get("rebuttal") or reply_content.get("comment"))
             if text:
                 # An author reply to a review answers that review; one to the paper answers them all.
                 answered = reply.get("replyto") if reply.get("replyto") in review_ids else None
@@ -530,8 +466,9 @@ def import_dump(path: str | Path, fmt: str, venue: str, year: int) -> dict[str, 
     if not path.is_file():
         raise RecordError(str(path), None, "no such file")
     if fmt == "json":
-        notes = _unique_notes(_dump_notes(path), path)
-        listed = {i for note in notes for i in _invitations(note)}
+        dumped = _dump_notes(path)
+        listed = {i for note in dumped for i in invitations(note)}
+        notes = _forums(dumped, path)
         if listed and not any(i.startswith(edition.venue_id + "/") for i in listed):
             raise RecordError(str(path), None, f"its notes are not of {edition.venue} {edition.year} (none is under "
                                                f"{edition.venue_id}; e.g. {sorted(listed)[0]}); check --venue/--year")
@@ -556,6 +493,23 @@ def import_dump(path: str | Path, fmt: str, venue: str, year: int) -> dict[str, 
         raise RecordError(str(path), None, f"no paper of {edition.venue} {edition.year} in this {fmt} dump")
     return {kind: records_to_dataset(drop_duplicates(table.to_list(), kind, str(path)), kind)
             for kind, table in records.items()}
+
+
+def _forums(notes: list[dict], path: Path) -> list[dict]:
+    """The submission notes of a dump (:func:`_unique_notes`), each with its forum's replies. A dump may list
+    replies themselves (the review notes the API returns for an invitation or a forum: ``forum`` names their
+    paper, ``replyto`` the note they answer) beside or instead of their submissions: each goes under its
+    forum's submission note, made with the forum's id and no content where the dump holds none."""
+    replies = [note for note in notes if note.get("forum") not in (None, note["id"])]
+    submissions = _unique_notes([note for note in notes if note.get("forum") in (None, note["id"])], path)
+    forums = {note["id"]: note for note in submissions}
+    for reply in replies:
+        forum = forums.get(reply["forum"])
+        if forum is None:
+            forum = forums[reply["forum"]] = {"id": reply["forum"], "forum": reply["forum"], "content": {}}
+            submissions.append(forum)
+        forum["details"] = {**(forum.get("details") or {}), "replies": [*_replies(forum), reply]}
+    return submissions
 
 
 def _unique_notes(notes: list[dict], path: Path) -> list[dict]:
@@ -600,13 +554,13 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
         missing.update(key for key in _PEERSUM_FIELDS if key not in sample)
         fields.update(sample)
         base = {"paper_id": forum, "venue": edition.venue, "year": edition.year}
-        decision = _text(sample.get("paper_acceptance"))
+        decision = text_of(sample.get("paper_acceptance"))
         rows["paper"].append(coerce_record({**base, "title": sample.get("paper_title"),
                                             "abstract": sample.get("paper_abstract"), "decision": decision},
                                            "paper", where))
-        if _text(sample.get("meta_review")):
+        if text_of(sample.get("meta_review")):
             rows["meta_review"].append(coerce_record({**base, "meta_review_id": f"{forum}-meta", "source": HUMAN_SOURCE,
-                                                      "text": _text(sample["meta_review"]),
+                                                      "text": text_of(sample["meta_review"]),
                                                       "parse_status": PARSE_GIVEN}, "meta_review", where))
         notes = sample.get("reviews") or []
         if not isinstance(notes, list):
@@ -621,7 +575,7 @@ def _peersum_records(path: Path, edition: Edition) -> dict[str, Dataset]:
         review_ids = {n["review_id"] for n in notes
                       if n.get("writer") == "official_reviewer" and n.get("reply_to") == forum}
         for note in notes:
-            text = _text(note.get("comment"))
+            text = text_of(note.get("comment"))
             if note["review_id"] in review_ids:
                 # PeerSum writes -1 where a note has no score.
                 scores = {k: note[k] if (note.get(k) or 0) > 0 else None for k in ("rating", "confidence")}

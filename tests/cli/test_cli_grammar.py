@@ -1,4 +1,4 @@
-"""The command line follows one grammar (README, "Command-line conventions") on every command."""
+"""The command line follows one grammar (docs/cli.md, "Command-line conventions") on every command."""
 
 import re
 
@@ -129,3 +129,22 @@ def test_every_command_that_calls_a_model_can_bound_its_failures_with_the_same_s
         for own, judges in SERVER_OPTIONS.items():
             assert ((options[own].type.to_info_dict(), options[own].default)
                     == (judge[judges].type.to_info_dict(), judge[judges].default)), path
+
+
+def test_evaluate_help_shows_the_command_a_user_types_every_input_and_merge():
+    """`praib evaluate INPUT` runs the group's default command: its help and usage errors name
+    `praib evaluate`, not the command (`run`) that the group routes to."""
+    from click.testing import CliRunner
+
+    shown = CliRunner().invoke(main, ["evaluate", "--help"], prog_name="praib")
+    assert shown.exit_code == 0
+    assert shown.output.startswith("Usage: praib evaluate [OPTIONS] INPUT\n")
+    assert "evaluate run" not in shown.output
+    text = " ".join(shown.output.split())
+    assert "JSONL, JSON, Parquet or CSV file" in text and "Hub dataset id" in text
+    assert "AI-Scientist review JSON and OpenReview notes are read as they are" in text
+    assert "merge Combine the partial results (.npz) of --shard" in text
+    assert "praib evaluate merge PARTS... --output FILE" in text
+    wrong = CliRunner().invoke(main, ["evaluate", "--no-such-option"], prog_name="praib")
+    assert wrong.exit_code == 2
+    assert wrong.output.startswith("Usage: praib evaluate [OPTIONS] INPUT\nTry 'praib evaluate --help' for help.")

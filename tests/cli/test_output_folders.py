@@ -1,7 +1,6 @@
 """A command that writes a folder replaces the files praib wrote there: a rerun leaves none of the earlier
 run's files behind, and a folder that holds other files (or praib's, changed since) is refused unless
---overwrite, which keeps them; praib decides by its record of what it wrote, never by names (README,
-"Command-line conventions"; issue 26, items 2 and 5)."""
+--overwrite, which keeps them; praib decides by its record of what it wrote, never by names (docs/cli.md; issue 26, items 2 and 5)."""
 
 from __future__ import annotations
 

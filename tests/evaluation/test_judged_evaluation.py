@@ -311,7 +311,7 @@ def test_the_per_review_parquet_of_a_judged_run_carries_each_review_s_scores(tmp
     import pyarrow.parquet as pq
 
     evaluate_reviews(dataset(), judge=Judge(predictable_judge()), per_review=tmp_path / "rows")
-    (part,) = (tmp_path / "rows").iterdir()
+    (part,) = (tmp_path / "rows").glob("part-*.parquet")
     assert part.name == "part-00000-of-00001.parquet"
     human, model = pq.read_table(part).to_pylist()
     assert (human["source"], model["source"], model["model"], model["prompt"]) == ("human", "lm", "lm", "guidelines")

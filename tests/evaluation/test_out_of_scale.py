@@ -117,7 +117,8 @@ def test_the_leaderboard_bootstrap_applies_the_same_rule(reviews):
     records = load_records(reviews)
     human = ScoredReviews.score(records.filter(lambda row: row["source"] == "human"), workers=1)
     model = ScoredReviews.score(records.filter(lambda row: row["source"] != "human"), workers=1)
-    metrics, _, n_reviews, _ = slice_metrics(ReviewTable(model), ReviewTable(human), ALL_VENUES, 0, 0)
+    metrics, _, n_reviews, _ = slice_metrics(ReviewTable.from_scored(model), ReviewTable.from_scored(human),
+                                             ALL_VENUES, 0, 0)
     evaluated = evaluate_reviews(model, human, group_by=("source",), workers=1).group("llm")
     assert metrics["krippendorff_alpha"]["value"] == pytest.approx(evaluated.krippendorff["ICLR"]["alpha_with_model"])
     assert metrics["rating"]["value"] == pytest.approx((8 + 1) / 2)  # 7 and 4 left out

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -50,8 +51,19 @@ def requests(queue: Path) -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text()) for p in sorted(queue.glob("*.json"))}
 
 
-def sorted_rows(path: Path) -> list[dict]:
-    return sorted(pq.read_table(path).to_pylist(), key=lambda r: tuple(str(v) for v in r.values()))
+#: The tables a leaderboard run writes that a runner recomputes over every finished submission.
+RUN_TABLES = ("results.parquet", "comparisons.parquet", "ranks.parquet")
+
+
+def sorted_rows(parquet: Path | bytes) -> list[dict]:
+    """The rows of a Parquet file (a path, or its bytes), in a fixed order."""
+    table = pq.read_table(io.BytesIO(parquet) if isinstance(parquet, bytes) else parquet)
+    return sorted(table.to_pylist(), key=lambda r: tuple(str(v) for v in r.values()))
+
+
+def run_tables(folder: Path) -> dict[str, list[dict]]:
+    """The rows of each of :data:`RUN_TABLES` in a results folder."""
+    return {name: sorted_rows(folder / name) for name in RUN_TABLES}
 
 
 def praib(*args, env: dict | None = None, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -67,17 +79,18 @@ def start_praib(*args, env: dict | None = None) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def direct_run(tmp_path: Path, *submissions: Path) -> Path:
-    """`praib leaderboard run` of ``submissions`` with the runner tests' settings; its results.parquet."""
+def direct_run(tmp_path: Path, *submissions: Path, options: tuple = ()) -> Path:
+    """`praib leaderboard run` of ``submissions`` with the runner tests' settings (and ``options``); its folder."""
     from click.testing import CliRunner
 
     from praib.cli.main import main
 
     out = tmp_path / "direct"
     result = CliRunner().invoke(main, ["leaderboard", "run", *map(str, submissions), "--demo", "--n-bootstrap",
-                                       str(N_BOOTSTRAP), "--workers", "1", "--no-progress", "--output", str(out)])
+                                       str(N_BOOTSTRAP), "--workers", "1", "--no-progress", "--output", str(out),
+                                       *map(str, options)])
     assert result.exit_code == 0, result.output
-    return out / "results.parquet"
+    return out
 
 
 def process_args(queue: Path | str, results: Path | str, *extra) -> list:

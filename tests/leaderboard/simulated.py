@@ -79,7 +79,7 @@ def side(process: Process, quality: np.ndarray, topic: np.ndarray, venue_years: 
     columns = {"paper_id": [f"p{p:05d}" for p in papers], "venue": [v for v, _ in of_review],
                "year": [y for _, y in of_review], "rating": rating.astype(float).tolist(),
                "confidence": confidence.astype(float).tolist()}
-    return ReviewTable(ScoredReviews(columns, text, "venue"))
+    return ReviewTable.from_scored(ScoredReviews(columns, text, "venue"))
 
 
 def simulated_run(n_papers: int, submissions: dict[str, Process], seed: int, human: Process = HUMAN,

@@ -26,7 +26,7 @@ def table(reviews: list[tuple[str, float, float]]) -> ReviewTable:
                "rating": [r for _, _, r in reviews], "confidence": [3.0] * n}
     text = {metric: np.zeros(n) for metric in text_metrics()}
     text["fre"] = np.array([f for _, f, _ in reviews], dtype=float)
-    return ReviewTable(ScoredReviews(columns, text, "venue"))
+    return ReviewTable.from_scored(ScoredReviews(columns, text, "venue"))
 
 
 # Three papers: the human panel's FRE, and submissions A and B, one review a paper each.
@@ -112,10 +112,9 @@ def test_rank_intervals_by_hand():
 
 
 def shared_papers_only(reviews: ReviewTable, papers: set) -> ReviewTable:
-    keep = [i for i, p in enumerate(reviews.paper_id) if p in papers]
-    columns = {name: [values[i] for i in keep] for name, values in reviews.scored.columns.items()}
-    text = {name: values[keep] for name, values in reviews.scored.text_scores.items()}
-    return ReviewTable(ScoredReviews(columns, text, reviews.scored.scale))
+    columns = reviews.columns()
+    keep = [i for i, p in enumerate(columns["paper_id"]) if p in papers]
+    return ReviewTable.from_columns({name: [values[i] for i in keep] for name, values in columns.items()})
 
 
 def independent_draws(human: ReviewTable, a: ReviewTable, b: ReviewTable, n_bootstrap: int, seed: int):

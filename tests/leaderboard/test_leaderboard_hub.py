@@ -4,18 +4,17 @@ by huggingface_hub alone."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
 import sys
 import textwrap
 
-import pyarrow.parquet as pq
 import pytest
 
 from tests.fake_hub import FakeHub
-from tests.leaderboard.boards import demo_submission, direct_run, praib, process_args, sorted_rows
+from tests.leaderboard.boards import (RUN_TABLES, demo_submission, direct_run, praib, process_args, run_tables,
+                                      sorted_rows)
 from tests.paths import ROOT
 
 
@@ -64,10 +63,9 @@ def test_submit_and_process_with_queue_and_results_on_the_hub(hub, tmp_path):
 
     published = hub.repositories["org/results"].files("main")
     assert {"results.parquet", "run.json", "human.parquet", "submissions/model-a.parquet",
-            "submissions/model-b.parquet", "details/model-a.json", "manifests/model-b.json"} <= set(published)
-    rows = sorted(pq.read_table(io.BytesIO(published["results.parquet"])).to_pylist(),
-                  key=lambda r: tuple(str(v) for v in r.values()))
-    assert rows == sorted_rows(direct_run(tmp_path, *folders))
+            "submissions/model-b.parquet", "scored/model-a.parquet", "scored/model-b.parquet", "details/model-a.json",
+            "manifests/model-b.json", "comparisons.parquet", "ranks.parquet"} <= set(published)
+    assert {name: sorted_rows(published[name]) for name in RUN_TABLES} == run_tables(direct_run(tmp_path, *folders))
     assert "/" not in json.loads(published["run.json"])["reference"].split(" (")[0]
     # The app reads the results dataset as it reads a folder.
     shown = in_python("""

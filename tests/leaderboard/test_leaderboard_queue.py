@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import shutil
 import signal
 import time
 from collections import Counter
@@ -18,13 +19,13 @@ from click.testing import CliRunner
 from filelock import FileLock
 
 from praib.cli.main import main
-from praib.leaderboard import runner as runner_module
+from praib.leaderboard import run as run_module, runner as runner_module
 from praib.leaderboard.queue import claim, read_requests
 from praib.leaderboard.runner import Runner
 from praib.leaderboard.stores import LocalStore
 from praib.records import load_records
 from tests.leaderboard.boards import (N_BOOTSTRAP, all_perturbed, demo_rows, demo_submission, direct_run, process_args,
-                                      praib, requests, sorted_rows, start_praib, write_submission)
+                                      praib, requests, run_tables, sorted_rows, start_praib, write_submission)
 from tests.paths import DEMO
 
 
@@ -113,15 +114,55 @@ def test_every_request_ends_finished_or_failed_with_its_reason(board):
 
 def test_results_equal_a_direct_leaderboard_run_of_the_finished_submissions(board, tmp_path):
     expected = direct_run(tmp_path, *board["submissions"])
-    assert sorted_rows(board["results"] / "results.parquet") == sorted_rows(expected)
+    assert run_tables(board["results"]) == run_tables(expected)
+    # The comparisons are of the two finished submissions: one pair on each metric and venue.
+    pairs = sorted_rows(board["results"] / "comparisons.parquet")
+    assert pairs and {(r["submission_a"], r["submission_b"]) for r in pairs} == {("model-a", "model-b")}
+    assert {r["submission"] for r in sorted_rows(board["results"] / "ranks.parquet")} == {"model-a", "model-b"}
     # As a dataset, the results folder is its whole table (the card's default config), not every Parquet file.
     loaded = datasets.load_dataset(str(board["results"]), split="train")
-    assert sorted(loaded.to_list(), key=lambda r: tuple(str(v) for v in r.values())) == sorted_rows(expected)
-    assert {p.name for p in (board["results"] / "submissions").iterdir()} == {"model-a.parquet", "model-b.parquet"}
+    assert sorted(loaded.to_list(), key=lambda r: tuple(str(v) for v in r.values())) == run_tables(expected)[
+        "results.parquet"]
+    for folder in ("submissions", "scored"):
+        assert {p.name for p in (board["results"] / folder).iterdir()} == {"model-a.parquet", "model-b.parquet"}
     run = json.loads((board["results"] / "run.json").read_text())
     assert run["submissions"] == {name: f"sha256:{requests(board['queue'])[name]['records_sha256'][:16]}"
                                   for name in ("model-a", "model-b")}
+    assert (run["n_bootstrap"], run["seed"], run["fdr"]) == (N_BOOTSTRAP, 0, 0.05)
     assert run["reference"].startswith("reviews.jsonl (sha256:") and str(board["root"]) not in json.dumps(run)
+
+
+def test_a_runner_scores_the_reference_once_and_compares_from_the_stored_reviews(board, tmp_path, monkeypatch):
+    # A results store holding model-a's files as a runner left them, its request FINISHED, and two more
+    # pending: the next runner scores the human reference once and each new submission once, and draws the
+    # comparisons over all three from the stored per-review tables (model-a's texts are not scored again).
+    results = tmp_path / "results"
+    for path in ("human.parquet", "submissions/model-a.parquet", "scored/model-a.parquet",
+                 "manifests/model-a.json", "details/model-a.json"):
+        (results / path).parent.mkdir(parents=True, exist_ok=True)
+        (results / path).write_bytes((board["results"] / path).read_bytes())
+    queue = LocalStore(tmp_path / "queue")
+    folders = [board["submissions"][0], demo_submission(tmp_path / "model-b", "b"),
+               demo_submission(tmp_path / "a-guidelines", "a", "guidelines")]
+    for folder in folders:
+        assert invoke("leaderboard", "submit", folder, "--queue", queue.folder).exit_code == 0
+    queue.commit({"model-a.json": json.dumps({**requests(queue.folder)["model-a"], "status": "FINISHED"}).encode()},
+                 "model-a was processed before")
+    scored = []
+    score = run_module.ScoredReviews.score
+
+    def counted(reviews, *args, **kwargs):
+        scored.append(len(reviews))
+        return score(reviews, *args, **kwargs)
+
+    monkeypatch.setattr(run_module.ScoredReviews, "score", counted)
+    runner = Runner(queue, LocalStore(results), load_records(DEMO / "reviews.jsonl"), "demo", N_BOOTSTRAP,
+                    workers=1, say=lambda line: None)
+    assert runner.run() == 2
+    humans = len(load_records(DEMO / "reviews.jsonl").filter(lambda r: r["source"] == "human"))
+    assert sorted(scored) == sorted([humans, len(demo_rows("b", "extended")), len(demo_rows("a", "guidelines"))])
+    monkeypatch.undo()
+    assert run_tables(results) == run_tables(direct_run(tmp_path, *folders))
 
 
 def test_a_second_process_finds_nothing_to_do_and_changes_nothing(board):
@@ -137,6 +178,8 @@ def test_results_scored_with_other_settings_or_holding_other_files_are_refused(b
                    "--n-bootstrap", N_BOOTSTRAP + 1, "--no-progress")
     assert other.exit_code == 1
     assert f"n_bootstrap {N_BOOTSTRAP} (here {N_BOOTSTRAP + 1})" in other.output
+    other_fdr = invoke(*process_args(board["queue"], board["results"], "--fdr", 0.1))
+    assert other_fdr.exit_code == 1 and "fdr 0.05 (here 0.1)" in other_fdr.output
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.txt").write_text("my own notes")
@@ -144,6 +187,14 @@ def test_results_scored_with_other_settings_or_holding_other_files_are_refused(b
     assert refused.exit_code == 1 and "holds files that `praib leaderboard process` does not write (notes.txt)" \
         in refused.output
     assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+    # Results written before the runner stored each submission's per-review table: no comparison can be drawn.
+    older = tmp_path / "older"
+    shutil.copytree(board["results"], older, ignore=shutil.ignore_patterns("scored"))
+    refused = invoke(*process_args(board["queue"], older))
+    assert refused.exit_code == 1 and refused.output == (
+        f"Error: {older}: submissions/model-a.parquet, submissions/model-b.parquet without a per-review table in "
+        "scored/ (written by a praib before comparisons): file the submissions again into a new queue and results "
+        "store\n")
 
 
 def test_a_claim_that_loses_the_race_takes_the_next_request(tmp_path):
@@ -177,14 +228,16 @@ def test_two_runners_started_at_once_process_each_of_four_requests_once(tmp_path
                write_submission(tmp_path / "in" / "a-extended-v2", demo_rows("a", "extended")[:6], revision="v2")]
     for folder in folders:
         assert invoke("leaderboard", "submit", folder, "--queue", queue).exit_code == 0
-    runners = [start_praib(*process_args(queue, results)) for _ in range(2)]
+    fdr = ("--fdr", 0.25)  # any false discovery rate, as long as every runner gives the same
+    runners = [start_praib(*process_args(queue, results, *fdr)) for _ in range(2)]
     outputs = [r.communicate(timeout=300) for r in runners]
     assert [r.returncode for r in runners] == [0, 0], outputs
     taken = Counter(line.split(":")[0] for out, _ in outputs for line in out.splitlines() if ": taken by " in line)
     assert taken == Counter({f.name: 1 for f in folders})
     settled = requests(queue)
     assert {(r["status"], r["attempts"]) for r in settled.values()} == {("FINISHED", 1)}
-    assert sorted_rows(results / "results.parquet") == sorted_rows(direct_run(tmp_path, *folders))
+    assert run_tables(results) == run_tables(direct_run(tmp_path, *folders, options=fdr))
+    assert json.loads((results / "run.json").read_text())["fdr"] == 0.25
 
 
 def test_a_runner_killed_mid_run_is_finished_by_the_next_after_its_lease(tmp_path):
@@ -209,7 +262,7 @@ def test_a_runner_killed_mid_run_is_finished_by_the_next_after_its_lease(tmp_pat
     assert after.returncode == 0, after.stderr
     settled = requests(queue)["model-a"]
     assert (settled["status"], settled["attempts"]) == ("FINISHED", 2) and settled["runner"] != held["runner"]
-    assert sorted_rows(results / "results.parquet") == sorted_rows(direct_run(tmp_path, folder))
+    assert run_tables(results) == run_tables(direct_run(tmp_path, folder))
 
 
 def _seconds_until(moment: str) -> float:
@@ -238,7 +291,7 @@ def test_a_runner_killed_at_any_moment_leaves_one_finished_request_and_no_row_tw
     assert runner(60).process_next().status == "FINISHED"  # model-a, before the runner that dies
     with monkeypatch.context() as patch:
         if moment == "scoring":
-            patch.setattr(runner_module, "score_submissions", _die)
+            patch.setattr(runner_module, "score_run", _die)
         elif moment == "publishing":
             patch.setattr(results, "commit", _die)
         elif moment == "recomputing":
@@ -254,7 +307,7 @@ def test_a_runner_killed_at_any_moment_leaves_one_finished_request_and_no_row_tw
     assert runner(60).process_next() is None
     keys = row_keys(results.folder / "results.parquet")
     assert max(keys.values()) == 1
-    assert sorted_rows(results.folder / "results.parquet") == sorted_rows(direct_run(tmp_path, *folders))
+    assert run_tables(results.folder) == run_tables(direct_run(tmp_path, *folders))
 
 
 def test_a_runner_whose_lease_ran_out_leaves_the_request_to_the_runner_that_took_it_over(tmp_path, monkeypatch):
@@ -264,7 +317,7 @@ def test_a_runner_whose_lease_ran_out_leaves_the_request_to_the_runner_that_took
         assert invoke("leaderboard", "submit", folder, "--queue", queue.folder).exit_code == 0
     reference = load_records(DEMO / "reviews.jsonl")
     said = {"slow": [], "other": []}
-    score = runner_module.score_submissions
+    score = runner_module.score_run
     overtaken = []
 
     def slower_than_its_lease(*args, **kwargs):
@@ -275,7 +328,7 @@ def test_a_runner_whose_lease_ran_out_leaves_the_request_to_the_runner_that_took
             assert other.process_next().status == "FINISHED"
         return score(*args, **kwargs)
 
-    monkeypatch.setattr(runner_module, "score_submissions", slower_than_its_lease)
+    monkeypatch.setattr(runner_module, "score_run", slower_than_its_lease)
     slow = Runner(queue, results, reference, "demo", N_BOOTSTRAP, workers=1, lease_seconds=0.2,
                   say=said["slow"].append)
     assert slow.run() == 1  # model-b: it goes on after leaving model-a to the other runner
@@ -283,4 +336,4 @@ def test_a_runner_whose_lease_ran_out_leaves_the_request_to_the_runner_that_took
     settled = {r.name: r for r in read_requests(queue)[1]}
     assert (settled["model-a"].status, settled["model-a"].attempts) == ("FINISHED", 2)
     assert settled["model-a"].runner == said["other"][0].split()[3] != slow.id == settled["model-b"].runner
-    assert sorted_rows(results.folder / "results.parquet") == sorted_rows(direct_run(tmp_path, *folders))
+    assert run_tables(results.folder) == run_tables(direct_run(tmp_path, *folders))

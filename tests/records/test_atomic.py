@@ -1,13 +1,14 @@
 """Final files are replaced whole: a reader never sees half a file, and a write that fails mid-way
 leaves the previous file byte for byte and no temporary file behind."""
 
+import errno
 import json
 from pathlib import Path, PurePosixPath
 
 import pytest
 from datasets import Dataset
 
-from praib.records import coerce_record, load_records, records_to_dataset, save_records
+from praib.records import OutputWriteError, coerce_record, load_records, records_to_dataset, save_records
 from praib.records import atomic
 from praib.records.atomic import (RECORD, OutputClashError, ownership, replace_atomically, replace_folder,
                                   write_text_atomically)
@@ -169,7 +170,7 @@ def test_a_record_naming_files_outside_its_folder_is_not_followed(tmp_path):
     outside = tmp_path / "thesis.tex"
     outside.write_text("mine")
     record = json.loads((folder / RECORD).read_text())
-    digest = atomic._digest(outside)
+    digest = atomic.file_digest(outside)
     record["files"].update({"../thesis.tex": digest, str(outside): digest})
     (folder / RECORD).write_text(json.dumps(record))
     write_folder(folder, {"results.jsonl": "new"})
@@ -205,3 +206,35 @@ def test_a_symbolic_link_is_written_through_to_its_target(tmp_path):
     assert tree(tmp_path / "real" / "results") == {"results.jsonl": b"new",
                                                    RECORD: (folder_link / RECORD).read_bytes()}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["real", "results", "run.json"]
+
+
+def test_a_refused_write_in_a_folder_names_the_users_file_not_the_staging_one(tmp_path, monkeypatch):
+    out = tmp_path / "records"
+    write_folder(out, {"reviews.jsonl": "old"})
+
+    def disk_full(self, path, **options):
+        raise OSError(errno.ENOSPC, "No space left on device")  # as the system says it: no file named
+
+    monkeypatch.setattr(Dataset, "to_json", disk_full)
+    with pytest.raises(OutputWriteError) as full:
+        with replace_folder(out) as folder:
+            save_records(reviews("new"), folder / "papers.jsonl")
+    assert str(full.value) == f"cannot write {out / 'papers.jsonl'}: No space left on device"
+    with pytest.raises(OutputWriteError) as refused:
+        with replace_folder(out) as folder:
+            raise PermissionError(errno.EACCES, "Permission denied", str(folder / "data" / "x.parquet"))
+    assert str(refused.value) == f"cannot write {out / 'data' / 'x.parquet'}: Permission denied"
+    assert tree(out).keys() == {"reviews.jsonl", RECORD} and (out / "reviews.jsonl").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records"]
+
+
+@pytest.mark.parametrize("error", [FileNotFoundError(errno.ENOENT, "No such file or directory", "/data/in.jsonl"),
+                                   PermissionError(errno.EACCES, "Permission denied", "/data/in.jsonl"),
+                                   ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused")],
+                         ids=["missing input", "unreadable input", "refused connection"])
+def test_an_error_that_is_not_about_the_output_stays_as_it_is(tmp_path, error):
+    for replacing in (replace_folder(tmp_path / "out"), replace_atomically(tmp_path / "out.json")):
+        with pytest.raises(type(error)) as raised:
+            with replacing:
+                raise error
+        assert raised.value is error

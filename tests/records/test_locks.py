@@ -4,6 +4,7 @@ holds it, a killed holder blocks nobody, and the lock is re-entrant within a pro
 import os
 import re
 import signal
+import threading
 import time
 
 import pytest
@@ -119,3 +120,20 @@ def test_a_full_disk_leaves_the_lock_held_without_its_holders_details(tmp_path, 
         assert try_elsewhere(output) == "refused"
         assert lock_path(output).read_text() == ""
     assert not lock_path(output).exists()
+
+
+def test_with_wait_a_second_process_waits_for_the_holder_to_let_go(tmp_path):
+    output = tmp_path / "rows"
+    with lock_held_elsewhere(output) as holder:
+        threading.Timer(0.5, holder.stdin.close).start()  # the holder lets go after half a second
+        started = time.monotonic()
+        with output_lock(output, wait=30):
+            waited = time.monotonic() - started
+            assert try_elsewhere(output) == "refused"
+    assert 0.4 < waited < 30
+    with lock_held_elsewhere(output):
+        started = time.monotonic()
+        with pytest.raises(OutputLockedError):
+            with output_lock(output, wait=0.3):
+                pytest.fail("took a lock another process holds")
+        assert 0.3 <= time.monotonic() - started < 5

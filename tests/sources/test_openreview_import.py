@@ -308,3 +308,59 @@ def test_csv_rows_that_do_not_fit_the_header_are_errors(tmp_path, row, message):
     path.write_text((FIXTURES / "iclr2023_reviews.csv").read_text() + row)
     with pytest.raises(RecordError, match=rf"reviews.csv: {message}"):
         import_dump(path, "csv", "ICLR", 2023)
+
+
+# The review notes of one ICLR 2024 forum as the API v2 returns them for the review invitation, written by hand:
+# no submission note, two reviews of one forum.
+FLAT_REVIEWS = [
+    {"id": f"rev{n}", "forum": "forumA1", "replyto": "forumA1", "number": n,
+     "invitations": ["ICLR.cc/2024/Conference/Submission3/-/Official_Review"], "domain": "ICLR.cc/2024/Conference",
+     "signatures": [f"ICLR.cc/2024/Conference/Submission3/Reviewer_{name}"],
+     "content": {"summary": {"value": summary}, "rating": {"value": rating}, "confidence": {"value": 4},
+                 "soundness": {"value": 3}, "presentation": {"value": 3}, "contribution": {"value": 2},
+                 "strengths": {"value": "Clear figures."}, "weaknesses": {"value": "Small data."},
+                 "questions": {"value": "Why this baseline?"}}}
+    for n, name, summary, rating in ((1, "ab", "A study of adapters.", 6), (2, "cd", "Adapters, again.", 3))]
+
+
+def test_a_dump_of_review_notes_without_their_submission_imports_and_evaluates(tmp_path):
+    """The notes of one forum name the forum as theirs; the import read that as a repeated note id."""
+    dump = tmp_path / "notes.json"
+    dump.write_text(json.dumps(FLAT_REVIEWS))
+    records = import_dump(dump, "json", "ICLR", 2024)
+    assert [(p["paper_id"], p["title"]) for p in records["paper"].to_list()] == [("forumA1", None)]
+    assert [(r["review_id"], r["paper_id"], r["reviewer_id"], r["rating"], r["source"])
+            for r in records["review"].to_list()] == [("rev1", "forumA1", "Reviewer_ab", 6, "human"),
+                                                      ("rev2", "forumA1", "Reviewer_cd", 3, "human")]
+    out = tmp_path / "records"
+    assert CliRunner().invoke(main, ["data", "import-dump", str(dump), "ICLR", "2024", "-o", str(out)]).exit_code == 0
+    evaluated = CliRunner().invoke(main, ["evaluate", str(out), "-o", str(tmp_path / "results.json")])
+    assert evaluated.exit_code == 0, evaluated.output
+    [human] = json.loads((tmp_path / "results.json").read_text())["groups"]
+    assert (human["label"], human["n_reviews"]) == ("human", 2)
+    # The two ratings on ICLR 2024's scale (1, 3, 5, 6, 8, 10): one 6 and one 3.
+    assert human["rating_distribution"]["ICLR 2024"]["distribution"] == {
+        "1": 0.0, "3": 0.5, "5": 0.0, "6": 0.5, "8": 0.0, "10": 0.0}
+
+
+def test_a_records_folder_without_the_kind_asked_for_says_so(tmp_path):
+    (tmp_path / "papers.jsonl").write_text('{"paper_id": "p1"}\n')
+    with pytest.raises(RecordError, match=r"the records folder holds no reviews.jsonl"):
+        load_records(tmp_path, "review")
+    assert [p["paper_id"] for p in load_records(tmp_path, "paper")] == ["p1"]
+
+
+def test_every_edition_maps_its_review_form_as_the_generic_note_reader_does():
+    """Notes read outside `data import-dump` (praib.records.peer) map a form field as every edition does."""
+    import yaml
+
+    from praib.records.peer import OPENREVIEW_REVIEW_FORM
+    from praib.sources.openreview import EDITIONS_DIR
+
+    mapped = {}
+    for path in sorted(EDITIONS_DIR.glob("*.yaml")):
+        for edition in yaml.safe_load(path.read_text())["editions"]:
+            mapped.update(edition.get("review_form") or {})
+            assert {k: v for k, v in (edition.get("review_form") or {}).items()
+                    if OPENREVIEW_REVIEW_FORM.get(k) != v} == {}, (path.name, edition["years"])
+    assert set(mapped) == set(OPENREVIEW_REVIEW_FORM)

@@ -2,7 +2,7 @@
 
 tests/fixtures/ukp is a small release of the same shape: two papers (one with a table, a figure, a
 subsection and an appendix section before the references), a blueprint with every documented field
-and a few the README does not document, a layout and a soundness-critical counterfactual. Its
+and a few the documentation (docs/perturbations.md) does not name, a layout and a soundness-critical counterfactual. Its
 index.json files and the layout counterfactual's structured_md were worked out by hand from the
 markdown lines. The real paper and counterfactual of the release in ../shared/data are optional.
 """

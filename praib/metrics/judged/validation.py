@@ -270,8 +270,8 @@ class LabelScore:
 
 @dataclass(frozen=True)
 class ValidationResult:
-    """How far one judge agrees with human labels on one task (the JSON schema is in the README,
-    "Validating a judge"; :meth:`to_dict` / :meth:`from_dict`).
+    """How far one judge agrees with human labels on one task (the JSON schema is in docs/judge-validation.md,
+    "The stored result"; :meth:`to_dict` / :meth:`from_dict`).
 
     ``metrics``: for a label task ``accuracy``, ``macro_f1`` and ``cohen_kappa``; for ``atomic``
     ``recall``, ``precision`` and ``f1`` of the gold atoms. ``per_label``: per label (per side for
