@@ -23,7 +23,7 @@ from praib.metrics.registry import BY_NAME
 from praib.metrics.summary import Summary, XrefSummary
 
 __all__ = ["json_ready", "Summary", "XrefSummary", "Skipped", "GroupResult", "InvalidJudgeAnswers", "JudgedRun",
-           "PromptSelfAgreement", "PromptDelta", "RatiosToHuman", "EvaluationResult"]
+           "PromptSelfAgreement", "PromptDelta", "RatiosToHuman", "AcrossModels", "EvaluationResult"]
 
 
 def json_ready(value):
@@ -207,6 +207,22 @@ class RatiosToHuman:
                               for prompt, metrics in self.by_prompt.items()}}
 
 
+@dataclass(frozen=True)
+class AcrossModels:
+    """How the model groups of each prompt spread on the judged results of
+    :data:`praib.metrics.registry.SPREAD_OVER_MODELS`: per prompt and
+    metric, the mean and standard deviation (ddof=1) over the model groups of their means (``mean``) and of their
+    standard deviations (``std``), e.g. ``by_prompt["extended"]["coverage_recall_weaknesses"]["mean"]["std"]``:
+    the SD over the models of their mean recall (PRAIB Tables 29 and 30, rows Mean and Std; Table 2, Model Avg.)."""
+
+    by_prompt: dict[str, dict[str, dict[str, Summary]]]
+
+    def to_dict(self) -> dict:
+        return {prompt: {metric: {stat: summary.to_dict() for stat, summary in stats.items()}
+                         for metric, stats in metrics.items()}
+                for prompt, metrics in self.by_prompt.items()}
+
+
 @dataclass
 class EvaluationResult:
     """The behavioural profile of every group of a set of reviews: the result of ``praib evaluate``."""
@@ -224,6 +240,8 @@ class EvaluationResult:
     prompt_deltas: list[PromptDelta] = field(default_factory=list)
     #: Model groups' mean metrics over the human reference's; None without a reference.
     ratios_to_human: RatiosToHuman | None = None
+    #: The spread of the judged coverage and atomic counts over the model groups; None without a judge.
+    across_models: AcrossModels | None = None
     #: Where the reviews and the reference came from, when the caller names them (``praib evaluate`` does).
     input: str | None = None
     reference_source: str | None = None
@@ -252,6 +270,7 @@ class EvaluationResult:
             "prompt_self_agreement": [a.to_dict() for a in self.prompt_self_agreement],
             "prompt_deltas": [d.to_dict() for d in self.prompt_deltas],
             "ratios_to_human": None if self.ratios_to_human is None else self.ratios_to_human.to_dict(),
+            **({"across_models": self.across_models.to_dict()} if self.across_models is not None else {}),
         }
         if self.input is not None:
             out["input"] = self.input

@@ -406,6 +406,15 @@ RUN_SUMMARY: tuple[str, ...] = ("tkc", "fre", "krippendorff_alpha", "rating_tv")
 #: The judged columns the ``praib evaluate`` table adds after Table 1's: the coverage recall of the human
 #: strengths and weaknesses (Table 2) and the target/aspect F1 (Table 3).
 TABLES_2_AND_3: tuple[str, ...] = ("coverage_recall_strengths", "coverage_recall_weaknesses", "target_aspect_f1")
+#: The judged per-group results whose spread over the model groups of a prompt ``evaluate`` reports
+#: (``across_models``; PRAIB Tables 2, 29, 30): their name there and their path in a group's judged metrics (a
+#: summary with mean and std). Coverage density and compaction and the atomic counts are parts of the coverage
+#: and atomic results, not metrics of their own.
+SPREAD_OVER_MODELS: dict[str, tuple[str, ...]] = {
+    **{f"coverage_{stat}_{side}": (f"coverage_{stat}_{side}",) for side in ("strengths", "weaknesses")
+       for stat in ("recall", "precision", "density", "compaction")},
+    **{f"atomic_{kind}_count": ("atomic", "statistics", "all", f"{kind}_count") for kind in ("strength", "weakness")},
+}
 
 
 def names(*families: str) -> tuple[str, ...]:
