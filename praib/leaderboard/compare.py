@@ -15,43 +15,14 @@ Paired differences
 
     ``ci_low``, ``ci_high``: the 2.5th and 97.5th percentiles of the draws' differences, re-centred so that
     their median is the observed difference (:func:`recentred`: the bootstrap of a distance is biased, and
-    the plain percentile interval too conservative). ``p_adjusted``: Benjamini-Hochberg over every pair,
-    metric and slice of the run; ``verdict``: ``A closer`` or ``B closer`` where ``p_adjusted <= fdr``, else
-    ``no detectable difference``. ``standard_error``: the standard deviation of the draws' differences.
+    the plain percentile interval too conservative). ``p_value``: twice the smaller share of those draws on
+    either side of 0 (:func:`bootstrap_p_value`). ``p_adjusted``: Benjamini-Hochberg over every pair, metric
+    and slice of the run; ``verdict``: ``A closer`` or ``B closer`` where ``p_adjusted <= fdr``, else ``no
+    detectable difference``. ``standard_error``: the standard deviation of the draws' differences.
     ``min_detectable_difference`` = (z_0.975 + z_0.8) x SE: the true difference a two-sided test at 0.05
     detects with 80% power on these papers. ``papers_needed`` = n x (min_detectable_difference /
     |difference|)^2: the shared papers needed to detect the observed difference with 80% power, the standard
     error scaled as 1/sqrt(n) (a normal approximation).
-
-The p-value: a paired permutation test
-    ``p_value`` tests the null hypothesis that A and B are the same reviewing process on these papers: that
-    on each shared paper, A's reviews and B's reviews could have come from either submission (exchangeable
-    given the paper). Under it, swapping the two submissions' reviews of any set of papers leaves the
-    distribution of everything unchanged, so the observed difference is one draw from the differences of
-    the swapped pairs. Permutation r swaps each paper's reviews with probability 1/2 (row r of
-    :func:`praib.leaderboard.run.paper_swaps`, seeded, as many permutations as bootstrap draws); both
-    distances are recomputed on the swapped reviews by the leaderboard's own code
-    (:class:`praib.leaderboard.run.SwapWeights`), the human reviews as they are. The p-value is the share
-    of permutations whose difference is at least as far from 0 as the observed one, a tie counting half
-    and the observed pair counted as a permutation of its own (:func:`permutation_p_value`, a mid-p value:
-    a distance on a discrete scale, a total variation of counts, ties often).
-
-    Why this test and not the bootstrap's own p-value: the bootstrap of a difference of two distances
-    overstates its spread where the distance is not smooth (a total variation; any distance near 0, where
-    |value - human| folds), so its test found far fewer differences than its level says (0-1% false
-    positives instead of 5% for submissions that behave like the humans). The permutation test is exact
-    for its null hypothesis whatever the metric, the papers or the distances.
-
-    What its null hypothesis means for the leaderboard: it is "A and B review alike", which is stronger
-    than "A and B are equally close to human". Two submissions that are equally close in different ways
-    (one rates 1 point too high, the other 1 point too low) violate it; swapping their reviews then mixes
-    two styles, and the test can find a difference (in the simulated runs of
-    ``benchmarks/comparison_calibration.py`` with an FRE 4 points above the human one against 4 points
-    below, it found one less often than its level says). A verdict therefore says: these two submissions
-    review differently, and the one with the smaller distance on this metric is closer to human here; the
-    interval says by how much. Where the scales of A's and B's scores differ (a manifest's ``scale``),
-    reviews cannot be swapped and the p-value is the bootstrap's (:func:`bootstrap_p_value` on the
-    re-centred draws).
 
 Rank intervals
     Every submission of a slice on the same draws over the slice's papers (the human reference's and every
@@ -81,8 +52,8 @@ from datasets import Dataset, Features, Value
 
 from praib.leaderboard.report import (LeaderboardResults, ReportError, _finite as _finite_number, format_number,
                                       format_p, load_results, metric_digits)
-from praib.leaderboard.run import (ALL_VENUES, ReviewTable, ScoredRun, SliceDraws, SwapWeights, _interval, _Slice,
-                                   bootstrap_weights, paper_swaps, score_run, slice_draws)
+from praib.leaderboard.run import (ALL_VENUES, ReviewTable, ScoredRun, SliceDraws, _interval, _Slice,
+                                   bootstrap_weights, score_run, slice_draws)
 from praib.leaderboard.submission import Submission
 from praib.metrics.perturbation.stats import benjamini_hochberg
 from praib.metrics.registry import BY_NAME, DIFFERENCE, METRICS
@@ -236,27 +207,22 @@ class Comparison:
         return list(dict.fromkeys([p.metric for p in self.pairs] + [r.metric for r in self.ranks]))
 
     def unresolved(self) -> list[PairedDifference]:
-        """The comparisons with no permuted difference as far from 0 as the observed one (the smallest p-value
-        B permutations can give, 1/(2(B+1))) but that the adjustment over all comparisons left undetected:
-        more permutations would resolve them."""
+        """The comparisons whose every draw fell on one side of 0 (the smallest p-value the draws can give,
+        2/(B+1)) but that the adjustment over all comparisons left undetected: more draws would resolve them."""
         if not self.n_bootstrap:
             return []
-        floor = self.smallest_p() * (1 + 1e-9)
+        floor = 2 / (self.n_bootstrap + 1) * (1 + 1e-9)
         return [p for p in self.pairs if p.p_value is not None and p.p_value <= floor and p.verdict == NO_DIFFERENCE]
-
-    def smallest_p(self) -> float:
-        """The smallest p-value of the run's B permutations (as many as its bootstrap draws): 1/(2(B+1))."""
-        return 0.5 / (self.n_bootstrap + 1)
 
     def resolution_note(self) -> str | None:
         """What to do about :meth:`unresolved` comparisons; None where there is none."""
         unresolved = self.unresolved()
         if not unresolved:
             return None
-        return (f"{len(unresolved)} comparison(s) had none of the {self.n_bootstrap} permutations as far from 0 as "
-                f"the observed difference, the smallest p-value {self.n_bootstrap} permutations can give "
-                f"({self.smallest_p():.2g}), yet are not detected after adjusting over the {self.n_adjusted} "
-                "comparisons: rerun with more draws (--n-bootstrap) to resolve them.")
+        return (f"{len(unresolved)} comparison(s) had every one of the {self.n_bootstrap} draws on one side of 0, "
+                f"the smallest p-value {self.n_bootstrap} draws can give ({2 / (self.n_bootstrap + 1):.2g}), yet are "
+                f"not detected after adjusting over the {self.n_adjusted} comparisons: rerun with more draws to "
+                "resolve them.")
 
     def venues(self) -> list[str]:
         return list(dict.fromkeys([p.venue for p in self.pairs] + [r.venue for r in self.ranks]))
@@ -279,22 +245,6 @@ def bootstrap_p_value(draws: np.ndarray) -> float | None:
     tolerance = 1e-12 * max(1.0, float(np.max(np.abs(draws))))
     below, above = np.count_nonzero(draws <= tolerance), np.count_nonzero(draws >= -tolerance)
     return float(min(1.0, 2 * (min(below, above) + 1) / (len(draws) + 1)))
-
-
-def permutation_p_value(differences: np.ndarray) -> float | None:
-    """Two-sided p-value of the paired permutation test from the differences of the permutations, row 0
-    the observed one: (the permutations farther from 0 than the observed difference + half of those as far,
-    + 1/2 for the observed pair itself) / (permutations + 1), a mid-p value. A difference within rounding
-    (1e-9 of the largest) of the observed one's distance from 0 is as far. None where the observed
-    difference or every permuted one is undefined."""
-    observed = differences[0]
-    permuted = differences[1:][np.isfinite(differences[1:])]
-    if not np.isfinite(observed) or not len(permuted):
-        return None
-    tolerance = 1e-9 * max(1.0, float(np.max(np.abs(permuted))), abs(float(observed)))
-    farther = np.count_nonzero(np.abs(permuted) > abs(observed) + tolerance)
-    as_far = np.count_nonzero(np.abs(np.abs(permuted) - abs(observed)) <= tolerance)
-    return float((farther + (as_far + 1) / 2) / (len(permuted) + 1))
 
 
 def papers_needed(n_papers: int, standard_error: float, difference: float) -> int | None:
@@ -325,13 +275,11 @@ def recentred(draws: np.ndarray, point: float) -> np.ndarray:
     return defined if math.isclose(point, median, rel_tol=1e-9, abs_tol=1e-12) else defined + (point - median)
 
 
-def paired_difference(metric: str, venue: str, a: str, b: str, n_papers: int, distance_a: np.ndarray,
-                      distance_b: np.ndarray, swapped: np.ndarray | None) -> PairedDifference:
+def paired_difference(metric: str, venue: str, a: str, b: str, n_papers: int,
+                      distance_a: np.ndarray, distance_b: np.ndarray) -> PairedDifference:
     """The comparison of A and B from their distances on the same draws (row 0: the point estimates), before
-    the multiplicity adjustment (``p_adjusted`` None, no verdict yet): the interval that of the draws
-    re-centred on the observed difference (:func:`recentred`), the p-value the permutation test's from the
-    ``swapped`` differences (row 0 the observed one; :func:`permutation_p_value`), or where there are none
-    (A and B on different scales) that of the re-centred draws (:func:`bootstrap_p_value`)."""
+    the multiplicity adjustment (``p_adjusted`` None, no verdict yet): the interval and p-value are those of
+    the draws re-centred on the observed difference (:func:`recentred`)."""
     draws = distance_a - distance_b
     point = _finite(draws[0])
     defined = draws[1:][np.isfinite(draws[1:])]
@@ -341,14 +289,15 @@ def paired_difference(metric: str, venue: str, a: str, b: str, n_papers: int, di
     centred = recentred(defined, point)
     low, high = _interval(centred)
     se = float(np.std(defined, ddof=1)) if len(defined) > 1 else None
-    p_value = bootstrap_p_value(centred) if swapped is None else permutation_p_value(swapped)
-    return PairedDifference(metric, venue, a, b, n_papers, point, low, high, p_value, None, NO_DIFFERENCE, se, None if se is None else POWER_Z * se,
+    return PairedDifference(metric, venue, a, b, n_papers, point, low, high, bootstrap_p_value(centred), None,
+                            NO_DIFFERENCE, se, None if se is None else POWER_Z * se,
                             None if se is None else papers_needed(n_papers, se, point))
 
 
 def adjust(pairs: list[PairedDifference], fdr: float) -> list[PairedDifference]:
     """``pairs`` with their Benjamini-Hochberg adjusted p-values (over all of them) and verdicts at ``fdr``:
-    the closer submission is the one the observed difference favours."""
+    the closer submission is the one the observed difference favours (the re-centred draws' median is the
+    observed difference, so a small p-value means they lie on its side of 0)."""
     adjusted = benjamini_hochberg([pair.p_value for pair in pairs])
     out = []
     for pair, p in zip(pairs, adjusted):
@@ -403,50 +352,28 @@ def distances_of(series: dict[str, tuple[np.ndarray, np.ndarray | None]],
 class _Draws:
     """One set of draws over some papers of a slice, with each submission's distances on them, drawn when
     first asked for; or taken from the run's own draws (``drawn``, by side and venue) where those were over
-    the same papers with the same seed. And the permutations of a pair over the same papers."""
+    the same papers with the same seed."""
 
     def __init__(self, human: ReviewTable, tables: dict[str, ReviewTable], venue: str, papers: list,
                  n_bootstrap: int, seed: int, drawn: dict[tuple[str, str], SliceDraws]):
         self.human, self.tables, self.venue, self.papers = human, tables, venue, papers
         self.n_bootstrap, self.seed, self.drawn = n_bootstrap, seed, drawn
         self._weights: np.ndarray | None = None
-        self._swaps: SwapWeights | None = None
-        self._slices: dict[str | None, _Slice] = {}
         self.human_series = self._series(HUMAN_SOURCE, None)
         self._distances: dict[str, dict[str, np.ndarray]] = {}
 
-    def _slice(self, name: str | None) -> _Slice:
-        if name not in self._slices:
-            self._slices[name] = _Slice(None if name is None else self.tables[name], self.human, self.venue,
-                                        self.papers)
-        return self._slices[name]
-
-    def _series(self, side: str, name: str | None) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+    def _series(self, side: str, table: ReviewTable | None) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
         known = self.drawn.get((side, self.venue))
         if known is not None and known.papers == self.papers:
             return known.series
         if self._weights is None:
             self._weights = bootstrap_weights(len(self.papers), self.n_bootstrap, self.seed)
-        return slice_draws(self._slice(name), self._weights)
+        return slice_draws(_Slice(table, self.human, self.venue, self.papers), self._weights)
 
     def distances(self, name: str) -> dict[str, np.ndarray]:
         if name not in self._distances:
-            self._distances[name] = distances_of(self._series(name, name), self.human_series)
+            self._distances[name] = distances_of(self._series(name, self.tables[name]), self.human_series)
         return self._distances[name]
-
-    def swapped(self, a: str, b: str) -> dict[str, np.ndarray] | None:
-        """Per metric, A's distance minus B's on each permutation of the pair (:func:`paper_swaps`, the
-        seed's second stream; row 0: none swapped, the observed difference); None where A and B are read on
-        different scales (their reviews cannot be swapped)."""
-        if self.tables[a].scale != self.tables[b].scale:
-            return None
-        if self._swaps is None:
-            self._swaps = SwapWeights(paper_swaps(len(self.papers), self.n_bootstrap, self.seed))
-        # The human reviews are the same in every permutation: their values on these papers, row 0 of the draws.
-        human = {metric: (value[:1], distance) for metric, (value, distance) in self.human_series.items()}
-        distances = distances_of(slice_draws(_Slice.swapped(self._slice(a), self._slice(b)), self._swaps), human)
-        rows = len(self._swaps.swaps)
-        return {metric: distance[:rows] - distance[rows:] for metric, distance in distances.items()}
 
 
 def _papers(table: ReviewTable, venue: str) -> set:
@@ -484,9 +411,8 @@ def compare_tables(human: ReviewTable, tables: dict[str, ReviewTable], n_bootstr
             draws = by_papers.get(tuple(shared))
             if draws is None:
                 draws = by_papers[tuple(shared)] = _Draws(human, tables, venue, shared, n_bootstrap, seed, {})
-            distance_a, distance_b, swapped = draws.distances(a), draws.distances(b), draws.swapped(a, b)
-            pairs += [paired_difference(metric, venue, a, b, len(shared), distance_a[metric], distance_b[metric],
-                                        None if swapped is None else swapped[metric])
+            distance_a, distance_b = draws.distances(a), draws.distances(b)
+            pairs += [paired_difference(metric, venue, a, b, len(shared), distance_a[metric], distance_b[metric])
                       for metric in distance_a]
     pairs.sort(key=lambda p: (order.get(p.metric, len(order)), venues.index(p.venue)))
     ranks.sort(key=lambda r: (order.get(r.metric, len(order)), venues.index(r.venue),

@@ -39,7 +39,6 @@ are computed once per review, and every draw only reweights per-paper sums.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,14 +149,6 @@ class ReviewTable:
     def __len__(self) -> int:
         return len(self.paper_id)
 
-    @classmethod
-    def concatenated(cls, first: "ReviewTable", second: "ReviewTable") -> "ReviewTable":
-        """The rows of ``first`` then those of ``second`` (read on the same scale)."""
-        return cls(*(np.concatenate([getattr(first, name), getattr(second, name)])
-                     for name in ("paper_id", "venue", "year", "year_group")),
-                   {metric: np.concatenate([first.values[metric], second.values[metric]]) for metric in first.values},
-                   first.scale)
-
 
 def bootstrap_weights(n_papers: int, n_bootstrap: int, seed: int) -> np.ndarray:
     """Row 0: every paper once (the point estimate); row b: how often draw b took each paper."""
@@ -166,63 +157,6 @@ def bootstrap_weights(n_papers: int, n_bootstrap: int, seed: int) -> np.ndarray:
     for b in range(n_bootstrap):
         weights[b + 1] = np.bincount(rng.integers(0, n_papers, size=n_papers), minlength=n_papers)
     return weights
-
-
-def paper_swaps(n_papers: int, n_swaps: int, seed: int) -> np.ndarray:
-    """Row 0: no paper swapped (the observed pair); row r: 1 for each paper whose two submissions' reviews
-    permutation r swaps, each paper with probability 1/2, independently."""
-    swaps = np.zeros((n_swaps + 1, n_papers))
-    # The seed's second stream: the bootstrap's draws come from its first (bootstrap_weights).
-    swaps[1:] = np.random.default_rng([seed, 1]).integers(0, 2, size=(n_swaps, n_papers))
-    return swaps
-
-
-class SwapWeights:
-    """The weights of a paired permutation, over the papers of a :meth:`_Slice.swapped` slice (first's n
-    papers, then second's): row r of the first half takes each paper's reviews of the first submission, or
-    of the second where ``swaps[r]`` swaps that paper; row r of the second half takes the others. It
-    stands where :func:`bootstrap_weights`' array stands in :class:`_Slice` (``@``, ``len``, ``[:, mask]``)
-    so that every metric is computed by the same code on both: per-paper sums X of the 2n papers give
-    ``X_first.sum + swaps @ (X_second - X_first)`` and ``X_second.sum - swaps @ (X_second - X_first)``,
-    as ``swaps @ X_second - swaps @ X_first`` (none where both halves are equal, as the human reviews are).
-    One object serves every pair of a slice: a submission's per-paper sums are the same in each pair it is
-    in, so each product ``swaps @ X`` is made once (kept by the content of X) and a pair costs subtractions;
-    a product streams the whole swaps matrix, and made per pair they cost 45 pairs' worth for 10 submissions."""
-
-    def __init__(self, swaps: np.ndarray, columns: np.ndarray | None = None, products: dict | None = None):
-        self.swaps = swaps
-        self.columns = np.arange(2 * swaps.shape[1]) if columns is None else columns
-        self._products = {} if products is None else products
-
-    def __len__(self) -> int:
-        return 2 * len(self.swaps)
-
-    def __getitem__(self, key) -> "SwapWeights":
-        rows, mask = key
-        if rows != slice(None):
-            raise IndexError("SwapWeights selects papers only: weights[:, mask]")
-        return SwapWeights(self.swaps, self.columns[mask], self._products)
-
-    def _product(self, values: np.ndarray) -> np.ndarray:
-        key = (values.shape, hashlib.blake2b(np.ascontiguousarray(values).data, digest_size=16).digest())
-        if key not in self._products:
-            # Only the papers with a value (a venue-year's, a year group's): the rest add nothing.
-            used = np.flatnonzero(values.reshape(len(values), -1).any(axis=1))
-            self._products[key] = (self.swaps @ values if 2 * len(used) > len(values)
-                                   else self.swaps[:, used] @ values[used])
-        return self._products[key]
-
-    def __matmul__(self, values: np.ndarray) -> np.ndarray:
-        n = self.swaps.shape[1]
-        values = np.asarray(values, dtype=float)
-        full = np.zeros((2 * n, *values.shape[1:]))
-        full[self.columns] = values
-        first, second = full[:n], full[n:]
-        if np.array_equal(first, second):
-            moved = np.zeros((len(self.swaps), *values.shape[1:]))
-        else:
-            moved = self._product(second) - self._product(first)
-        return np.concatenate([first.sum(0) + moved, second.sum(0) - moved])
 
 
 class _Slice:
@@ -250,28 +184,6 @@ class _Slice:
         self.model_paper = (np.array([index[p] for p in model.paper_id[self.model_rows]], dtype=int)
                             if model is not None else np.zeros(0, dtype=int))
         self.human_paper = np.array([index[p] for p in human.paper_id[self.human_rows]], dtype=int)
-        self._gap: np.ndarray | None = None
-
-    @classmethod
-    def swapped(cls, first: "_Slice", second: "_Slice") -> "_Slice":
-        """Two submissions' slices over the same papers and human reviews as one slice of twice the papers,
-        for :class:`SwapWeights`: paper i of ``first`` is paper i, paper i of ``second`` is paper n + i,
-        and each has its own copy of paper i's human reviews (so a row that takes, for every paper, one of
-        its two copies sees every human review once). Both submissions must be read on one scale."""
-        if first.model.scale != second.model.scale:
-            raise ValueError(f"cannot swap reviews read on the {first.model.scale} scale with ones read on the "
-                             f"{second.model.scale} scale")
-        n = len(first.papers)
-        piece = cls.__new__(cls)
-        piece.model, piece.human = ReviewTable.concatenated(first.model, second.model), first.human
-        piece.model_rows = np.concatenate([first.model_rows, len(first.model) + second.model_rows])
-        piece.model_paper = np.concatenate([first.model_paper, n + second.model_paper])
-        piece.human_rows = np.concatenate([first.human_rows, first.human_rows])
-        piece.human_paper = np.concatenate([first.human_paper, n + first.human_paper])
-        piece.papers = [*first.papers, *second.papers]
-        # A review's gap is to its own paper's human panel: the same in the swapped slice.
-        piece._gap = np.concatenate([first.rating_gap(), second.rating_gap()])
-        return piece
 
     def side(self, is_model: bool):
         return (self.model, self.model_rows, self.model_paper) if is_model else \
@@ -287,27 +199,21 @@ class _Slice:
             return (weights @ sums) / (weights @ counts)
 
     def rating_gap(self) -> np.ndarray:
-        """Per model review of the slice: rating minus the median human rating of its paper (NaN without);
-        computed once."""
-        if self._gap is None:
-            self._gap = np.full(len(self.model), np.nan)
-            self._gap[self.model_rows] = gaps_to_panel_median(
-                self.model_paper, self.model.values["rating"][self.model_rows],
-                self.human_paper, self.human.values["rating"][self.human_rows])
-        return self._gap
+        """Per model review of the slice: rating minus the median human rating of its paper (NaN without)."""
+        gap = np.full(len(self.model), np.nan)
+        gap[self.model_rows] = gaps_to_panel_median(
+            self.model_paper, self.model.values["rating"][self.model_rows],
+            self.human_paper, self.human.values["rating"][self.human_rows])
+        return gap
 
     def _counts(self, table, rows, paper, kind, keep, domain) -> np.ndarray:
-        """Papers x domain counts of the ``kind`` scores of ``rows[keep]`` (a score not in ``domain`` is not
-        counted)."""
+        """Papers x domain counts of the ``kind`` scores of ``rows[keep]``."""
         counts = np.zeros((len(self.papers), len(domain)))
-        if not len(domain):
-            return counts
-        domain = np.asarray(domain, dtype=float)
-        order = np.argsort(domain, kind="stable")
-        values = table.values[kind][rows[keep]]
-        at = np.minimum(np.searchsorted(domain[order], values), len(domain) - 1)
-        found = domain[order][at] == values
-        np.add.at(counts, (paper[keep][found], order[at[found]]), 1)
+        position = {v: j for j, v in enumerate(domain)}
+        for i, p in zip(rows[keep], paper[keep]):
+            value = table.values[kind][i]
+            if value in position:
+                counts[p, position[value]] += 1
         return counts
 
     def total_variation(self, kind: str, weights: np.ndarray) -> np.ndarray:

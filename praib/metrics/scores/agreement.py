@@ -87,10 +87,8 @@ def panel_alpha_draws(human_counts: np.ndarray, model_counts: np.ndarray, domain
     group, per row of ``weights``. ``human_counts`` and ``model_counts`` are panels x ``domain``
     counts of the human ratings and of the model ratings added to each panel; ``weights`` is
     draws x panels, how often each draw takes each panel (a row of ones takes each once).
-    NaN where undefined; alpha_H+L also where the draw holds no model rating. ``weights`` may also be an
-    object with the array's ``@``, ``len`` and ``[:, mask]`` (:class:`praib.leaderboard.run.SwapWeights`)."""
-    if not hasattr(weights, "__matmul__"):
-        weights = np.asarray(weights)
+    NaN where undefined; alpha_H+L also where the draw holds no model rating."""
+    weights = np.asarray(weights)
     if len(weights) == 1:  # a point estimate: the library's own computation
         take = np.repeat(np.arange(len(human_counts)), weights[0].astype(int))
         alpha_human = _nan_for_none(alpha_of_counts(human_counts[take], domain))
@@ -115,7 +113,7 @@ def _alpha_of_draws(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
     counts = np.asarray(counts, dtype=float)
     ratings = counts.sum(1)
     pairable = ratings >= 2
-    counts, weights = counts[pairable], weights[:, pairable]
+    counts, weights = counts[pairable], np.asarray(weights, dtype=float)[:, pairable]
     values = counts.shape[1]
     # o_ck of each paper: n_uc * (n_uk - [c == k]) / (m_u - 1)
     per_paper = (counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(values)) \
