@@ -32,6 +32,7 @@ from praib.llm.failures import UNREADABLE_ANSWER, FailedItem
 from praib.records import CRITICAL, NEUTRAL
 from praib.perturb.logic import (TEMPLATES, extract_logic, logic_by_paper, logic_features, numbered_paragraphs,
                                 split_paragraphs, table)
+from praib.perturb.statistics import KindStatistics, family_statistics, kind_statistics, llm_edit_counts, stopwatch
 from praib.perturb.validation import PROJECTION_BOUNDS, EditTally, check_edit
 
 CRITICAL_FAMILIES = ("finding", "conclusion", "result")
@@ -141,6 +142,10 @@ class CounterfactualResult:
     papers: Any      # PAPER_FEATURES Dataset: the variants (critical and neutral)
     logic: Any       # the research logic the critical edits started from
     attempts: Any    # attempt_features(): every attempt, with the judge's verdicts
+    #: One per soundness-critical family and soundness-neutral kind: papers changed, edits, time.
+    kinds: list[KindStatistics] = field(default_factory=list)
+    #: Wall time in seconds of the parts that run several kinds at once (logic extraction, critical edits).
+    stages: dict[str, float] = field(default_factory=dict)
 
     def save(self, output: str | Path) -> dict[str, Path]:
         """Variants to ``output``; logic and attempts beside it (``<stem>.logic.jsonl``, ``<stem>.attempts.jsonl``)."""
@@ -368,10 +373,12 @@ def _record(job: _Job, status: str, *, kind: str | None = None, problem: str | N
 
 
 def neutral_counterfactuals(papers: Any, kinds: Sequence[str] = NEUTRAL_KINDS, *, seed: int = 0,
-                            judge: Any = None, progress: bool = True, tally: EditTally | None = None) -> list[dict]:
+                            judge: Any = None, progress: bool = True, tally: EditTally | None = None,
+                            statistics: list[KindStatistics] | None = None) -> list[dict]:
     """Soundness-neutral variant rows from the perturbation registry (kinds of category
     ``soundness-neutral`` only). A paper the edit left unchanged (nothing to respell, every LLM
-    rewrite rejected, say) gives no variant; ``tally`` counts the LLM edits accepted and rejected."""
+    rewrite rejected, say) gives no variant; ``tally`` counts the LLM edits accepted and rejected;
+    ``statistics``, when given, gets the :class:`~praib.perturb.statistics.KindStatistics` of each kind."""
     if not kinds:
         return []
     from praib.perturb.registry import apply_perturbation, get_perturbation
@@ -379,10 +386,16 @@ def neutral_counterfactuals(papers: Any, kinds: Sequence[str] = NEUTRAL_KINDS, *
     wrong = [k for k in kinds if get_perturbation(k).category != NEUTRAL or get_perturbation(k).component != "paper"]
     if wrong:
         raise ValueError(f"{', '.join(wrong)}: not a soundness-neutral paper perturbation; see `praib perturb --list`")
-    originals = {row["paper_id"]: row["text"] for row in papers.to_list()}
+    given = papers.to_list()
+    originals = {row["paper_id"]: row["text"] for row in given}
     rows, unchanged = [], {}
     for kind in kinds:
-        for row in apply_perturbation(kind, papers, seed=seed, judge=judge, progress=progress, tally=tally).to_list():
+        with stopwatch() as took:
+            applied = apply_perturbation(kind, papers, seed=seed, judge=judge, progress=progress, tally=tally).to_list()
+        if statistics is not None:
+            statistics.append(kind_statistics(kind, "paper", NEUTRAL, given, applied,
+                                              llm_edits=llm_edit_counts(tally, kind), seconds=took[0]))
+        for row in applied:
             if row["text"] == originals[row["paper_id"]]:
                 unchanged[kind] = unchanged.get(kind, 0) + 1
             else:
@@ -403,29 +416,40 @@ def build_counterfactuals(papers: Any, judge: Any, *, logic: Any = None,
     papers it lacks (all of them when not given). The variants keep their original's ``paper_id``;
     their ``perturbation`` says the category, the kind and, for critical edits, the edited paragraphs
     and spans. ``tally`` (an :class:`~praib.perturb.validation.EditTally`) counts the neutral kinds' LLM
-    edits."""
+    edits. The result's ``kinds`` and ``stages`` say what each family and kind changed and how long
+    it took."""
     from datasets import concatenate_datasets
 
     from praib.records import records_to_dataset
 
-    with_logic = papers
+    with_logic, stages = papers, {}
     if families:
         # Papers the given logic lacks (an earlier extraction failed on them) are extracted now.
         given = set(logic["paper_id"]) if logic is not None else set()
         missing = [i for i, paper_id in enumerate(papers["paper_id"]) if paper_id not in given]
         if missing:
-            extracted = extract_logic(papers.select(missing), judge, templates=templates, progress=progress)
+            with stopwatch() as took:
+                extracted = extract_logic(papers.select(missing), judge, templates=templates, progress=progress)
+            stages["logic extraction"] = took[0]
             logic = extracted if logic is None else concatenate_datasets([logic, extracted])
         # Papers whose extraction failed are in the judge's failure log; the others go on.
         known = set(logic["paper_id"])
         with_logic = papers.select([i for i, paper_id in enumerate(papers["paper_id"]) if paper_id in known])
-    variants, attempts = ([], []) if not families else critical_counterfactuals(
-        with_logic, logic, judge, families=families, max_attempts=max_attempts, seed=seed, templates=templates,
-        progress=progress)
-    variants += neutral_counterfactuals(papers, neutral_kinds, seed=seed, judge=judge, progress=progress, tally=tally)
+    variants, attempts, kinds = [], [], []
+    if families:
+        with stopwatch() as took:
+            variants, attempts = critical_counterfactuals(with_logic, logic, judge, families=families,
+                                                          max_attempts=max_attempts, seed=seed, templates=templates,
+                                                          progress=progress)
+        stages["soundness-critical edits"] = took[0]
+        originals = papers.to_list()
+        kinds += [family_statistics(family, originals, variants, attempts) for family in families]
+    variants += neutral_counterfactuals(papers, neutral_kinds, seed=seed, judge=judge, progress=progress, tally=tally,
+                                        statistics=kinds)
     if logic is None:
         logic = table([], logic_features())
-    return CounterfactualResult(records_to_dataset(variants, "paper"), logic, table(attempts, attempt_features()))
+    return CounterfactualResult(records_to_dataset(variants, "paper"), logic, table(attempts, attempt_features()),
+                                kinds, stages)
 
 
 def describe_attempts(attempts: Any) -> str:

@@ -8,7 +8,7 @@ import click
 
 from praib.cli.common import (failed_names, failure_log, judge_options, max_failures_option, model_options,
                               no_progress_option, output_option, seed_option, SOURCE, source_option,
-                              stop_if_nothing_made)
+                              stop_if_nothing_made, write_json)
 from praib.api import load_papers
 from praib.llm.judge import default_cache_dir
 
@@ -104,11 +104,14 @@ def build(papers_source, output, edits, logic_source, seed, max_tries, templates
           max_failures, no_progress):
     """Write soundness-critical and soundness-neutral counterfactual versions of PAPERS. A paper whose
     logic or edit the judge could not answer is recorded in OUTPUT.failures.jsonl and the others go
-    on (exit status 3)."""
+    on (exit status 3). What each edit changed and how long it took goes to OUTPUT.stats.json (the
+    counterfactual study's Tables 2 and 3: `praib tables`)."""
     from praib.generation.papers import PaperError
 
     from praib.perturb.counterfactual import build_counterfactuals, describe_attempts
     from praib.perturb.logic import load_logic
+    from praib.perturb.statistics import (COUNTERFACTUAL_BUILD, PerturbationStatistics, counterfactual_statistics,
+                                          seconds, statistics_path)
     from praib.perturb.validation import EditTally
 
     chosen = [k.strip() for k in edits.split(",") if k.strip()]
@@ -129,11 +132,52 @@ def build(papers_source, output, edits, logic_source, seed, max_tries, templates
             raise click.ClickException(str(err)) from None
         stop_if_nothing_made(failures, len(result.papers), "no variant written", output)
         paths = result.save(output)
+        stats_path = statistics_path(output)
+        given = papers.to_list()
+        write_json(PerturbationStatistics(
+            COUNTERFACTUAL_BUILD, str(papers_source), str(output), seed, result.kinds, result.stages,
+            counterfactual_statistics(given, result.papers.to_list(), result.logic.to_list())).to_dict(), stats_path)
         critical = sum(1 for p in result.papers["perturbation"] if p["category"] == "soundness-critical")
         click.echo(f"{critical} soundness-critical and {len(result.papers) - critical} soundness-neutral variants; "
                    f"attempts: {describe_attempts(result.attempts)}{_failed_papers(failures, papers)}"
                    + (f"; LLM edits: {tally.describe()}" if tally.counts else ""))
-        click.echo(f"wrote {paths['papers']}, {paths['logic']}, {paths['attempts']}")
+        click.echo("by edit: " + "; ".join(f"{k.kind} {k.changed} of {k.records} papers, {k.describe()}"
+                                           for k in result.kinds)
+                   + "".join(f"; {stage} {seconds(took)}" for stage, took in result.stages.items()))
+        click.echo(f"wrote {paths['papers']}, {paths['logic']}, {paths['attempts']}, {stats_path}")
+
+
+@counterfactual.command("stats")
+@click.argument("papers_source", metavar="PAPERS", type=SOURCE)
+@click.argument("variants_source", metavar="VARIANTS", type=SOURCE)
+@click.option("--logic", "logic_source", type=click.Path(exists=True, path_type=Path),
+              help="Research logic of the papers (paper types and findings per paper).")
+@output_option("Where to write the statistics (JSON).", default="counterfactual-stats.json", dir_okay=False)
+def stats(papers_source, variants_source, logic_source, output):
+    """Dataset statistics of counterfactual VARIANTS of PAPERS (the counterfactual study's Tables 2 and 3):
+    papers with a variant by venue, paper types and findings from --logic, and per category the
+    variants, variants per paper and edits and changed words per variant. For variants made elsewhere
+    (e.g. `praib data import-ukp`); `praib counterfactual build` writes the same beside its output."""
+    from praib.records import RecordError, load_records
+
+    from praib.perturb.logic import load_logic
+    from praib.perturb.statistics import COUNTERFACTUAL_STATS, PerturbationStatistics, counterfactual_statistics
+
+    try:
+        papers = load_records(papers_source, "paper").to_list()
+        variants = load_records(variants_source, "paper").to_list()
+        logic = load_logic(logic_source).to_list() if logic_source else None
+        if not any(row["perturbation"] for row in variants):
+            raise ValueError(f"{variants_source}: no record has a perturbation (are these the originals?)")
+        found = counterfactual_statistics([row for row in papers if row["perturbation"] is None],
+                                          [row for row in variants if row["perturbation"]], logic)
+    except (RecordError, ValueError) as err:
+        raise click.ClickException(str(err)) from None
+    write_json(PerturbationStatistics(COUNTERFACTUAL_STATS, str(variants_source), str(output), None, [],
+                                      extra=found).to_dict(), output)
+    rows = found["counterfactuals"]
+    click.echo(f"{found['papers']['with_variants']} of {found['papers']['given']} papers with a variant; "
+               + ", ".join(f"{name} {rows[name]['variants']}" for name in rows) + f"; wrote {output}")
 
 
 @counterfactual.command()

@@ -130,8 +130,11 @@ def pdf_command(inputs, output, venue, year, decision, token_budget, tokenizer, 
 @click.option("--default-config", default=None, help="Config loaded when none is named. [default: reviews]")
 def build_command(output, card_template, default_config, **sources):
     """Write a Hub dataset repository (Parquet per config, split 'train', and its card) that
-    `datasets.load_dataset(DIR, CONFIG)` reads back with the records' schemas."""
+    `datasets.load_dataset(DIR, CONFIG)` reads back with the records' schemas, and statistics.json:
+    papers by decision, human reviews and model reviews per model and prompt, per venue and year
+    (PRAIB's Tables 3, 7 and 8: `praib tables`)."""
 
+    from praib.sources.dataset_statistics import describe_statistics
     from praib.sources.publish import DEFAULT_CARD_TEMPLATE, PublishError, build_dataset_repo, data_file
     from praib.records import RecordError
 
@@ -145,7 +148,7 @@ def build_command(output, card_template, default_config, **sources):
     except (PublishError, RecordError) as err:
         raise click.ClickException(str(err)) from None
     built = [name for name in given if (output / data_file(name)).is_file()]  # empty configs are skipped
-    click.echo(f"wrote {output}: configs {', '.join(built)}")
+    click.echo(f"wrote {output}: configs {', '.join(built)}; {describe_statistics(output)}")
 
 
 @data.command("push")

@@ -9,7 +9,8 @@ import click
 from praib.cli.common import (failure_log, judge_options, max_failures_option, no_progress_option, output_option,
                               seed_option, SOURCE, write_json)
 
-TASKS = ("math", "aspect", "target", "polarity", "atomic", "coverage")
+# praib.metrics.judged.validation.TASKS, spelled out so that `--help` loads no judge code (a test keeps them equal).
+TASKS = ("math", "aspect", "target", "polarity", "atomic", "coverage", "grounding")
 
 
 @click.group()
@@ -21,7 +22,8 @@ def judge():
 @click.option("--task", type=click.Choice(TASKS),
               help="What the judge is validated on: math (does a review engage with the mathematics), aspect or "
                    "target (of a strength or weakness), polarity (strength or weakness), atomic (extraction of "
-                   "atomic strengths and weaknesses), coverage (does a text hold another's information).")
+                   "atomic strengths and weaknesses), coverage (does a text hold another's information), grounding "
+                   "(RevUtil's grounding specificity of a review comment, 1-5).")
 @click.option("--gold", metavar="FILE|disapere:PATH", type=SOURCE,
               help="The human labels: a gold JSONL file (docs/judge-validation.md), or disapere:PATH for a "
                    "local copy of DISAPERE (tasks aspect and polarity).")

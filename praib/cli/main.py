@@ -524,9 +524,11 @@ from praib.cli.doctor import doctor  # noqa: E402
 from praib.cli.tables import tables  # noqa: E402
 from praib.cli.judge import judge  # noqa: E402
 from praib.cli.metrics import metrics  # noqa: E402
+from praib.cli.grounding import grounding  # noqa: E402
 
 counterfactual.add_command(effects)
-for command in (perturb, counterfactual, meta_review, robustness, leaderboard, data, doctor, tables, judge, metrics):
+for command in (perturb, counterfactual, meta_review, robustness, leaderboard, data, doctor, tables, judge, metrics,
+                grounding):
     main.add_command(command)
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import click
 
 from praib.cli.common import (failed_names, failure_log, judge_options, key_values, max_failures_option,
                               no_progress_option, output_option, seed_option, SOURCE, source_option, split_option,
-                              stop_if_nothing_made)
+                              stop_if_nothing_made, write_json)
 from praib.api import load_papers
 
 
@@ -58,6 +58,8 @@ def perturb(kind, input_path, source_name, list_kinds, output, seed, split, clai
 
     from praib.perturb.registry import apply_perturbation, get_perturbation, list_perturbations
     from praib.perturb.reviews import generate_claim_buckets, load_claim_buckets, save_claim_buckets
+    from praib.perturb.statistics import (PERTURB, PerturbationStatistics, kind_statistics, llm_edit_counts,
+                                          statistics_path, stopwatch)
     from praib.perturb.validation import EditTally
 
     if list_kinds:
@@ -95,24 +97,31 @@ def perturb(kind, input_path, source_name, list_kinds, output, seed, split, clai
             if kind == "false-claims" and not claims and not papers:
                 raise click.UsageError("false-claims needs --claims FILE, or --papers FILE to generate the claims")
             judge = judge_spec.make(failures)
-            if claim_papers is not None:
-                options["claims"] = generate_claim_buckets(claim_papers, judge, progress=not no_progress, tally=tally)
-                claims_path = output.with_name(output.name + ".claims.jsonl")
-                save_claim_buckets(options["claims"], claims_path)
-                click.echo(f"wrote the generated false-claim buckets to {claims_path}")
-            perturbed = apply_perturbation(kind, records, seed=seed, judge=judge, progress=not no_progress,
-                                           tally=tally, **options)
+            with stopwatch() as took:  # the edits' time, claim buckets written for them included
+                if claim_papers is not None:
+                    options["claims"] = generate_claim_buckets(claim_papers, judge, progress=not no_progress,
+                                                               tally=tally)
+                    claims_path = output.with_name(output.name + ".claims.jsonl")
+                    save_claim_buckets(options["claims"], claims_path)
+                    click.echo(f"wrote the generated false-claim buckets to {claims_path}")
+                perturbed = apply_perturbation(kind, records, seed=seed, judge=judge, progress=not no_progress,
+                                               tally=tally, **options)
         except (RecordError, ValueError, BackendError) as err:
             raise click.ClickException(str(err)) from None
         stop_if_nothing_made(failures, len(perturbed), f"no {perturbation.component} record perturbed", output)
         save_records(perturbed, output)
-        unchanged = sum(_same(original, row) for original, row in _kept_pairs(records.to_list(), perturbed.to_list()))
-        left_out = len(records) - len(perturbed)
+        stats = kind_statistics(kind, perturbation.component, perturbation.category, records.to_list(),
+                                perturbed.to_list(), llm_edits=llm_edit_counts(tally, kind), seconds=took[0])
+        stats_path = statistics_path(output)
+        write_json(PerturbationStatistics(PERTURB, str(input_path), str(output), seed, [stats]).to_dict(),
+                   stats_path)
         named = _failed_records(failures, records)
-        click.echo(f"{kind}: {len(perturbed) - unchanged} of {len(records)} {perturbation.component} records changed"
-                   f"{f' ({unchanged} left unchanged, see their perturbation.description)' if unchanged else ''}"
-                   f"{f'; {left_out} left out (no usable LLM answer{named})' if left_out else ''}"
-                   f"{f'; LLM edits: {tally.describe()}' if tally.counts else ''}; wrote {output}")
+        unchanged = (f" ({stats.unchanged} left unchanged, see their perturbation.description)" if stats.unchanged
+                     else "")
+        click.echo(f"{kind}: {stats.changed} of {len(records)} {perturbation.component} records changed{unchanged}"
+                   f"{f'; {stats.left_out} left out (no usable LLM answer{named})' if stats.left_out else ''}"
+                   f"{f'; LLM edits: {tally.describe()}' if tally.counts else ''}; {stats.describe()}; "
+                   f"wrote {output} and {stats_path.name}")
 
 
 def _failed_records(failures, records) -> str:
@@ -149,15 +158,3 @@ def _held_kind(path: Path) -> str | None:
         return None  # load_records reports the problem with its file and line
     return next((kind for kind, telltale in _TELLTALE if fields & telltale), None)
 
-
-def _kept_pairs(originals: list[dict], perturbed: list[dict]):
-    """(original, perturbed) of every record kept: the perturbed ones are the originals in order, less
-    those left out."""
-    remaining = iter(originals)
-    for row in perturbed:
-        yield next(o for o in remaining if all(o[k] == row[k] for k in ("paper_id", "review_id", "rebuttal_id")
-                                               if k in o)), row
-
-
-def _same(original: dict, perturbed: dict) -> bool:
-    return all(original[key] == perturbed[key] for key in original if key != "perturbation")

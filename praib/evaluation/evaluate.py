@@ -29,9 +29,9 @@ from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 from praib.evaluation.partial import INPUT, REFERENCE, Partial
 from praib.evaluation.scored import SCORED_FIELDS, ScoredReviews
-from praib.evaluation.results import (COMPARED_METRICS, EvaluationResult, GroupResult, InvalidJudgeAnswers, JudgedRun,
-                                      PromptDelta, PromptSelfAgreement, RatiosToHuman, Skipped, Summary, XrefSummary,
-                                      json_ready)
+from praib.evaluation.results import (COMPARED_METRICS, SPREAD_METRICS, AcrossModels, EvaluationResult, GroupResult,
+                                      InvalidJudgeAnswers, JudgedRun, PromptDelta, PromptSelfAgreement, RatiosToHuman,
+                                      Skipped, Summary, XrefSummary, json_ready)
 from praib.metrics.registry import READABILITY
 from praib.metrics.summary import summarise
 from praib.metrics.text.xref import XREF_TYPES
@@ -412,6 +412,7 @@ def result_of(partial: Partial, entries: list[dict] | None = None, judged: Judge
         prompt_self_agreement=prompt_self_agreement(partial),
         prompt_deltas=prompt_deltas(groups),
         ratios_to_human=ratios_to_human(groups),
+        across_models=across_models(groups),
     )
 
 
@@ -455,6 +456,30 @@ def ratios_to_human(groups: Sequence[GroupResult]) -> RatiosToHuman | None:
         prompt: {metric: Summary.from_dict(summarise(by_group[g.label][metric] for g in members))
                  for metric in COMPARED_METRICS}
         for prompt, members in sorted(by_prompt.items())})
+
+
+def across_models(groups: Sequence[GroupResult]) -> AcrossModels | None:
+    """Per prompt ("all" for groups without one), the mean and standard deviation over its model groups of each
+    group's mean and standard deviation of every judged metric of :data:`SPREAD_METRICS` (PRAIB Tables 2, 29, 30);
+    None where no model group has any of them (a run without a judge)."""
+    def summary_of(group: GroupResult, path: tuple[str, ...]) -> Mapping:
+        value = group.judged
+        for key in path:
+            value = value.get(key) if isinstance(value, Mapping) else None
+        return value if isinstance(value, Mapping) else {}
+
+    by_prompt: dict[str, list[GroupResult]] = defaultdict(list)
+    for group in groups:
+        if not group.is_reference:
+            prompt = group.group.get("prompt")
+            by_prompt["all" if prompt is None else str(prompt)].append(group)
+    spread = {prompt: {metric: {stat: Summary.from_dict(summarise(summary_of(g, path).get(stat) for g in members))
+                                for stat in ("mean", "std")}
+                       for metric, path in SPREAD_METRICS.items()}
+              for prompt, members in sorted(by_prompt.items())}
+    if not any(s.n for metrics in spread.values() for stats in metrics.values() for s in stats.values()):
+        return None
+    return AcrossModels(spread)
 
 
 def prompt_self_agreement(partial: Partial) -> list[PromptSelfAgreement]:

@@ -223,6 +223,30 @@ class RatiosToHuman:
                               for prompt, metrics in self.by_prompt.items()}}
 
 
+#: The judged per-group metrics whose spread over the model groups PRAIB prints (Tables 2, 29, 30): their name in
+#: :class:`AcrossModels` and their path in a group's judged metrics (a summary with mean and std).
+SPREAD_METRICS: dict[str, tuple[str, ...]] = {
+    **{f"coverage_{stat}_{side}": (f"coverage_{stat}_{side}",) for side in ("strengths", "weaknesses")
+       for stat in ("recall", "precision", "density", "compaction")},
+    **{f"atomic_{kind}_count": ("atomic", "statistics", "all", f"{kind}_count") for kind in ("strength", "weakness")},
+}
+
+
+@dataclass(frozen=True)
+class AcrossModels:
+    """How the model groups of each prompt spread on the judged metrics of :data:`SPREAD_METRICS`: per prompt and
+    metric, the mean and standard deviation (ddof=1) over the model groups of their means (``mean``) and of their
+    standard deviations (``std``), e.g. ``by_prompt["extended"]["coverage_recall_weaknesses"]["mean"]["std"]``:
+    the SD over the models of their mean recall (PRAIB Tables 29 and 30, rows Mean and Std; Table 2, Model Avg.)."""
+
+    by_prompt: dict[str, dict[str, dict[str, Summary]]]
+
+    def to_dict(self) -> dict:
+        return {prompt: {metric: {stat: summary.to_dict() for stat, summary in stats.items()}
+                         for metric, stats in metrics.items()}
+                for prompt, metrics in self.by_prompt.items()}
+
+
 @dataclass
 class EvaluationResult:
     """The behavioural profile of every group of a set of reviews: the result of ``praib evaluate``."""
@@ -240,6 +264,8 @@ class EvaluationResult:
     prompt_deltas: list[PromptDelta] = field(default_factory=list)
     #: Model groups' mean metrics over the human reference's; None without a reference.
     ratios_to_human: RatiosToHuman | None = None
+    #: The spread of the judged coverage and atomic counts over the model groups; None without a judge.
+    across_models: AcrossModels | None = None
     #: Where the reviews and the reference came from, when the caller names them (``praib evaluate`` does).
     input: str | None = None
     reference_source: str | None = None
@@ -268,6 +294,7 @@ class EvaluationResult:
             "prompt_self_agreement": [a.to_dict() for a in self.prompt_self_agreement],
             "prompt_deltas": [d.to_dict() for d in self.prompt_deltas],
             "ratios_to_human": None if self.ratios_to_human is None else self.ratios_to_human.to_dict(),
+            **({"across_models": self.across_models.to_dict()} if self.across_models is not None else {}),
         }
         if self.input is not None:
             out["input"] = self.input

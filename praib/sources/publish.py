@@ -6,9 +6,11 @@ split, ``default: true`` on one) and ``dataset_info`` (each config's features an
 :func:`build_dataset_repo` writes that layout::
 
     DIR/README.md
+    DIR/statistics.json
     DIR/data/<config>/train-00000-of-00001.parquet
 
-for the configs in :data:`CONFIGS`, each with the explicit schema of its record kind, so
+for the configs in :data:`CONFIGS`, each with the explicit schema of its record kind (``statistics.json``: their
+counts per venue and year, :mod:`praib.sources.dataset_statistics`), so
 ``datasets.load_dataset(DIR, "reviews", split="train")`` returns the records with their features.
 The card's prose comes from a Jinja template (:data:`DEFAULT_CARD_TEMPLATE`, package data, by
 default) rendered with the configs, their fields and their counts; the YAML header is the
@@ -25,6 +27,7 @@ time.) It honours ``HF_ENDPOINT``, read at call time.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections import Counter
@@ -35,6 +38,7 @@ from datasets import Dataset, Features
 
 from praib.records import SCHEMAS, RecordError, load_records, read_text, records_to_dataset
 from praib.records.atomic import RECORD, replace_folder
+from praib.sources.dataset_statistics import STATISTICS_FILE, dataset_statistics
 from praib.templates import TemplateSet
 
 logger = logging.getLogger(__name__)
@@ -52,7 +56,7 @@ CONFIGS: dict[str, str] = {
 }
 SPLIT = "train"
 #: The files :func:`build_dataset_repo` writes in its folder.
-REPOSITORY_FILES = ("README.md",)
+REPOSITORY_FILES = ("README.md", STATISTICS_FILE)
 DEFAULT_CARD_TEMPLATE = Path(__file__).resolve().parents[1] / "data" / "cards" / "praib.md.jinja"
 CARD_TEMPLATES = TemplateSet("card", DEFAULT_CARD_TEMPLATE.parent, keep_trailing_newline=True)
 
@@ -181,6 +185,8 @@ def build_dataset_repo(sources: Mapping[str, str | Path | Dataset], output: str 
             (folder / data_file(name)).parent.mkdir(parents=True)
             records.to_parquet(str(folder / data_file(name)))
         (folder / "README.md").write_text(card, encoding="utf-8")
+        (folder / STATISTICS_FILE).write_text(json.dumps(dataset_statistics(configs), indent=2) + "\n",
+                                              encoding="utf-8")
     return output
 
 

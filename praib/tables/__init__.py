@@ -19,6 +19,9 @@ from praib.tables import target_aspect_tables  # noqa: F401  (registers the tabl
 from praib.tables import praib_leaderboard_tables  # noqa: F401  (registers the tables)
 from praib.tables import aspect_guided_tables, counterfactual_tables  # noqa: F401  (registers the tables)
 from praib.tables import comparison_tables  # noqa: F401  (registers the tables)
+from praib.tables import praib_coverage_tables, praib_dataset_tables, praib_grounding_tables  # noqa: F401
+from praib.tables import aspect_guided_model_tables, aspect_guided_statistics_tables  # noqa: F401
+from praib.tables import counterfactual_dataset_tables, target_aspect_validation_tables  # noqa: F401
 
 __all__ = ["Cell", "Table", "TABLES", "TableSpec", "Result", "PRODUCED_BY", "in_order", "load_result", "make_tables",
            "resolve", "unknown_tables"]
@@ -47,19 +50,20 @@ def make_tables(results: Sequence[Result], keys: Sequence[str] | None = None) ->
     for spec in chosen:
         of_kind = [result for result in results if result.kind == spec.kind]
         if of_kind and spec.combines:
-            tables.append(_build(spec, of_kind))
+            tables += _build(spec, of_kind)
         elif of_kind:
-            tables += [_build(spec, [result]) for result in of_kind]
+            tables += [table for result in of_kind for table in _build(spec, [result])]
         else:
             tables.append(spec.new(header=[], needs=[f"the whole table: a result of `{spec.produced_by}`"]))
     return tables
 
 
-def _build(spec: TableSpec, results: Sequence[Result]) -> Table:
-    """``spec``'s table of ``results``; a result whose content is not laid out as praib writes it (a field of the
-    wrong type, a missing one) is one error naming the files, not a failure inside a table builder."""
+def _build(spec: TableSpec, results: Sequence[Result]) -> list[Table]:
+    """``spec``'s table (or tables) of ``results``; a result whose content is not laid out as praib writes it (a
+    field of the wrong type, a missing one) is one error naming the files, not a failure inside a table builder."""
     try:
-        return spec.build(spec, results)
+        built = spec.build(spec, results)
+        return built if isinstance(built, list) else [built]
     except (KeyError, TypeError, AttributeError, IndexError) as err:
         files = ", ".join(result.path for result in results)
         command = spec.produced_by.split(" --")[0]

@@ -3,13 +3,15 @@
 A :class:`TableSpec` names one table of one paper, the kind of result it is built from and the
 command that writes that result. Result files are recognised by their content, so ``praib tables``
 takes any mix of them: ``praib evaluate --output`` JSON, ``praib robustness --output`` JSON,
-``praib counterfactual effects --output`` JSON, ``praib leaderboard eras --output`` JSON and the folder
-``praib leaderboard run --output`` writes.
+``praib counterfactual effects --output`` JSON, ``praib leaderboard eras --output`` JSON, ``praib grounding
+--output`` JSON, ``praib judge validate --output`` JSON, the statistics ``praib perturb`` and ``praib counterfactual build`` write beside their output
+(``OUTPUT.stats.json``) and ``praib counterfactual stats`` writes, and the folders ``praib leaderboard run
+--output`` and ``praib data build --output`` write (the latter read through its ``statistics.json``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -23,7 +25,19 @@ PRODUCED_BY = {
     "effects": "praib counterfactual effects ORIGINAL VARIANTS --output effects.json",
     "eras": "praib leaderboard eras HUMAN_REVIEWS --output eras.json",
     "leaderboard": "praib leaderboard run SUBMISSIONS... --output RESULTS_DIR",
+    "grounding": "praib grounding REVIEWS --judge MODEL --output grounding.json",
+    "perturb-statistics": "praib perturb KIND INPUT --output PERTURBED (its statistics: PERTURBED.stats.json)",
+    "counterfactual-statistics": "praib counterfactual build PAPERS --output VARIANTS (its statistics: "
+                                 "VARIANTS.stats.json), or praib counterfactual stats PAPERS VARIANTS",
+    "data-statistics": "praib data build --papers PAPERS --reviews REVIEWS --output DIR (its statistics: "
+                       "DIR/statistics.json)",
+    "validation": "praib judge validate --task TASK --gold GOLD --judge MODEL --output validation.json",
 }
+
+#: The kind of a statistics file, by what wrote it (its ``statistics_of``).
+STATISTICS_OF = {"praib perturb": "perturb-statistics", "praib counterfactual build": "counterfactual-statistics",
+                 "praib counterfactual stats": "counterfactual-statistics", "praib data build": "data-statistics"}
+DATASET_STATISTICS = "statistics.json"
 
 
 @dataclass(frozen=True)
@@ -44,7 +58,8 @@ class TableSpec:
     number: int
     title: str
     kind: str
-    build: Callable[["TableSpec", Sequence[Result]], Table]
+    #: One table, or (a spec that lays out one table per model, say) a list of them.
+    build: Callable[["TableSpec", Sequence[Result]], "Table | list[Table]"]
     #: True for a table laid out from several results of its kind together (e.g. one robustness report per
     #: prompt setting); otherwise each result gives a table of its own.
     combines: bool = False
@@ -56,6 +71,10 @@ class TableSpec:
     def new(self, header: list[str], **fields) -> Table:
         """An empty table of this spec."""
         return Table(self.key, self.paper, self.number, self.title, header=header, **fields)
+
+    def of(self, what: str) -> "TableSpec":
+        """This spec with ``what`` (a model, say) after its title: one of several tables a spec builds."""
+        return replace(self, title=f"{self.title} ({what})")
 
 
 TABLES: dict[str, TableSpec] = {}
@@ -75,6 +94,12 @@ def result_kind(data: Any) -> str | None:
     """The kind of result ``data`` (a parsed JSON file) is, None when it is none praib writes."""
     if not isinstance(data, dict):
         return None
+    if data.get("statistics_of") in STATISTICS_OF:
+        return STATISTICS_OF[data["statistics_of"]]
+    if "grounding_specificity" in data and "groups" in data:
+        return "grounding"
+    if "template_hash" in data and "task" in data and "metrics" in data:
+        return "validation"
     if "groups" in data and "group_by" in data:
         return "evaluate"
     if "reviewers" in data and "margins" in data:
@@ -90,11 +115,14 @@ def load_result(path: str | Path) -> Result:
     """Read one result file (or a leaderboard results folder, as :func:`praib.leaderboard.report.load_results` reads
     it); every error is one line (a ``ValueError``) naming the path."""
     path = Path(path)
+    if path.is_dir() and not (path / "run.json").is_file() and (path / DATASET_STATISTICS).is_file():
+        path = path / DATASET_STATISTICS  # a dataset folder `praib data build` wrote
     if path.is_dir():
         from praib.leaderboard.report import load_results
 
         if not (path / "run.json").is_file():
-            raise ValueError(f"{path}: a folder, but not one `praib leaderboard run` wrote (it has no run.json)")
+            raise ValueError(f"{path}: a folder, but not one `praib leaderboard run` (run.json) or `praib data "
+                             f"build` ({DATASET_STATISTICS}) wrote")
         # The report's reader: the rows checked and completed as the leaderboard's own page reads them.
         results = load_results(path)
         return Result("leaderboard", str(path), {"run": results.run, "rows": results.rows,

@@ -38,14 +38,14 @@ def test_the_tree_has_every_command_and_the_leaderboard_verbs_in_one_group():
         "praib evaluate run", "praib evaluate merge", "praib generate", "praib score", "praib prompts list", "praib prompts show",
         "praib perturb", "praib robustness", "praib meta-review",
         "praib counterfactual extract", "praib counterfactual build", "praib counterfactual oracle",
-        "praib counterfactual effects",
+        "praib counterfactual effects", "praib counterfactual stats",
         "praib data collect", "praib data import-dump", "praib data import-ukp", "praib data export-ukp",
         "praib data sample", "praib data pdf", "praib data build",
         "praib data push", "praib data verify-citations",
         "praib leaderboard validate", "praib leaderboard run", "praib leaderboard compare", "praib leaderboard plan",
         "praib leaderboard push", "praib leaderboard report", "praib leaderboard eras", "praib leaderboard submit",
         "praib leaderboard process", "praib leaderboard app", "praib leaderboard space", "praib metrics export",
-        "praib doctor", "praib tables", "praib judge validate"}
+        "praib doctor", "praib tables", "praib judge validate", "praib grounding"}
 
 
 @pytest.mark.parametrize("path", sorted(COMMANDS))
@@ -64,7 +64,7 @@ def test_every_command_that_takes_a_judge_has_the_same_judge_options():
     assert set(judged) == {"praib evaluate run", "praib score", "praib perturb", "praib meta-review",
                            "praib counterfactual extract", "praib counterfactual build",
                            "praib counterfactual oracle", "praib counterfactual effects", "praib leaderboard run",
-                           "praib leaderboard process", "praib judge validate"}
+                           "praib leaderboard process", "praib judge validate", "praib grounding"}
     reference = {o.opts[0]: o.to_info_dict() for o in _options(COMMANDS["praib score"]) if o.opts[0] in JUDGE_OPTIONS}
     assert set(reference) == JUDGE_OPTIONS
     for path, command in judged.items():

@@ -118,8 +118,8 @@ def test_a_dataset_rebuilt_with_fewer_configs_keeps_the_repository_files_it_did_
 
     rebuilt = invoke("data", "build", "--reviews", DEMO / "reviews.jsonl", "-o", output, "--overwrite")
     assert rebuilt.exit_code == 0, rebuilt.output
-    assert set(files(output)) == {"README.md", "data/reviews/train-00000-of-00001.parquet", ".gitattributes",
-                                  ".git/HEAD"}
+    assert set(files(output)) == {"README.md", "statistics.json", "data/reviews/train-00000-of-00001.parquet",
+                                  ".gitattributes", ".git/HEAD"}
     assert len(load_records(f"{output}:reviews")) == len(load_records(DEMO / "reviews.jsonl"))
 
 
@@ -315,4 +315,6 @@ def test_a_symbolic_link_output_is_written_through_to_its_target(tmp_path, two_s
         assert result.exit_code == 0, result.output
         assert file_link.is_symlink()
         assert len(load_records(tmp_path / "elsewhere" / "flipped.jsonl")) == len(load_records(DEMO / "reviews.jsonl"))
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "flipped.jsonl", "results"]
+    # The run's statistics go beside the name given, as its failure records would.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "flipped.jsonl", "flipped.jsonl.stats.json",
+                                                          "results"]

@@ -3,7 +3,7 @@ prints in its Table 11, praib's functions give the cells the paper prints in Tab
 
 import pytest
 
-from praib.evaluation.evaluate import prompt_deltas, ratios_to_human
+from praib.evaluation.evaluate import across_models, prompt_deltas, ratios_to_human
 from praib.evaluation.results import GroupResult, Skipped, Summary, XrefSummary
 
 # PRAIB Table 11 (mean TKC, TTR, FRE, Xref, Math) of the human baseline and each model under both prompts.
@@ -75,3 +75,33 @@ def test_no_reference_no_ratios_and_no_prompts_no_deltas(groups):
     models = [g for g in groups if not g.is_reference]
     assert ratios_to_human(models) is None
     assert prompt_deltas([g for g in models if g.group["prompt"] == "extended"]) == []
+
+
+# PRAIB Table 29 (weaknesses): each model's mean and SD of recall, precision, density and compaction.
+TABLE_29 = {"DeepSeek": ((0.70, 0.30), (0.70, 0.30), (1.70, 1.46), (0.90, 0.74)),
+            "Gemma": ((0.77, 0.29), (0.68, 0.30), (1.73, 1.56), (0.65, 0.59)),
+            "GPT-5": ((0.93, 0.20), (0.76, 0.24), (2.35, 2.12), (0.56, 0.48)),
+            "OpenReviewer": ((0.73, 0.33), (0.68, 0.33), (2.00, 2.04), (1.01, 1.17)),
+            "Qwen": ((0.84, 0.26), (0.73, 0.28), (2.18, 2.02), (0.82, 0.77))}
+
+
+def test_across_models_gives_table_29s_mean_and_std_rows():
+    models = []
+    for model, cells in TABLE_29.items():
+        made = group(model, "extended", TABLE_11[(model, "extended")])
+        judged = {f"coverage_{stat}_weaknesses": {"mean": mean, "std": std, "n": 100}
+                  for stat, (mean, std) in zip(("recall", "precision", "density", "compaction"), cells)}
+        models.append(GroupResult(**{**made.__dict__, "judged": {**made.judged, **judged}}))
+    spread = across_models([group("OpenReview", None, TABLE_11[("OpenReview", None)]), *models])
+    rows = spread.by_prompt["extended"]
+    # The paper's Mean row: 0.79 0.28 | 0.71 0.29 | 1.99 1.84 | 0.79 0.75; its Std row: 0.09 0.05 | 0.03 0.03 |
+    # 0.28 0.31 | 0.18 0.26.
+    printed = {"recall": (0.79, 0.28, 0.09, 0.05), "precision": (0.71, 0.29, 0.03, 0.03),
+               "density": (1.99, 1.84, 0.28, 0.31), "compaction": (0.79, 0.75, 0.18, 0.26)}
+    for stat, (mean_mu, mean_sigma, std_mu, std_sigma) in printed.items():
+        cell = rows[f"coverage_{stat}_weaknesses"]
+        assert (round(cell["mean"].mean, 2), round(cell["std"].mean, 2)) == (mean_mu, mean_sigma), stat
+        assert (round(cell["mean"].std, 2), round(cell["std"].std, 2)) == (std_mu, std_sigma), stat
+        assert cell["mean"].n == 5
+    assert rows["coverage_recall_strengths"]["mean"].n == 0  # the strengths were not given
+    assert across_models([group(m, "extended", TABLE_11[(m, "extended")]) for m in TABLE_29]) is None  # no judge

@@ -156,6 +156,14 @@ def test_one_paper_whose_logic_stays_invalid_does_not_stop_the_build_of_the_othe
     assert list(result.logic["paper_id"]) == ["good"]
     assert [v["paper_id"] for v in result.papers.to_list()] == ["good"]
     assert [(f.item_id, f.stage) for f in judge.failures.items] == [("bad", "counterfactual:logic")]
+    # The finding family was tried on the paper with logic only; its one variant replaces "correlates with" by
+    # "drives": one edit of two words. One attempt, accepted.
+    [finding] = result.kinds
+    assert (finding.kind, finding.category, finding.records, finding.changed, finding.unchanged,
+            finding.left_out) == ("finding", "soundness-critical", 1, 1, 0, 0)
+    assert finding.edits == {"good": 1} and finding.words == {"good": 2}
+    assert finding.llm_edits == {"unit": "attempt", "accepted": 1, "rejected": 0, "unanswered": 0}
+    assert set(result.stages) == {"logic extraction", "soundness-critical edits"}
 
 
 def test_an_edit_changes_only_its_span_inside_the_cited_paragraph():
@@ -278,5 +286,12 @@ def test_neutral_variants_come_from_the_registry_and_unchanged_ones_are_left_out
     assert result.papers[2] == apply_perturbation("layout", papers, seed=4)[1]
     assert set(p["category"] for p in result.papers["perturbation"]) == {"soundness-neutral"}
     assert len(result.attempts) == 0 and len(result.logic) == 0
+    # "analyze the behavior" -> "analyse the behaviour": two edits of one word in paper-1, none in paper-2.
+    spelling_stats, layout_stats = result.kinds
+    assert (spelling_stats.kind, spelling_stats.records, spelling_stats.changed, spelling_stats.unchanged) == (
+        "spelling", 2, 1, 1)
+    assert spelling_stats.edits == {"paper-1": 2, "paper-2": 0} and spelling_stats.words == {"paper-1": 2, "paper-2": 0}
+    assert (layout_stats.kind, layout_stats.changed, layout_stats.unchanged) == ("layout", 2, 0)
+    assert all(k.seconds is not None and k.llm_edits is None for k in result.kinds) and not result.stages
     with pytest.raises(ValueError, match="typos: not a soundness-neutral paper perturbation"):
         build_counterfactuals(papers, None, families=[], neutral_kinds=["typos"], progress=False)

@@ -80,6 +80,43 @@ def test_extract_build_and_oracle_on_the_demo_set(tmp_path, model):
     attempts = [json.loads(line) for line in (tmp_path / "variants.attempts.jsonl").read_text().splitlines()]
     assert len(attempts) == 16 and all(a["relevant"] and a["minimal"] and a["plausible"] for a in attempts)
 
+    # Every variant inserts " [edited]" after its paragraph's 40th character: one edit, of one word, or of two where
+    # that splits a word ("training" -> "train", "[edited]ing"). Both families made one per paper.
+    words = []
+    for variant in variants.to_list():
+        at = variant["text"].index(" [edited]")
+        before, after = variant["text"][at - 1], variant["text"][at + len(" [edited]"):][:1]
+        words.append(2 if not before.isspace() and after and not after.isspace() else 1)
+    stats = json.loads((tmp_path / "variants.jsonl.stats.json").read_text())
+    assert stats["statistics_of"] == "praib counterfactual build" and stats["seed"] == 5
+    assert set(stats["kinds"]) == {"finding", "result"} and set(stats["stages"]) == {"soundness-critical edits"}
+    for family in stats["kinds"].values():
+        assert (family["records"], family["changed"], family["left_out"]) == (8, 8, 0)
+        assert family["edits"] == {"sum": 8, "mean": 1.0, "min": 1, "max": 1, "papers": 8}
+        assert family["llm_edits"] == {"unit": "attempt", "accepted": 8, "rejected": 0, "unanswered": 0}
+    venues = {}
+    for paper in originals.values():
+        venues[paper["venue"]] = venues.get(paper["venue"], 0) + 1
+    assert stats["papers"] == {"given": 8, "with_variants": 8, "by_venue": venues, "per_venue": {"mean": 4.0, "std": 0.0,
+                                                                                                  "n": 2},
+                               "with_logic": 8, "paper_types": None, "by_paper_type": None, "per_paper_type": None,
+                               "findings_per_paper": {"mean": 1.0, "std": 0.0, "n": 8}}
+    critical = stats["counterfactuals"]["soundness-critical"]
+    assert (critical["variants"], critical["per_paper"], critical["edits"]) == (16, 2.0, {"mean": 1.0, "std": 0.0})
+    assert critical["words"]["mean"] == pytest.approx(sum(words) / 16) and 1 in words and 2 in words
+    assert stats["counterfactuals"]["soundness-neutral"]["variants"] == 0
+    assert re.search(r"by edit: finding 8 of 8 papers, 8 edits in 8 papers \(1 a paper\); result 8 of 8 papers, "
+                     r"8 edits in 8 papers \(1 a paper\); soundness-critical edits [0-9.]+ s", out), out
+
+    # The same statistics from the files, for variants made elsewhere.
+    out = _run(["counterfactual", "stats", f"{DEMO}/papers.jsonl", str(tmp_path / "variants.jsonl"), "--logic",
+                str(tmp_path / "logic.jsonl"), "-o", str(tmp_path / "stats.json")])
+    assert out == (f"8 of 8 papers with a variant; soundness-critical 16, soundness-neutral 0, total 16; "
+                   f"wrote {tmp_path / 'stats.json'}\n")
+    again = json.loads((tmp_path / "stats.json").read_text())
+    assert again["statistics_of"] == "praib counterfactual stats" and again["kinds"] == {}
+    assert (again["papers"], again["counterfactuals"]) == (stats["papers"], stats["counterfactuals"])
+
     out = _run(["counterfactual", "oracle", f"{DEMO}/reviews.jsonl", str(tmp_path / "variants.jsonl"), "-o", str(tmp_path / "oracle.jsonl"), "--no-progress"])
     assert "174 oracle reviews (58 of originals, 116 of variants)" in out
     oracle = load_records(tmp_path / "oracle.jsonl", "review")

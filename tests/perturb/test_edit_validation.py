@@ -304,8 +304,13 @@ def test_perturb_command_counts_accepted_and_rejected_edits(tmp_path, monkeypatc
     result = CliRunner().invoke(main, ["perturb", "voice", str(papers), "--output", str(output), "--judge", "stub",
                                        "--perturbation-arg", "fraction=1.0", "--no-progress"])
     assert result.exit_code == 3, result.output
-    assert ("voice: 1 of 1 paper records changed; LLM edits: voice: 1 of 2 paragraphs accepted, 1 rejected; "
-            f"wrote {output}") in result.output
+    assert re.search(r"voice: 1 of 1 paper records changed; LLM edits: voice: 1 of 2 paragraphs accepted, 1 rejected; "
+                     rf"2 edits in 1 paper \(2 a paper\); [0-9.]+ s; wrote {re.escape(str(output))} and "
+                     r"out.jsonl.stats.json", result.output), result.output
+    stats = json.loads((tmp_path / "out.jsonl.stats.json").read_text())["kinds"]["voice"]
+    assert stats["llm_edits"] == {"unit": "paragraph", "accepted": 1, "rejected": 1, "unanswered": 0}
+    # "We trained the model." -> "The model was trained by us.": "trained" stays, the words around it are two edits.
+    assert stats["llm_accepted_share"] == 0.5 and stats["edits_per_paper"] == {"p1": 2}
     [failed] = [json.loads(line) for line in (tmp_path / "out.jsonl.failures.jsonl").read_text().splitlines()]
     assert (failed["item_id"], failed["error"]) == ("p1/paragraph at 5", "RejectedEdit")
 

@@ -46,9 +46,22 @@ def test_rating_flip_on_the_demo_reviews(tmp_path):
             assert after["rating"] == (1 if leaning else before["rating"])
             assert after["perturbation"]["description"].startswith("rating" if leaning else "unchanged")
     changed = sum(a["text"] != b["text"] or a["rating"] != b["rating"] for a, b in zip(original, flipped))
-    assert result.output.strip() == (f"rating-flip: {changed} of 58 review records changed "
-                                     f"({58 - changed} left unchanged, see their perturbation.description); "
-                                     f"wrote {output}")
+    assert re.fullmatch(rf"rating-flip: {changed} of 58 review records changed \({58 - changed} left unchanged, see "
+                        rf"their perturbation.description\); {changed} edits in 8 papers \(mean [0-9.]+ a paper, "
+                        rf"[0-9]+-[0-9]+\); [0-9.]+ s; wrote {re.escape(str(output))} and flipped.jsonl.stats.json",
+                        result.output.strip()), result.output
+    # One edit a flipped review (its score line, or its rating field), counted per paper.
+    flips: dict[str, int] = {}
+    for before, after in zip(original, flipped):
+        flips[before["paper_id"]] = flips.get(before["paper_id"], 0) + any(before[k] != after[k] for k in before if k != "perturbation")
+    stats = json.loads((tmp_path / "flipped.jsonl.stats.json").read_text())
+    assert stats["statistics_of"] == "praib perturb" and stats["input"] == str(DEMO / "reviews.jsonl")
+    entry = stats["kinds"]["rating-flip"]
+    assert (entry["records"], entry["changed"], entry["unchanged"], entry["left_out"]) == (58, changed, 58 - changed, 0)
+    assert entry["edits_per_paper"] == flips
+    assert entry["edits"] == {"sum": changed, "mean": changed / 8, "min": min(flips.values()),
+                              "max": max(flips.values()), "papers": 8}
+    assert entry["llm_edits"] is None and entry["seconds"] >= 0
 
 
 def test_typos_on_the_demo_papers_are_fixed_by_the_seed(tmp_path):
@@ -57,7 +70,7 @@ def test_typos_on_the_demo_papers_are_fixed_by_the_seed(tmp_path):
         result = run("typos", str(DEMO / "papers.jsonl"), "--output", str(tmp_path / name),
                      "--seed", seed, "--perturbation-arg", "fraction=0.5")
         assert result.exit_code == 0, result.output
-        assert result.output.startswith("typos: 8 of 8 paper records changed; wrote")
+        assert result.output.startswith("typos: 8 of 8 paper records changed; ")
         outputs.append((tmp_path / name).read_text())
     assert outputs[0] == outputs[1] != outputs[2]
     records = load_records(tmp_path / "a.jsonl", "paper")

@@ -126,6 +126,34 @@ def test_card_names_every_config_file_and_counts(built):
     assert "{{ " not in body and "{%" not in body  # rendered (the BibTeX keeps its own "{{PRAIB}")
 
 
+def test_statistics_count_the_original_papers_and_reviews_per_venue_and_year(built):
+    """By hand from RAW: p1 (ICLR 2025, accepted) and p2 (NeurIPS 2024, no decision); one unperturbed human review
+    and one unperturbed generated review, both of p1; the perturbed records do not count."""
+    stats = json.loads((built / "statistics.json").read_text(encoding="utf-8"))
+    assert stats["statistics_of"] == "praib data build" and stats["configs"] == sorted(RAW)
+    nothing = {"papers": 0, "accepted": 0, "rejected": 0, "withdrawn": 0, "undecided": 0, "reviews": 0,
+               "generated_reviews": 0}
+    iclr = {**nothing, "papers": 1, "accepted": 1, "reviews": 1, "generated_reviews": 1,
+            "by_model": {"Qwen/Qwen2.5-7B-Instruct": {"extended": 1}}}
+    neurips = {**nothing, "papers": 1, "undecided": 1}
+    assert stats["venues"] == {"ICLR": {"years": {"2025": iclr}, "total": iclr},
+                               "NeurIPS": {"years": {"2024": neurips}, "total": neurips}}
+    assert stats["total"] == {**nothing, "papers": 2, "accepted": 1, "undecided": 1, "reviews": 1,
+                              "generated_reviews": 1, "by_model": {"Qwen/Qwen2.5-7B-Instruct": {"extended": 1}}}
+
+
+def test_statistics_pool_a_venues_year_group_and_leave_out_counts_of_configs_not_built(tmp_path):
+    papers = [coerce_record({"paper_id": f"p{i}", "venue": "ICLR", "year": year, "decision": decision}, "paper", "t")
+              for i, (year, decision) in enumerate([(2017, "Accept (Oral)"), (2018, "Reject"),
+                                                    (2018, "Withdrawn"), (2019, "Desk rejected")])]
+    build_dataset_repo({"papers": records_to_dataset(papers, "paper")}, tmp_path / "repo")
+    stats = json.loads((tmp_path / "repo" / "statistics.json").read_text(encoding="utf-8"))
+    years = stats["venues"]["ICLR"]["years"]
+    assert list(years) == ["<=2018", "2019"]  # ICLR 2017 and 2018 share one rating scale, as PRAIB pools them
+    assert years["<=2018"] == {"papers": 3, "accepted": 1, "rejected": 1, "withdrawn": 1, "undecided": 0}
+    assert years["2019"] == {"papers": 1, "accepted": 0, "rejected": 0, "withdrawn": 1, "undecided": 0}
+
+
 def test_checked_in_card_is_the_rendered_template():
     """datasets/praib/README.md is the template rendered for every config without records; the
     template itself is package data, so a wheel install builds cards without the source tree."""
@@ -171,7 +199,7 @@ def test_build_skips_empty_configs_with_a_warning_and_refuses_when_all_are_empty
     result = CliRunner().invoke(data, ["build", "--reviews", str(reviews), "--papers", str(empty["paper"]),
                                        "--rebuttals", str(empty["rebuttal"]), "--output", str(out)])
     assert result.exit_code == 0, result.output
-    assert result.output.strip() == f"wrote {out}: configs reviews"
+    assert result.output.strip() == f"wrote {out}: configs reviews; statistics.json: 1 human review, 0 model reviews"
     assert f"skipped 2 empty configs: papers ({empty['paper']}), rebuttals ({empty['rebuttal']})" in caplog.text
     assert [p.relative_to(out).as_posix() for p in out.rglob("*.parquet")] == [
         "data/reviews/train-00000-of-00001.parquet"]
@@ -310,7 +338,7 @@ def test_push_uploads_the_built_folder_in_one_commit_to_hf_endpoint(built, fake_
                 for item in lines if item["key"] == "file"}
     local = {p.relative_to(built).as_posix(): p.read_bytes() for p in built.rglob("*") if p.is_file()}
     del local[RECORD]  # praib's record of what it wrote in the folder stays home
-    assert uploaded == local and len(local) == 8
+    assert uploaded == local and len(local) == 9  # the card, statistics.json and 7 Parquet files
 
 
 def test_push_refuses_a_folder_that_was_not_built(tmp_path, fake_hub):

@@ -12,6 +12,8 @@ Tasks (:data:`TASKS`) and what the judge is asked:
   :mod:`praib.metrics.judged.target_aspect`).
 * ``polarity``: is a review passage a strength or a weakness (template ``polarity``).
 * ``coverage``: does a target text hold information from a base text (yes/no; template ``coverage``).
+* ``grounding``: RevUtil's grounding specificity of a review comment, 1-5 (template ``grounding_specificity``;
+  :mod:`praib.metrics.judged.grounding`).
 * ``atomic``: the atomic strengths and weaknesses of a review (templates ``atomic_human`` /
   ``atomic_generated``), scored as recall and precision of the gold atoms, an extracted atom and a
   gold atom of the same side being matched by the coverage judge.
@@ -56,7 +58,7 @@ import numpy as np
 
 from praib import __version__
 from praib.llm.judge import JUDGE_TEMPLATES, Answer, default_cache_dir
-from praib.metrics.judged import math_engagement
+from praib.metrics.judged import grounding, math_engagement
 from praib.metrics.judged.atomic import ATOMIC_SCHEMA, TEMPLATES as ATOMIC_TEMPLATES, AtomicItems, parse_atomic
 from praib.metrics.judged.coverage import CHOICES as COVERAGE_CHOICES, SIDES, judge_many
 from praib.metrics.judged.judge_quality import (INVALID, Estimate, annotator_agreement, cohen_kappa, label_scores,
@@ -70,11 +72,12 @@ __all__ = ["TASKS", "LABELS", "GoldItem", "GoldSet", "read_gold", "validate_judg
            "template_fingerprint", "store_validation", "find_validation", "validations_dir", "format_validation",
            "errors_path"]
 
-TASKS = ("math", "aspect", "target", "polarity", "atomic", "coverage")
+TASKS = ("math", "aspect", "target", "polarity", "atomic", "coverage", "grounding")
 POLARITY_LABELS = ("strength", "weakness")
 #: The labels of each label task, in the order tables list them.
 LABELS: dict[str, tuple[str, ...]] = {"math": ("yes", "no"), "aspect": ASPECTS, "target": TARGETS,
-                                      "polarity": POLARITY_LABELS, "coverage": COVERAGE_CHOICES}
+                                      "polarity": POLARITY_LABELS, "coverage": COVERAGE_CHOICES,
+                                      "grounding": grounding.LABELS}
 #: What ``kind`` says for the tasks that need one: which template asks about the item.
 KINDS: dict[str, tuple[str, ...]] = {"aspect": POLARITY_LABELS, "target": POLARITY_LABELS,
                                      "atomic": tuple(ATOMIC_TEMPLATES)}
@@ -86,6 +89,7 @@ TASK_TEMPLATES: dict[str, tuple[str, ...]] = {
     "polarity": ("polarity",),
     "coverage": ("coverage",),
     "atomic": (*sorted(ATOMIC_TEMPLATES.values()), "coverage"),
+    "grounding": (grounding.TEMPLATE,),
 }
 GOLD_FIELDS = ("id", "task", "text", "context", "kind", "label", "labels", "annotator")
 SCHEMA_VERSION = 1
@@ -380,6 +384,11 @@ def _label_answers(judge, gold: GoldSet, progress: bool) -> list[Answer]:
         elif task == "coverage":
             asked = judge.choose("coverage", [{"base": item.context, "target": item.text} for item in group],
                                  COVERAGE_CHOICES, progress=progress, ids=ids)
+        elif task == "grounding":
+            # The same call and reading as grounding.judge_grounding; the score as its label.
+            asked = [replace(a, value=str(a.value)) if a.ok else a
+                     for a in grounding.judge_grounding([item.text for item in group], judge, progress=progress,
+                                                        ids=[item.id for item in group])]
         else:
             template = "polarity" if task == "polarity" else f"{task}_{kind}"
             asked = judge.choose(template, [{"item": item.text} for item in group], LABELS[task],

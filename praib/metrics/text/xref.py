@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 __all__ = ["XREF_TYPES", "XREF_PATTERN", "GROUP_TYPES", "iter_xref_matches", "XrefMatch", "find_xrefs",
-           "xref_counts", "KEYWORD_RUN"]
+           "xref_counts", "KEYWORD_RUN", "PAPER_XREF_TYPES", "PAPER_XREF_PATTERN", "paper_xref_counts"]
 
 #: Element types, in the order used for count columns.
 XREF_TYPES: tuple[str, ...] = (
@@ -135,7 +135,7 @@ _SPECIAL: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def _build_pattern() -> re.Pattern:
+def _build_pattern(keywords=_KEYWORDS, special=_SPECIAL) -> re.Pattern:
     # A reference must not follow a letter, digit or underscore. The expression therefore
     # starts by consuming one character that is none of those (the searched text is given
     # a leading space, see iter_xref_matches), then one alternative per keyword and first-letter
@@ -146,7 +146,7 @@ def _build_pattern() -> re.Pattern:
     # (``section_2``). (Side effect: a keyword glued to a previous reference that ends in
     # ")", as in "Eq. (3)Table 1", is not found, the ")" being taken.)
     alternatives, used = [], {}
-    entries = [(t, first, rest + ids) for t, first, rest, ids in _KEYWORDS] + list(_SPECIAL)
+    entries = [(t, first, rest + ids) for t, first, rest, ids in keywords] + list(special)
     for kind, first, body in entries:
         for char in first.strip("[]"):
             n = used[kind] = used.get(kind, 0) + 1
@@ -187,6 +187,36 @@ def find_xrefs(text: Optional[str]) -> list[XrefMatch]:
     # Each match includes the character before the reference, and offsets in " " + text
     # are one more than in text: both cancel out below.
     return [XrefMatch(_type_of(m), m.group()[1:], m.start()) for m in iter_xref_matches(text)]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# PRAIB's own categories (Appendix C.1)
+# ---------------------------------------------------------------------------------------------------------------
+
+#: The element types of PRAIB's expression (Appendix C.1): praib's but lines, ``§`` and appendices, plus datasets and
+#: databases ("Dataset 2", "data set 3", "DS 1", "Database 1", "DB 2").
+PAPER_XREF_TYPES: tuple[str, ...] = (
+    "figure", "table", "section", "equation", "theorem", "lemma", "corollary", "definition", "page", "dataset",
+    "database",
+)
+_PAPER_KEYWORDS = tuple(entry for entry in _KEYWORDS if entry[0] in PAPER_XREF_TYPES and entry[1] != "[Aa]") + (
+    ("dataset", "[Dd]", r"(?i:ata[^\S\n]?sets?)", _GAP + _ids(_ID)),
+    ("dataset", "D", "S", _GAP + _ids(_ID)),
+    ("database", "[Dd]", r"(?i:atabases?)", _GAP + _ids(_ID)),
+    ("database", "D", "B", _GAP + _ids(_ID)),
+)
+#: PRAIB's categories written with praib's rules (identifiers, lists and ranges, prose that is no reference):
+#: a named variant of :data:`XREF_PATTERN`, to count references as the paper counts them. Search ``" " + text``.
+PAPER_XREF_PATTERN = _build_pattern(_PAPER_KEYWORDS, tuple(entry for entry in _SPECIAL if entry[0] == "page"))
+
+
+def paper_xref_counts(text: Optional[str]) -> dict[str, int]:
+    """Number of mentions of each type in :data:`PAPER_XREF_TYPES` under PRAIB's categories (zeros included)."""
+    counts = dict.fromkeys(PAPER_XREF_TYPES, 0)
+    if text:
+        for match in PAPER_XREF_PATTERN.finditer(" " + text):
+            counts[match.lastgroup.split("_")[0]] += 1
+    return counts
 
 
 def xref_counts(text: Optional[str]) -> dict[str, int]:

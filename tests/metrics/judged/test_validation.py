@@ -253,7 +253,7 @@ GOOD = {"id": "p1", "task": "polarity", "text": "Fine work.", "label": "strength
 @pytest.mark.parametrize("rows, message", [
     ([{**GOOD, "label": "praise"}], "line 1: field 'label': expected one of strength, weakness, found 'praise'"),
     ([{**GOOD, "task": "tone"}], "line 1: field 'task': expected one of math, aspect, target, polarity, atomic, "
-                                 "coverage, found 'tone'"),
+                                 "coverage, grounding, found 'tone'"),
     ([GOOD, {**GOOD, "text": ""}], "line 2: field 'text': is required and missing"),
     ([{**GOOD, "text": 3}], "line 1: field 'text': expected text, got int 3"),
     ([{**GOOD, "labels": ["strength"]}], "line 1: field 'labels': is not for the polarity task: give 'label'"),
@@ -329,7 +329,7 @@ def test_a_replaced_template_is_another_judge(tmp_path):
     assert template_fingerprint("polarity", {"polarity": str(own)})[1] != replaced
     assert find_validation({**description, "templates": {"polarity": str(tmp_path / "gone.jinja")}}, "polarity",
                            tmp_path) is None
-    assert set(TASK_TEMPLATES) == {"math", "aspect", "target", "polarity", "atomic", "coverage"}
+    assert set(TASK_TEMPLATES) == {"math", "aspect", "target", "polarity", "atomic", "coverage", "grounding"}
 
 
 def test_the_latest_result_of_several_gold_sets_is_found(polarity_run, tmp_path):
