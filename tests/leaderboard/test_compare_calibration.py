@@ -10,7 +10,7 @@ from tests.leaderboard.simulated import (BOTH, HARSH, LENIENT, MODEL, false_disc
 
 def test_two_submissions_of_one_process_differ_at_about_the_nominal_rate():
     # 300 runs of 120 papers: the Monte Carlo standard error of a 5% rate is 1.3%; within 2.5 of them. (On fewer
-    # papers the bootstrap is conservative for total variation and alpha: see the README.)
+    # papers the bootstrap is conservative for total variation and alpha: see docs/benchmarks.md.)
     rates, _ = false_positive_rates(runs=300, n_papers=120, n_bootstrap=200, seed=100)
     for metric in ("fre", "rating_tv", "krippendorff_alpha"):
         assert rates[metric].within(0.05, standard_errors=2.5), (metric, rates[metric])
