@@ -17,10 +17,9 @@ from typing import Any, Iterator
 
 import click
 
-from praib.llm.backends import DEFAULT_BASE_URL
+from praib.llm.backends import BACKENDS, DEFAULT_BASE_URL
 from praib.llm.failures import EXIT_FAILED_ITEMS, FailureLog, TooManyFailures, failures_path, parse_max_failures
 
-BACKENDS = ["vllm", "openai", "transformers"]
 CACHE_DIR_HELP = "Call cache; a rerun resumes from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]"
 
 

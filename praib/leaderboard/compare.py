@@ -58,12 +58,12 @@ import numpy as np
 from datasets import Dataset, Features, Value
 
 from praib.leaderboard.report import (LeaderboardResults, ReportError, _finite as _finite_number, format_number,
-                                      format_p, load_results, metric_digits)
+                                      format_p, load_results)
 from praib.leaderboard.run import (ALL_VENUES, ReviewTable, ScoredRun, SliceDraws, _interval, _Slice,
                                    bootstrap_weights, score_run, slice_draws)
 from praib.leaderboard.submission import Submission
 from praib.metrics.perturbation.stats import benjamini_hochberg
-from praib.metrics.registry import BY_NAME, DIFFERENCE, METRICS
+from praib.metrics.registry import BY_NAME, DIFFERENCE, METRICS, difference_digits
 from praib.records import HUMAN_SOURCE, RecordError, read_parquet_rows
 
 if TYPE_CHECKING:
@@ -523,11 +523,6 @@ def _aligned(rows: list[list[str]], left: int) -> list[str]:
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
     return ["  ".join(cell.ljust(w) if c < left else cell.rjust(w) for c, (cell, w) in enumerate(zip(row, widths)))
             .rstrip() for row in rows]
-
-
-def difference_digits(metric: str) -> int:
-    """Decimals of a metric's differences: one more than the report gives its values."""
-    return metric_digits(metric) + 1
 
 
 def verdict_text(pair: PairedDifference) -> str:

@@ -21,7 +21,7 @@ from praib.evaluation.scored import ScoredReviews
 from praib.leaderboard.compare import (PairedDifference, _Draws, bootstrap_p_value, compare_tables, paired_difference,
                                        papers_needed)
 from praib.leaderboard.run import ALL_VENUES, ReviewTable
-from praib.metrics.registry import TEXT
+from praib.metrics.registry import text_metrics
 
 #: The venue-years papers are drawn from, with their rating scales; papers alternate between those given.
 SCALES = {("ICLR", 2025): np.array([1, 3, 5, 6, 8, 10]), ("NeurIPS", 2024): np.arange(1, 11)}
@@ -77,7 +77,7 @@ def side(process: Process, quality: np.ndarray, topic: np.ndarray, venue_years: 
         rating[here] = _snap(rating[here], SCALES[venue_year])
     confidence = _snap(process.confidence_centre + rng.normal(0, process.confidence_noise, n), CONFIDENCES)
     text = {}
-    for metric in TEXT:
+    for metric in text_metrics():
         mean, paper_sd, noise_sd = HUMAN_TEXT[metric]
         mean += process.text_shift * noise_sd + (process.fre_shift if metric == "fre" else 0.0)
         text[metric] = mean + paper_sd * topic[papers] + rng.normal(0, noise_sd, n)
