@@ -24,6 +24,13 @@ Paired differences
     |difference|)^2: the shared papers needed to detect the observed difference with 80% power, the standard
     error scaled as 1/sqrt(n) (a normal approximation).
 
+    The p-value tests what a verdict claims, that A and B are not equally far from human. A paired
+    permutation test (each paper's two submissions' reviews swapped at random) tests that A and B review
+    alike: exact for two submissions of one process, it found two that were equally close in different ways
+    (one rating above the panel, one as far below) different in up to a quarter of simulated runs, so it is
+    not used. Where both distances are near 0 a distance folds and the test is conservative (the figures:
+    ``benchmarks/comparison_calibration.py``).
+
 Rank intervals
     Every submission of a slice on the same draws over the slice's papers (the human reference's and every
     submission's): in each draw the submissions are ranked by distance (rank 1 closest to human; ties share
