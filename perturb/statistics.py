@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any, Iterable, Iterator, Sequence
 
-from praib import __version__
+from praib._version import __version__
 
 #: The ``statistics_of`` of the file each command writes: ``praib tables`` recognises the files by it.
 PERTURB = "praib perturb"

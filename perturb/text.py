@@ -1,10 +1,10 @@
-"""The structure of a paper's markdown text that perturbations work on: blocks and typed sections.
+"""The typed sections of a paper's markdown text that perturbations work on.
 
-A paper text is cut into blocks: headings, prose paragraphs, display maths, code, tables, figures
-(``![...](...)``) and figure/table captions. Sections run from one heading to the next and get a
-canonical type from the section-name taxonomy in ``data/section_types.yaml`` (method, experiments,
-background, ...), so aspect-targeted edits touch only the sections of their aspect. Which parts of a
-paper an edit may change is :mod:`praib.perturb.structure`'s finer view.
+Sections run from one ``#`` heading (outside code and display maths) to the next and get a canonical
+type from the section-name taxonomy in ``data/section_types.yaml`` (method, experiments, background,
+...), so aspect-targeted edits touch only the sections of their aspect. The blocks of a paper (prose,
+headings, figures, tables, captions, maths, ...) and which parts of it an edit may change are
+:mod:`praib.perturb.structure`'s.
 """
 
 from __future__ import annotations
@@ -20,18 +20,10 @@ from praib.records.markdown import HEADING, blank_line_chunks
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
-# Blocks that may hold blank lines, so they are cut out before the text is split into paragraphs.
+# Code and display maths may hold blank lines and lines that look like headings: they are cut out first.
 _FENCED = re.compile(r"^```.*?^```[^\n]*$|\$\$.*?\$\$|\\begin\{(\w+\*?)\}.*?\\end\{\1\}", re.S | re.M)
-_CAPTION = re.compile(r"^(?:\*\*|__)?(?:figure|fig\.|table)\s*[A-Z]?\d+(?:\.\d+)?\s*[.:|]", re.I)
 _NUMBERING = re.compile(r"^(?:(?:\d+|[ivxlc]+)(?:\.\d+)*\.?|[A-H](?:\.\d+)+\.?)\s+", re.I)
 _LETTER_NUMBERED = re.compile(r"^[A-H](?:\.\d+)*[.:]?\s+\S")
-
-
-@dataclass(frozen=True)
-class Block:
-    start: int
-    end: int
-    kind: str  # heading, prose, math, code, table, figure, caption
 
 
 @dataclass(frozen=True)
@@ -42,57 +34,27 @@ class Section:
     end: int
 
 
-def blocks(text: str) -> list[Block]:
-    """The blocks of ``text`` in reading order; ``text[b.start:b.end]`` is the block without its line break."""
-    out: list[Block] = []
+def heading_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every ``#`` heading line of ``text`` outside code and display maths, in reading
+    order, without its line break. (The blocks of a paper's markdown are :func:`praib.perturb.structure.blocks`'.)"""
+    spans: list[tuple[int, int]] = []
     position = 0
     for match in _FENCED.finditer(text):
-        out += _loose_blocks(text, position, match.start())
-        out.append(Block(match.start(), match.end(), "code" if match.group().startswith("```") else "math"))
+        spans += _heading_lines(text, position, match.start())
         position = match.end()
-    return out + _loose_blocks(text, position, len(text))
+    return spans + _heading_lines(text, position, len(text))
 
 
-def _loose_blocks(text: str, start: int, end: int) -> list[Block]:
-    return [block for chunk_start, chunk_end in blank_line_chunks(text, start, end)
-            for block in _chunk_blocks(text, chunk_start, chunk_end)]
-
-
-def _chunk_blocks(text: str, start: int, end: int) -> list[Block]:
-    # A heading line directly followed by its first paragraph is common in converted papers.
-    out, body_start = [], None
-    position = start
-    for line in text[start:end].split("\n"):
-        line_end = position + len(line)
-        if HEADING.match(line):
-            if body_start is not None:
-                out.append(_classify(text, body_start, position - 1))
-                body_start = None
-            out.append(Block(position, line_end, "heading"))
-        elif body_start is None and line.strip():
-            body_start = position
-        position = line_end + 1
-    if body_start is not None:
-        out.append(_classify(text, body_start, end))
-    return out
-
-
-def _classify(text: str, start: int, end: int) -> Block:
-    while end > start and text[end - 1] in " \t\n":
-        end -= 1
-    chunk = text[start:end]
-    lines = [line.strip() for line in chunk.split("\n")]
-    if all(line.startswith("|") for line in lines):
-        kind = "table"
-    elif chunk.startswith("!["):
-        kind = "figure"
-    elif _CAPTION.match(chunk):
-        kind = "caption"
-    else:
-        kind = "prose"
-    return Block(start, end, kind)
-
-
+def _heading_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    # A heading line directly followed by its first paragraph is common in converted papers: any line may be one.
+    found = []
+    for chunk_start, chunk_end in blank_line_chunks(text, start, end):
+        position = chunk_start
+        for line in text[chunk_start:chunk_end].split("\n"):
+            if HEADING.match(line):
+                found.append((position, position + len(line)))
+            position += len(line) + 1
+    return found
 
 
 @lru_cache(maxsize=None)
@@ -115,13 +77,13 @@ def heading_type(heading: str) -> str | None:
 
 def sections(text: str) -> list[Section]:
     """The sections of ``text``, each typed by its heading; unmatched subsections inherit their parent's type."""
-    headings = [(b, HEADING.match(text[b.start:b.end])) for b in blocks(text) if b.kind == "heading"]
+    headings = [((start, end), HEADING.match(text[start:end])) for start, end in heading_spans(text)]
     out: list[Section] = []
-    if not headings or text[:headings[0][0].start].strip():
-        out.append(Section(None, None, 0, headings[0][0].start if headings else len(text)))
+    if not headings or text[:headings[0][0][0]].strip():
+        out.append(Section(None, None, 0, headings[0][0][0] if headings else len(text)))
     parents: list[tuple[int, str | None]] = []
     after_references = False
-    for index, (block, match) in enumerate(headings):
+    for index, ((_, heading_end), match) in enumerate(headings):
         level, words = len(match.group(1)), match.group(2)
         kind = heading_type(words)
         # "A Proofs" names an appendix only once the references are behind us (a title may start with "A ").
@@ -133,8 +95,8 @@ def sections(text: str) -> list[Section]:
             kind = parents[-1][1]
         parents.append((level, kind))
         after_references = after_references or kind == "references"
-        end = headings[index + 1][0].start if index + 1 < len(headings) else len(text)
-        out.append(Section(words.strip("*_ "), kind, min(block.end + 1, end), end))
+        end = headings[index + 1][0][0] if index + 1 < len(headings) else len(text)
+        out.append(Section(words.strip("*_ "), kind, min(heading_end + 1, end), end))
     return out
 
 

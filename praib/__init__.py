@@ -3,7 +3,7 @@
 from pathlib import Path as _Path
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from praib._version import __version__
 
 # In a source tree, praib.generation and praib.perturb are the folders generation/ and perturb/ beside
 # this package (setup.py maps them for wheels). Looking them up here, rather than through the editable

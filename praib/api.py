@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
     from praib.evaluation.results import EvaluationResult
     from praib.generation.prompts import Prompt
+    from praib.metrics.perturbation.robustness import RobustnessReport
 
 RecordsLike = Union[str, Path, "Dataset"]
 
@@ -104,8 +105,9 @@ def perturb_records(records: RecordsLike, kind: str, *, seed: int = 0, judge: An
 
 
 def robustness(original: RecordsLike, perturbed: RecordsLike | Sequence[RecordsLike], *, kind: str = "review",
-               alpha: float = 0.05, margins: dict[str, float] | None = None) -> dict:
-    """How every score moved from ``original`` to ``perturbed`` records (:func:`praib.metrics.perturbation.robustness.robustness_report`).
+               alpha: float = 0.05, margins: dict[str, float] | None = None) -> "RobustnessReport":
+    """How every score moved from ``original`` to ``perturbed`` records (:func:`praib.metrics.perturbation.robustness.robustness_report`;
+    ``to_dict()`` gives the JSON ``praib robustness`` writes).
 
     ``original`` and ``perturbed`` (one or several sets of variants) are record files or
     Datasets of ``kind`` ``"review"`` or ``"meta_review"``; reviews are first parsed as

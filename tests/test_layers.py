@@ -7,7 +7,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Lowest first; a module may import its own layer and the layers before it.
 LAYERS = (
-    ("praib.records", "praib.scales", "praib.templates", "praib.http_retry"),
+    ("praib._version", "praib.records", "praib.scales", "praib.templates", "praib.http_retry"),
     ("praib.llm", "praib.parsing"),
     ("praib.generation", "praib.perturb"),
     ("praib.metrics",),
@@ -74,4 +74,12 @@ def test_no_library_module_imports_the_command_line():
     offenders = [f"{path.relative_to(ROOT)}:{line}" for path, module in _library_modules()
                  if not module.startswith("praib.cli") for line, imported, _ in _imports(path)
                  if imported.startswith("praib.cli")]
+    assert not offenders
+
+
+def test_no_library_module_imports_from_the_package_top():
+    """``from praib import X`` runs praib/__init__.py, whose lazy API names every layer: the version comes from
+    the ground floor's praib._version instead."""
+    offenders = [f"{path.relative_to(ROOT)}:{line}" for path, module in _library_modules() if module != "praib"
+                 for line, imported, _ in _imports(path) if imported == "praib"]
     assert not offenders

@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from praib.metrics.perturbation.treatment import treatment_effect
+from praib.metrics.registry import module_description
 
 _CITATION = """\
 @article{counterfactualreviewlogic2026,
@@ -24,13 +25,7 @@ _CITATION = """\
 }
 """
 
-_DESCRIPTION = """\
-The counterfactual review-logic framework's statistical analysis for one reviewer and one review
-difference (counterfactual review minus original review): a linear mixed-effects model
-difference ~ critical + (1 | paper) estimates the average treatment effect (ATE) of soundness-critical
-and soundness-neutral edits and tests whether they differ; the ranking score expresses the gap in
-standard deviations of the neutral differences.
-"""
+_DESCRIPTION = module_description("ate")
 
 _KWARGS_DESCRIPTION = """\
 Args:

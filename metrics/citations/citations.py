@@ -4,15 +4,12 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
+from praib.metrics.registry import module_description
 from praib.sources.verification import citation_report
 
 _CITATION = PRAIB_CITATION
 
-_DESCRIPTION = """\
-Citations (Cit., PRAIB section 4.2 and Appendix C.2): references in a review written in
-MLA, APA or IEEE style, with authors, title and year extracted so that they can be checked
-against bibliographic databases. A bare "Smith et al. (2020)" has no title and is not counted.
-"""
+_DESCRIPTION = module_description("citations")
 
 _KWARGS_DESCRIPTION = """\
 Args:

@@ -5,20 +5,11 @@ import evaluate
 
 from praib import PRAIB_CITATION
 from praib.metrics.judged.coverage import coverage_from_judgements
+from praib.metrics.registry import module_description
 
 _CITATION = PRAIB_CITATION
 
-_DESCRIPTION = """\
-Information coverage as in PRAIB (section 8, Appendix J). For one review pair and one side
-(strengths or weaknesses), M is the H x G yes/no matrix of judgements "does generated item j
-contain substantive information from human item i", and E = sum(M):
-recall = human items with a yes / H, precision = generated items with a yes / G,
-density = E / H, compaction = E / G (density and compaction over all items; the conditional
-versions E / covered human items and E / matched generated items are returned as
-density_covered and compaction_matched). Each is summarised over review pairs as mean,
-sample standard deviation and count (undefined values, e.g. recall when H = 0, are skipped).
-This module does not call a judge: produce the matrices with praib.metrics.judged.coverage.judge_pairs.
-"""
+_DESCRIPTION = module_description("coverage")
 
 _KWARGS_DESCRIPTION = """\
 Args:

@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
+from praib.metrics.registry import module_description
 from praib.metrics.scores.agreement import agreement_by_source, ordinal_alpha
 
 _CITATION = PRAIB_CITATION + """\
@@ -14,13 +15,7 @@ _CITATION = PRAIB_CITATION + """\
 }
 """
 
-_DESCRIPTION = """\
-Agreement of reviewers' ratings as Krippendorff's alpha with the ordinal distance
-(PRAIB Appendix D): alpha = 1 - D_o / D_e over papers with a variable number of ratings.
-With sources, venues and year groups, it reports per venue the human-only alpha_H, the
-alpha_H+L of the human panel with one non-human source's ratings added, and their
-difference, each computed per venue-year and averaged per venue.
-"""
+_DESCRIPTION = module_description("krippendorff_alpha")
 
 _KWARGS_DESCRIPTION = """\
 Two configurations:

@@ -5,27 +5,11 @@ import evaluate
 
 from praib import PRAIB_CITATION
 from praib.metrics.judged.math_engagement import rule_based_engagement
+from praib.metrics.registry import module_description
 
 _CITATION = PRAIB_CITATION
 
-_DESCRIPTION = """\
-Mathematical engagement as in PRAIB (sections 4.2, 4.3 and 7, Appendix K). A review
-engages with the mathematical content of a paper when it explicitly refers to the
-paper's formal elements (equations, theorems, lemmas, notation, proofs) and analyses,
-criticises or corrects them. Reported per source as the share of engaging reviews, and
-for every non-human source as P(+|+) (share of its reviews that engage, over papers
-whose human reviews engaged) and P(+|-) (the same over papers whose human reviews did
-not).
-
-This module's only configuration, "rules" (the default), labels reviews offline with
-the rule-based proxy `praib.metrics.judged.math_engagement.detect_math_rule_based` (numbered
-equation/theorem/lemma/... references, LaTeX math, Greek-letter commands, inline
-formulas). Its results are a proxy and carry `method: "rules"`. The paper's method is
-an LLM judge, which needs a model and so is not an `evaluate` configuration: call
-`praib.metrics.judged.math_engagement.judge_math_engagement(texts, judge)` and pass the labels to
-`praib.metrics.judged.math_engagement.math_engagement_summary` (and `method_agreement` to compare it
-with the rules), or run `praib evaluate --judge MODEL`.
-"""
+_DESCRIPTION = module_description("math_engagement")
 
 _KWARGS_DESCRIPTION = """\
 Args:

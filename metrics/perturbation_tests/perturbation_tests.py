@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from praib.metrics.perturbation.stats import perturbation_verdict
+from praib.metrics.registry import module_description
 
 _CITATION = """\
 @article{li2025aspectguided,
@@ -30,13 +31,7 @@ _CITATION = """\
 }
 """
 
-_DESCRIPTION = """\
-What a perturbation of the input did to one score of a model's reviews, from the paired scores of
-the same papers before and after it (aspect-guided perturbation seed, App. B.6). With d = perturbed -
-original: "increase" or "decrease" when a one-sided Wilcoxon signed-rank test on d (zeros discarded)
-is significant; otherwise "equivalent" when two one-sided paired t-tests (TOST) place mean(d) inside
-(-margin, +margin); otherwise "inconclusive".
-"""
+_DESCRIPTION = module_description("perturbation_tests")
 
 _KWARGS_DESCRIPTION = """\
 Args:

@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
+from praib.metrics.registry import module_description
 from praib.metrics.text.textstats import readability_summary
 
 _CITATION = PRAIB_CITATION + """\
@@ -20,13 +21,7 @@ _CITATION = PRAIB_CITATION + """\
 }
 """
 
-_DESCRIPTION = """\
-Textual complexity of reviews as in PRAIB (section 4.1, Table 10): TKC (word tokens),
-TTR (distinct lower-cased words / words), FRE = 206.835 - 1.015 W/S - 84.6 Sy/W and
-FKG = 0.39 W/S + 11.8 Sy/W - 15.59, with syllables from the CMU Pronouncing Dictionary
-(Pyphen hyphenation for words it lacks). Returns the mean, sample standard deviation
-and count of each score over the texts that have words.
-"""
+_DESCRIPTION = module_description("readability")
 
 _KWARGS_DESCRIPTION = """\
 Args:

@@ -4,19 +4,12 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
+from praib.metrics.registry import module_description
 from praib.metrics.scores.distributions import distributions_by_source
 
 _CITATION = PRAIB_CITATION
 
-_DESCRIPTION = """\
-Score distributions (PRAIB Appendix F and G): for each non-human source, the normalised
-distribution of its scores over the scale, the percentage-point difference from the human
-distribution per scale value, their sum of absolute differences (the paper's "total variation"
-column, in pp) and the standard total variation distance 0.5 * sum |p - q|; and the mean
-gap between the source's score and the median human score of the same paper (the paper's
-confidence calibration, Table 14). Give scores of one kind (ratings or confidences) of one
-scale per call.
-"""
+_DESCRIPTION = module_description("score_distribution")
 
 _KWARGS_DESCRIPTION = """\
 Args:

@@ -5,6 +5,7 @@ import evaluate
 
 from praib import PRAIB_CITATION
 from praib.metrics.judged.target_aspect import item_label_agreement
+from praib.metrics.registry import module_description
 
 _CITATION = PRAIB_CITATION + """\
 @misc{target_aspect_agreement,
@@ -14,17 +15,7 @@ _CITATION = PRAIB_CITATION + """\
 }
 """
 
-_DESCRIPTION = """\
-Agreement between a model's and the experts' review points, compared by their labels: each
-strength or weakness carries one target (Problem, Prior Research, Method, Theory, Experiment,
-Conclusion, Paper, Review process) and one aspect (Impact, Novelty, Clarity, Validity, Not-specific,
-Irrelevant). With M and E a paper's sets of distinct (target, aspect) pairs on the model's and the
-experts' side: precision = sum |M & E| / sum |M|, recall = sum |M & E| / sum |E| over papers, and
-F1 = 2PR / (P + R) of those, overall (pairs tagged with strength/weakness) and per kind, as the
-target-aspect study's Table 3; per target and per aspect the presence of the label per kind (its
-Tables 8, 9, 11, 12) and the mean of the two kinds (Tables 7, 10); label shares per side.
-Labels are given, not judged: use praib.metrics.judged.target_aspect.label_items to produce them.
-"""
+_DESCRIPTION = module_description("target_aspect")
 
 _KWARGS_DESCRIPTION = """\
 Args:

@@ -4,17 +4,12 @@ import datasets
 import evaluate
 
 from praib import PRAIB_CITATION
+from praib.metrics.registry import module_description
 from praib.metrics.text.textstats import xref_summary
 
 _CITATION = PRAIB_CITATION
 
-_DESCRIPTION = """\
-Cross-references (Xref., PRAIB section 4.2 and Appendix C.1): mentions of numbered paper
-elements in a review, a proxy for how specifically it engages with the manuscript.
-Element types: figure, table, section (incl. subsection, appendix), equation, theorem,
-lemma, corollary, definition, page, line. A range or list ("Figures 2 and 3", "L180-L182")
-is one mention. Reported per review: total, per type, and per 100 word tokens.
-"""
+_DESCRIPTION = module_description("xref")
 
 _KWARGS_DESCRIPTION = """\
 Args:

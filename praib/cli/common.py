@@ -20,10 +20,9 @@ from typing import Any, Iterator
 
 import click
 
-from praib.llm.backends import DEFAULT_BASE_URL
+from praib.llm.backends import BACKENDS, DEFAULT_BASE_URL
 from praib.llm.failures import EXIT_FAILED_ITEMS, FailureLog, TooManyFailures, failures_path, parse_max_failures
 
-BACKENDS = ["vllm", "openai", "transformers"]
 CACHE_DIR_HELP = "Call cache; a rerun resumes from it. [default: $PRAIB_CACHE or ~/.cache/praib/calls]"
 
 
@@ -179,7 +178,7 @@ def _refusing_inputs(command):
                   and param.name not in _NOT_INPUTS for path in _paths_in(context.params.get(param.name))]
         for output_param, output in outputs:
             for input_param, source in inputs:
-                problem = _overlap(output, source)
+                problem = _overlap(output, source, read_whole=isinstance(input_param.type, _Source))
                 if problem:
                     raise click.ClickException(f"{output}: {problem.format(input=_role(input_param), path=source)}; "
                                                f"choose another {_role(output_param)}")
@@ -203,9 +202,9 @@ def _paths_in(value) -> Iterator[Path]:
             return
 
 
-def _overlap(output: Path, source: Path) -> str | None:
+def _overlap(output: Path, source: Path, read_whole: bool) -> str | None:
     """How writing ``output`` would overwrite the input ``source`` (a message with {input} and {path}
-    to fill), or None."""
+    to fill), or None. ``read_whole``: the input is records, and a folder of them is read whole."""
     from praib.records.atomic import ownership
 
     written, read = Path(os.path.realpath(output)), Path(os.path.realpath(source))
@@ -214,7 +213,9 @@ def _overlap(output: Path, source: Path) -> str | None:
     if written.is_relative_to(read) and read.is_dir():
         held = ownership(read)
         name = written.relative_to(read).as_posix()
-        if _holds(held.praib, name) if held.recorded else os.path.lexists(written):
+        # A folder of records that praib did not write is read whole: a file written into it would be read
+        # back as an input on the next run. Other folders (a run folder) take new files beside their own.
+        if _holds(held.praib, name) if held.recorded else read_whole or os.path.lexists(written):
             return "is a file of the input folder {path} ({input})"
     if read.is_relative_to(written) and written.is_dir() and _holds(ownership(written).praib,
                                                                     read.relative_to(written).as_posix()):

@@ -236,7 +236,7 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, fdr, 
     from praib.records import HUMAN_SOURCE, RecordError, load_records, perturbation_kind
     from praib.leaderboard.provenance import input_label
     from praib.leaderboard.run import run_leaderboard
-    from praib.metrics.registry import JUDGED
+    from praib.metrics.registry import RUN_SUMMARY, judged_metrics
     from praib.leaderboard.submission import SubmissionError, load_submission
 
     try:
@@ -253,8 +253,7 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, fdr, 
                                   progress=not no_progress, cache_dir=judge_spec.cache_dir, fdr=fdr)
     except (SubmissionError, RecordError, ValueError, BackendError) as err:
         raise click.ClickException(str(err)) from None
-    shown = ("tkc", "fre", "krippendorff_alpha", "rating_tv")
-    for row in (r for r in results.to_list() if r["venue"] == "all" and r["metric"] in shown):
+    for row in (r for r in results.to_list() if r["venue"] == "all" and r["metric"] in RUN_SUMMARY):
         ci = "" if row["ci_low"] is None else f" [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
         value = "-" if row["value"] is None else f"{row['value']:.3f}"
         click.echo(f"{row['submission']:<24} {row['metric']:<20} {value}{ci}"
@@ -264,7 +263,8 @@ def _run(submissions, reference_path, benchmark_papers, n_bootstrap, seed, fdr, 
 
         validation = json.loads((output / "run.json").read_text(encoding="utf-8"))["judge_validation"]
         click.echo("\n".join(validity_lines(validation)), err=True)
-        judged = {r["submission"] for r in results.to_list() if r["metric"] in JUDGED}
+        judged_names = set(judged_metrics())
+        judged = {r["submission"] for r in results.to_list() if r["metric"] in judged_names}
         for s in loaded:
             if s.name not in judged:
                 invalid = json.loads((output / "details" / f"{s.name}.json").read_text(encoding="utf-8")

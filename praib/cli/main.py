@@ -145,7 +145,8 @@ def evaluate():
               help="Reviews per batch; shards of one evaluation must use the same.")
 @click.option("--per-review", type=OutputPath(file_okay=False, path_type=Path), metavar="DIR",
               help="Also write every input review's parsed fields and text metrics to Parquet parts in DIR "
-                   "(part-I-of-N.parquet, one per shard, written batch by batch).")
+                   "(part-I-of-N.parquet, one per shard, written batch by batch); with --judge, also each "
+                   "judged per-review result as a score (value, answer, explanation, metadata).")
 @click.option("--demo", is_flag=True, help="Run on the illustrative demo set that ships with praib.")
 @judge_options
 @click.option("--coverage-prefilter", type=click.FloatRange(-1, 1), metavar="THRESHOLD",
@@ -202,9 +203,15 @@ def evaluate_run(input_path, source_name, reference_path, output, group_by, scal
         _evaluate_streamed(source, source_name, reference_path, output, groups, scale, split, workers, shard, engine,
                            batch_rows, per_review, demo, input_path, no_progress)
         return
-    if shard or engine != "local" or per_review:
-        raise click.UsageError("--shard, --engine and --per-review are for evaluations without --judge and "
-                               "citation checks")
+    if shard or engine != "local":
+        raise click.UsageError("--shard and --engine are for evaluations without --judge and citation checks")
+    if per_review is not None:
+        from praib.evaluation.per_review import check_folder
+
+        try:
+            check_folder(per_review, 1)
+        except ValueError as err:
+            raise click.ClickException(str(err)) from None
     with failure_log(max_failures, output) as failures:
         try:
             reviews = load_records(source, "review", split=split, source_name=source_name)
@@ -228,7 +235,7 @@ def evaluate_run(input_path, source_name, reference_path, output, group_by, scal
             results = evaluate_reviews(reviews, reference, group_by=groups, scale=scale,
                                        workers=workers, progress=not no_progress, judge=judge,
                                        prefilter=prefilter, second_judge=second_judge, meta_reviews=meta_reviews,
-                                       citation_verifier=citation_verifier)
+                                       citation_verifier=citation_verifier, per_review=per_review)
             if results.judged is not None:
                 results.judged = replace(results.judged,
                                          validation=judge_validations(results.judged.judge, cache_dir))
@@ -242,6 +249,9 @@ def evaluate_run(input_path, source_name, reference_path, output, group_by, scal
         if output:
             write_json(results.to_dict(), output)
             click.echo(f"\nWrote {output}", err=True)
+        if per_review is not None:
+            click.echo(f"Wrote the per-review rows of {results.n_reviews} reviews to {per_review}/part-*.parquet",
+                       err=True)
 
 
 def _built_folder_inputs(source: str, reference_path: str | None) -> tuple[str, str | None]:

@@ -71,16 +71,16 @@ def robustness(original, perturbed_paths, source_name, kind, alpha, margin_pairs
         categories = set() if kind != "review" else {(p or {}).get("category") for p in after["perturbation"]}
         if {CRITICAL, NEUTRAL} <= categories:
             counterfactual = after.filter(lambda row: row["perturbation"]["category"] in (CRITICAL, NEUTRAL))
-            report["treatment_effects"] = counterfactual_effects(before, counterfactual, alpha=alpha)
+            report.treatment_effects = counterfactual_effects(before, counterfactual, alpha=alpha)
     except (RecordError, ValueError) as err:
         raise click.ClickException(str(err)) from None
-    report["inputs"] = {"original": str(original), "perturbed": [str(p) for p in perturbed_paths]}
+    report.inputs = {"original": str(original), "perturbed": [str(p) for p in perturbed_paths]}
     click.echo(format_robustness_table(report))
-    if "treatment_effects" in report:
+    if report.treatment_effects is not None:
         click.echo("\nAverage treatment effects of soundness-critical versus soundness-neutral edits\n"
-                   + format_effects_table(report["treatment_effects"]))
+                   + format_effects_table(report.treatment_effects))
     if output:
-        write_json(report, output)
+        write_json(report.to_dict(), output)
         click.echo(f"wrote {output}")
 
 
@@ -121,8 +121,8 @@ def effects(original, variants, source_name, alpha, no_sensitivity, split, judge
                                             sensitivity=not no_sensitivity, progress=not no_progress)
         except (RecordError, ValueError, BackendError) as err:
             raise click.ClickException(str(err)) from None
-        result["inputs"] = {"original": str(original), "variants": str(variants)}
+        result.inputs = {"original": str(original), "variants": str(variants)}
         click.echo(format_effects_table(result))
         if output:
-            write_json(result, output)
+            write_json(result.to_dict(), output)
             click.echo(f"wrote {output}")

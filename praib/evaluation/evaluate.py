@@ -17,12 +17,13 @@ import warnings
 from collections import defaultdict
 from itertools import combinations
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 from datasets import Dataset
 
-from praib import __version__
+from praib._version import __version__
 from praib.metrics.scores.agreement import HumanPanels, alpha_by_venue, self_agreement_by_venue
 from praib.metrics.scores.distributions import (confidence_gap_to_medians, distribution_difference,
                                                 normalised_distribution, panel_medians)
@@ -30,12 +31,10 @@ from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 from praib.evaluation.partial import INPUT, REFERENCE, Partial
 from praib.evaluation.scored import SCORED_FIELDS, ScoredReviews
-from praib.evaluation.results import (COMPARED_METRICS, SPREAD_METRICS, AcrossModels, EvaluationResult, GroupResult,
-                                      InvalidJudgeAnswers, JudgedRun, PromptDelta, PromptSelfAgreement, RatiosToHuman,
-                                      Skipped, Summary, XrefSummary, json_ready)
-from praib.metrics.registry import READABILITY
+from praib.evaluation.results import (AcrossModels, EvaluationResult, GroupResult, InvalidJudgeAnswers, JudgedRun,
+                                      PromptDelta, PromptSelfAgreement, RatiosToHuman, Skipped, Summary, json_ready)
+from praib.metrics.registry import SPREAD_OVER_MODELS, compared_metrics, summarise_text_metric, text_metrics
 from praib.metrics.summary import summarise
-from praib.metrics.text.xref import XREF_TYPES
 
 if TYPE_CHECKING:
     from praib.metrics.judged.coverage import EmbeddingPrefilter
@@ -47,17 +46,10 @@ DEFAULT_GROUP_BY = ("source", "model", "prompt")
 logger = logging.getLogger(__name__)
 
 
-def text_metric_summary(scores: dict[str, np.ndarray]) -> dict:
-    """Summaries of the text metrics (as returned by :func:`praib.metrics.text.textstats.score_texts`)
-    of a group's reviews, by metric name."""
-    summary = {key: Summary.from_dict(summarise(scores[key])) for key in READABILITY}
-    summary["xref"] = XrefSummary(
-        **summarise(scores["xref"]),
-        per_100_tokens=Summary.from_dict(summarise(scores["xref_per_100_tokens"])),
-        per_type={t: summarise(scores[f"xref_{t}"])["mean"] for t in XREF_TYPES},
-    )
-    summary["citations"] = Summary.from_dict(summarise(scores["citations"]))
-    return summary
+def text_metric_summary(scores: dict[str, np.ndarray]) -> dict[str, Summary]:
+    """Summaries of the registered text metrics of a group's reviews, by metric name, from their columns
+    (:func:`praib.metrics.text.columns.text_columns`), each summarised as the registry says."""
+    return {name: summarise_text_metric(name, scores) for name in text_metrics()}
 
 
 def _group_key(row: dict, group_by: Sequence[str]) -> tuple:
@@ -296,6 +288,7 @@ def evaluate_reviews(
     second_judge: "Judge | None" = None,
     meta_reviews: Dataset | None = None,
     citation_verifier: "Verifier | None" = None,
+    per_review: Path | None = None,
 ) -> EvaluationResult:
     """Score every group of ``reviews`` against the human reference.
 
@@ -315,6 +308,8 @@ def evaluate_reviews(
     With a ``citation_verifier`` (:class:`praib.sources.verification.Verifier`), every formatted
     reference is checked and each group gets ``verified_citations`` (Table 1's "Cit.": the
     per-review share verified, and verified/total counts per review).
+    With ``per_review`` (a folder), every input review's parsed fields, text metrics and (with a judge)
+    judged per-review scores are written there (:mod:`praib.evaluation.per_review`, one part).
     ``reviews`` and ``reference`` may be :class:`~praib.evaluation.scored.ScoredReviews` a caller
     already has (parsed on ``scale``, with the ``group_by`` fields): a reference shared by many
     calls is then parsed and scored once.
@@ -330,7 +325,8 @@ def evaluate_reviews(
             return records
         return ScoredReviews.score(records, scale, extra_fields, workers=workers, progress=progress)
 
-    table = scored(reviews, group_by)
+    fields = group_by if per_review is None else tuple(dict.fromkeys((*group_by, *PER_REVIEW_FIELDS)))
+    table = scored(reviews, fields)
     n_input = len(table)
     partial = Partial(tuple(group_by), scale, separate_reference=reference is not None)
     group_by = partial.group_by
@@ -360,6 +356,7 @@ def evaluate_reviews(
         for entry, rows_array in zip(entries, positions_of):
             entry["verified_citations"] = verification_summary(
                 [checks[i] if np.isfinite(scores["tkc"][i]) else None for i in rows_array])
+    judgements = None
     if judge is not None:
         from praib.evaluation.judged import ReviewJudgements, group_judged_metrics
 
@@ -398,7 +395,30 @@ def evaluate_reviews(
                 {**prefilter.stats(), "audit": prefilter.audit(sample_size=50, seed=0)}),
             second_judge=second,
         )
+    if per_review is not None:
+        _write_per_review(per_review, table, input_rows, judgements)
     return result_of(partial, entries, None if judge is None else judged)
+
+
+#: The review fields a per-review part holds beside those the metrics read (:data:`SCORED_FIELDS`).
+PER_REVIEW_FIELDS = ("model", "prompt", "parse_reason")
+
+
+def _write_per_review(folder: Path, table: ScoredReviews, rows: np.ndarray, judgements) -> None:
+    """The input reviews at ``rows`` of ``table`` (and their judged scores) as the one part of ``folder``."""
+    from praib.evaluation.per_review import PerReviewWriter
+
+    items = {} if judgements is None else judgements.item_scores()
+    writer = PerReviewWriter(folder, (0, 1), judged=tuple(items))
+    try:
+        columns = table.columns
+        writer.write([{name: columns[name][i] for name in columns} for i in rows.tolist()],
+                     {name: values[rows] for name, values in table.text_scores.items()},
+                     {name: [scores[i] for i in rows.tolist()] for name, scores in items.items()})
+    except BaseException:
+        writer.discard()
+        raise
+    writer.close()
 
 
 def result_of(partial: Partial, entries: list[dict] | None = None, judged: JudgedRun | None = None) -> EvaluationResult:
@@ -427,7 +447,8 @@ def _difference(first: float | None, second: float | None) -> float | None:
 
 def prompt_deltas(groups: Sequence[GroupResult]) -> list[PromptDelta]:
     """For every reviewer (a group's values but its prompt) with two or more prompts and every pair of them,
-    the differences of :data:`COMPARED_METRICS`' means (PRAIB Table 12)."""
+    the differences of the means of the registry's :func:`~praib.metrics.registry.compared_metrics` (PRAIB
+    Table 12)."""
     by_reviewer: dict[str, dict[str, GroupResult]] = defaultdict(dict)
     for group in groups:
         if not group.is_reference and group.group.get("prompt") is not None:
@@ -435,14 +456,15 @@ def prompt_deltas(groups: Sequence[GroupResult]) -> list[PromptDelta]:
             by_reviewer[reviewer][str(group.group["prompt"])] = group
     return [PromptDelta(reviewer, [first, second],
                         {metric: _difference(prompts[first].value(metric), prompts[second].value(metric))
-                         for metric in COMPARED_METRICS})
+                         for metric in compared_metrics()})
             for reviewer, prompts in sorted(by_reviewer.items())
             for first, second in combinations(sorted(prompts), 2)]
 
 
 def ratios_to_human(groups: Sequence[GroupResult]) -> RatiosToHuman | None:
-    """Every model group's :data:`COMPARED_METRICS` means over the human reference's (PRAIB Table 13), and their
-    mean and standard deviation over the model groups of each prompt."""
+    """Every model group's means of the registry's :func:`~praib.metrics.registry.compared_metrics` over the
+    human reference's (PRAIB Table 13), and their mean and standard deviation over the model groups of each
+    prompt."""
     reference = next((g for g in groups if g.is_reference), None)
     if reference is None:
         return None
@@ -452,20 +474,22 @@ def ratios_to_human(groups: Sequence[GroupResult]) -> RatiosToHuman | None:
         return None if value is None or not human else value / human
 
     models = [g for g in groups if not g.is_reference]
-    by_group = {g.label: {metric: ratio(g, metric) for metric in COMPARED_METRICS} for g in models}
+    compared = compared_metrics()
+    by_group = {g.label: {metric: ratio(g, metric) for metric in compared} for g in models}
     by_prompt: dict[str, list[GroupResult]] = defaultdict(list)
     for group in models:
         prompt = group.group.get("prompt")
         by_prompt["all" if prompt is None else str(prompt)].append(group)
     return RatiosToHuman(by_group, {
         prompt: {metric: Summary.from_dict(summarise(by_group[g.label][metric] for g in members))
-                 for metric in COMPARED_METRICS}
+                 for metric in compared}
         for prompt, members in sorted(by_prompt.items())})
 
 
 def across_models(groups: Sequence[GroupResult]) -> AcrossModels | None:
     """Per prompt ("all" for groups without one), the mean and standard deviation over its model groups of each
-    group's mean and standard deviation of every judged metric of :data:`SPREAD_METRICS` (PRAIB Tables 2, 29, 30);
+    group's mean and standard deviation of every judged result of the registry's
+    :data:`~praib.metrics.registry.SPREAD_OVER_MODELS` (PRAIB Tables 2, 29, 30);
     None where no model group has any of them (a run without a judge)."""
     def summary_of(group: GroupResult, path: tuple[str, ...]) -> Mapping:
         value = group.judged
@@ -480,7 +504,7 @@ def across_models(groups: Sequence[GroupResult]) -> AcrossModels | None:
             by_prompt["all" if prompt is None else str(prompt)].append(group)
     spread = {prompt: {metric: {stat: Summary.from_dict(summarise(summary_of(g, path).get(stat) for g in members))
                                 for stat in ("mean", "std")}
-                       for metric, path in SPREAD_METRICS.items()}
+                       for metric, path in SPREAD_OVER_MODELS.items()}
               for prompt, members in sorted(by_prompt.items())}
     if not any(s.n for metrics in spread.values() for stats in metrics.values() for s in stats.values()):
         return None
@@ -596,7 +620,7 @@ def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_r
         "n_unparsed": statuses.count(PARSE_FAILED),
         "n_partially_parsed": statuses.count(PARSE_PARTIAL),
         "n_out_of_scale": out_of_scale,
-        **text_metric_summary(scores),
+        "text_metrics": text_metric_summary(scores),
         "krippendorff_alpha": json_ready({venue: detail.get(alpha_key) for venue, detail in agreement.items()}),
         "krippendorff": json_ready(agreement),
         "rating_distribution": distributions["rating"],

@@ -1,19 +1,12 @@
 """How far the judge behind each judged metric can be trusted: its stored validations against human labels.
 
 A judged metric rests on judge decisions of one or two kinds, each checked by a task of
-``praib judge validate`` (:mod:`praib.metrics.judged.validation`):
-
-============================================  ==================  =================
-metrics (result keys)                         family              validation tasks
-============================================  ==================  =================
-``math_engagement`` (with P(+|+), P(+|-)),    math engagement     ``math``
-``math_methods_agreement``
-``coverage_*``                                coverage            ``coverage``
-``target_aspect_*``                           target/aspect       ``target``, ``aspect``
-``atomic`` (counts, lengths, overlap)         atomic statistics   ``atomic``
-``rejection_rate``                            rejection rate      none: the reviews' own recommendations and
-                                                                  the papers' decisions
-============================================  ==================  =================
+``praib judge validate`` (:mod:`praib.metrics.judged.validation`). The registry says which: each
+metric's family (:class:`praib.metrics.registry.Family`) names the validation tasks of its judged
+results (math engagement: ``math``; coverage: ``coverage``; target/aspect: ``target`` and ``aspect``;
+atomic statistics: ``atomic``; the rejection rate needs none, as it reads the reviews' own
+recommendations and the papers' decisions), how the printed lines name them and which entries of the
+two-judge agreement re-judge them.
 
 :func:`judge_validations` finds, for a judge (its ``Judge.describe()``), the stored validation of
 every task: in the validations store beside the call cache, else among validations carried with
@@ -29,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from praib.metrics.judged.validation import ValidationResult, find_validation, template_fingerprint
+from praib.metrics.registry import FAMILIES as METRIC_FAMILIES, lookup
 
 __all__ = ["JudgedFamily", "FAMILIES", "VALIDATED_TASKS", "family_of", "validates", "validation_entry",
            "judge_validations", "validity_lines"]
@@ -38,41 +32,33 @@ STORE = "validations store"
 
 @dataclass(frozen=True)
 class JudgedFamily:
-    """Judged metrics that rest on the same judge decisions: their result keys (``names`` exactly,
-    or starting with one of ``prefixes``), how a printed line names them, and the validation tasks
-    of those decisions. ``second_judge`` names the entries of the two-judge agreement
-    (:func:`praib.evaluation.judged.second_judge_agreement`) that re-judge them."""
+    """Judged results that rest on the same judge decisions: those of the registry's ``family``, how a
+    printed line names them, and the validation tasks of those decisions. ``second_judge`` names the
+    entries of the two-judge agreement (:func:`praib.evaluation.judged.second_judge_agreement`) that
+    re-judge them."""
 
     name: str
     label: str
     tasks: tuple[str, ...]
-    names: tuple[str, ...] = ()
-    prefixes: tuple[str, ...] = ()
+    family: str
     second_judge: tuple[str, ...] = ()
 
     def holds(self, metric: str) -> bool:
-        return metric in self.names or any(metric.startswith(prefix) for prefix in self.prefixes)
+        found = lookup(metric)
+        return found is not None and found.family == self.family
 
 
-FAMILIES: tuple[JudgedFamily, ...] = (
-    JudgedFamily("math engagement", "Math, P(+|+), P(+|-) (math_engagement)", ("math",),
-                 names=("math_engagement", "math_p_pos_given_pos", "math_p_pos_given_neg",
-                        "math_methods_agreement"),
-                 second_judge=("math_engagement",)),
-    JudgedFamily("coverage", "Cov. S/W (coverage_*)", ("coverage",), prefixes=("coverage_",),
-                 second_judge=("coverage_pairs",)),
-    JudgedFamily("target/aspect", "T/A F1 (target_aspect_*)", ("target", "aspect"), prefixes=("target_aspect",),
-                 second_judge=("target_strength", "target_weakness", "aspect_strength", "aspect_weakness")),
-    JudgedFamily("atomic statistics", "atomic item statistics (atomic)", ("atomic",), names=("atomic",)),
-    JudgedFamily("rejection rate", "rejection_rate", (), names=("rejection_rate",)),
-)
+#: The registry's families of judged results, in its order.
+FAMILIES: tuple[JudgedFamily, ...] = tuple(
+    JudgedFamily(family.title, family.validity_label, family.validation, family.name, family.second_judge)
+    for family in METRIC_FAMILIES if family.validation is not None)
 #: The tasks whose validation a judged run looks up, in the order lines and tables list them.
 VALIDATED_TASKS: tuple[str, ...] = tuple(dict.fromkeys(task for family in FAMILIES for task in family.tasks))
 
 
 def family_of(metric: str) -> JudgedFamily | None:
     """The family of a judged metric's result key (``coverage_recall_strengths`` -> coverage), None
-    for a key of no judged family."""
+    for a key of no judged family (or none the registry describes)."""
     return next((family for family in FAMILIES if family.holds(metric)), None)
 
 

@@ -45,7 +45,9 @@ from praib.metrics.judged.coverage import EmbeddingPrefilter, coverage_for_paper
 from praib.metrics.summary import summarise
 from praib.llm.judge import Judge
 from praib.metrics.judged.judge_quality import two_judge_agreement
-from praib.metrics.judged.math_engagement import detect_math_rule_based, judge_math_engagement, math_engagement_summary, method_agreement
+from praib.metrics.item import Score
+from praib.metrics.judged.math_engagement import (detect_math_rule_based, judge_math_engagement, math_engagement_summary,
+                                                  method_agreement, rule_score)
 from praib.parsing import strength_weakness_bullets
 from praib.records import HUMAN_SOURCE
 from praib.metrics.judged.target_aspect import (agreement_report, label_distribution, label_items, rejection_rate,
@@ -57,7 +59,9 @@ BULLET_POINTS, ATOMIC_ITEMS = "bullet_points", "atomic_items"
 
 
 class ReviewJudgements:
-    """Judgements of every review of an evaluation, indexed by row."""
+    """Judgements of every review of an evaluation, indexed by row; :meth:`item_scores` gives each
+    per-review judged metric (and its rule-based counterpart) as one :class:`~praib.metrics.item.Score`
+    a review."""
 
     def __init__(self, columns: dict, judge: Judge, progress: bool = False):
         texts = columns["text"]
@@ -70,13 +74,17 @@ class ReviewJudgements:
         self.math_rationale: list[str | None] = [None] * len(texts)
         self.math_error: list[str | None] = [None] * len(texts)
         self.math_raw: list[str | None] = [None] * len(texts)
+        self.math_scores: list[Score | None] = [None] * len(texts)
         for i, judgement in zip(rows, judge_math_engagement([texts[i] for i in rows], judge, progress=progress,
                                                             ids=[self.ids[i] for i in rows])):
             self.math[i], self.math_rationale[i] = judgement.engages, judgement.rationale
             self.math_error[i], self.math_raw[i] = judgement.error, judgement.raw
+            self.math_scores[i] = judgement.score()
         self.math_rules: list[bool | None] = [None] * len(texts)
+        self.math_rule_scores: list[Score | None] = [None] * len(texts)
         for i in rows:
             self.math_rules[i] = detect_math_rule_based(texts[i])
+            self.math_rule_scores[i] = rule_score(texts[i])
         self.atomic: list[AtomicItems | None] = [None] * len(texts)
         for regime, wanted in (("human", True), ("generated", False)):
             chosen = [i for i in rows if (columns["source"][i] == HUMAN_SOURCE) == wanted]
@@ -107,6 +115,11 @@ class ReviewJudgements:
             self.invalid_labels += sum(labelled.invalid.values())
             for (i, _, _), label in zip(owners, labelled):
                 self.labels.setdefault((i, side), []).append(label)
+
+    def item_scores(self) -> dict[str, list[Score | None]]:
+        """Per judged per-review result (the judge's math engagement, and the rule-based detector beside it),
+        each review's :class:`~praib.metrics.item.Score` by row (None for a review without text)."""
+        return {"math_engagement": self.math_scores, "math_engagement_rules": self.math_rule_scores}
 
 
 def meta_review_expert_labels(meta_reviews: dict[Any, str], human_texts: dict[Any, list[str]], judge: Judge,

@@ -1,11 +1,13 @@
 """Evaluation in pieces that merge exactly: the data path of ``praib evaluate`` for any number of reviews.
 
 Reviews are read batch by batch (:func:`praib.records.stream.iter_record_batches`), parsed and scored
-(:func:`praib.metrics.text.textstats.score_texts`), and what the metrics need of each review is kept in
+(:func:`praib.metrics.text.columns.text_columns`), and what the metrics need of each review is kept in
 compact columns, per group: codes of its paper and venue-year, its decision class, rating, confidence
-and parse status, its text metrics (the counts as integers, the scores as floats) and its place in its
-batch: about 85 bytes a review, and never its text. The human reviews of an input that is its own
-reference are kept once, in their groups: the reference is laid out from them, in input order. A :class:`Partial` holds the columns of the batches it has seen.
+and parse status, and the columns of its text metrics the registry names
+(:func:`praib.metrics.registry.kept_columns`: the counts as integers, the scores as floats) and its place
+in its batch: about 85 bytes a review, and never its text. The human reviews of an input that is its own
+reference are kept once, in their groups: the reference is laid out from them, in input order. A
+:class:`Partial` holds the columns of the batches it has seen.
 Partials of disjoint batches merge (:meth:`Partial.merge`) into what one pass over all of them keeps,
 so one process, a shard of an input (``praib evaluate --shard I/N``), a worker process or a Ray task
 may each fold some batches. :meth:`Partial.result` lays every group's columns out in batch order and
@@ -24,9 +26,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from praib.metrics.registry import kept_columns
 from praib.metrics.scores.distributions import decision_class
-from praib.metrics.text.textstats import TEXT_METRICS
-from praib.metrics.text.xref import XREF_TYPES
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL
 from praib.records.io import ReadNotes
 
@@ -34,10 +35,6 @@ __all__ = ["Partial", "INPUT", "REFERENCE"]
 
 #: The two sides of an evaluation: the reviews evaluated, and the human reviews they are compared with.
 INPUT, REFERENCE = "input", "reference"
-#: Text metrics that count something: kept as integers (-1 where the review has no text).
-COUNTS = ("tkc", "xref", *(f"xref_{t}" for t in XREF_TYPES), "citations")
-#: Text metrics that are ratios or scores: kept as floats (NaN where undefined).
-SCORES = tuple(m for m in TEXT_METRICS if m not in COUNTS)
 STATUSES = (None, PARSE_OK, PARSE_PARTIAL, PARSE_FAILED, PARSE_GIVEN)
 DECISIONS = (None, "accept", "reject")
 _NO_COUNT = -1
@@ -77,8 +74,8 @@ class Chunk:
     status: np.ndarray       # int8 index into STATUSES
     rating: np.ndarray       # int32, _NO_SCORE where missing
     confidence: np.ndarray   # int32, _NO_SCORE where missing
-    counts: np.ndarray       # int16 or int32 (rows x COUNTS), _NO_COUNT where the review has no text
-    scores: np.ndarray       # float64 (rows x SCORES)
+    counts: np.ndarray       # int16 or int32 (rows x count columns), _NO_COUNT where the review has no text
+    scores: np.ndarray       # float64 (rows x score columns)
     row: np.ndarray          # int32: each review's place in its batch
     human: int               # how many of the rows are human reviews
 
@@ -88,6 +85,10 @@ class Chunk:
 
 def _concat(chunks: list[Chunk], name: str, empty: np.ndarray) -> np.ndarray:
     return np.concatenate([getattr(c, name) for c in chunks]) if chunks else empty
+
+
+def _kept(count: bool) -> tuple[str, ...]:
+    return tuple(column.name for column in kept_columns() if column.count == count)
 
 
 def humans_apart(group_by: Sequence[str], separate_reference: bool) -> tuple[str, ...]:
@@ -116,6 +117,10 @@ class Partial:
     #: What the readers let pass (unknown fields, scores given with a label), by input: said once for the
     #: merged whole (:func:`praib.evaluation.evaluate.group_entries`), not once per shard.
     read_notes: dict[str, ReadNotes] = field(default_factory=dict)
+    #: The text metrics' columns kept: counts as integers (-1 where the review has no text), the other
+    #: scores as floats (NaN where undefined); by default those the registry names now.
+    count_columns: tuple[str, ...] = field(default_factory=lambda: _kept(True))
+    score_columns: tuple[str, ...] = field(default_factory=lambda: _kept(False))
 
     def __post_init__(self) -> None:
         self.group_by = humans_apart(self.group_by, self.separate_reference)
@@ -128,7 +133,7 @@ class Partial:
 
     def add(self, side: str, batch: int, rows: Sequence[dict], scores: dict[str, np.ndarray]) -> None:
         """Fold batch ``batch`` of ``side`` (INPUT or REFERENCE): parsed review ``rows`` and the columns
-        :func:`score_texts` gave for their texts."""
+        :func:`~praib.metrics.text.columns.text_columns` gave for their texts."""
         if batch in self.batches[side]:
             raise ValueError(f"batch {batch} of the {side} was folded twice")
         self.batches[side].add(batch)
@@ -147,7 +152,7 @@ class Partial:
                scores: dict[str, np.ndarray]) -> Chunk:
         picked = [rows[i] for i in positions]
         at = np.asarray(positions, dtype=np.intp)
-        counts = np.stack([scores[m][at] for m in COUNTS], axis=1)
+        counts = np.stack([scores[m][at] for m in self.count_columns], axis=1)
         return Chunk(
             batch=batch,
             paper=np.array([self.papers.code(r["paper_id"]) for r in picked], dtype=np.int32),
@@ -158,7 +163,7 @@ class Partial:
             confidence=np.array([_NO_SCORE if r["confidence"] is None else r["confidence"] for r in picked],
                                 dtype=np.int32),
             counts=_compact_counts(np.where(np.isfinite(counts), counts, _NO_COUNT)),
-            scores=np.stack([scores[m][at] for m in SCORES], axis=1).astype(np.float64),
+            scores=np.stack([scores[m][at] for m in self.score_columns], axis=1).astype(np.float64),
             row=at.astype(np.int32),
             human=sum(r["source"] == HUMAN_SOURCE for r in picked),
         )
@@ -178,6 +183,9 @@ class Partial:
                                                                        self.separate_reference):
             raise ValueError("cannot merge partials of different evaluations: they differ in grouping, scale or "
                              "reference")
+        if (other.count_columns, other.score_columns) != (self.count_columns, self.score_columns):
+            raise ValueError("cannot merge partials that keep different text metrics (made with different "
+                             "registered metrics)")
         for side in (INPUT, REFERENCE):
             twice = sorted(self.batches[side] & other.batches[side])
             if twice:
@@ -203,8 +211,9 @@ class Partial:
         """The text metrics of ``chunks``' reviews, in batch order, by name (NaN where undefined): each column
         made when it is read (those of a million reviews, all at once, would take 140 MB)."""
         chunks = sorted(chunks, key=lambda c: c.batch)
-        return _TextScores(_concat(chunks, "counts", np.empty((0, len(COUNTS)), dtype=np.int32)),
-                           _concat(chunks, "scores", np.empty((0, len(SCORES)))))
+        return _TextScores(_concat(chunks, "counts", np.empty((0, len(self.count_columns)), dtype=np.int32)),
+                           _concat(chunks, "scores", np.empty((0, len(self.score_columns)))),
+                           self.count_columns, self.score_columns)
 
     def columns(self, chunks: list[Chunk]) -> dict[str, list]:
         """The fields of ``chunks``' reviews, in batch order, as the metrics read them."""
@@ -283,6 +292,7 @@ class Partial:
                   "venue_years": [list(v) for v in self.venue_years.values],
                   "groups": [list(key) for key in self.groups], "chunks": chunk_keys,
                   "batches": {side: sorted(b) for side, b in self.batches.items()},
+                  "count_columns": list(self.count_columns), "score_columns": list(self.score_columns),
                   "read_notes": {source: {"unknown_fields": sorted(notes.unknown_fields),
                                           "numbers_from_text": notes.numbers_from_text, "example": notes.example,
                                           "left_out_notes": dict(notes.left_out_notes)}
@@ -318,6 +328,9 @@ class Partial:
             raise ValueError(f"{path_label}: a partial result of another praib version (format {header.get('format')})")
         partial = cls(tuple(header["group_by"]), header["scale"], header["separate_reference"],
                       Codes(header["papers"]), Codes(tuple(v) for v in header["venue_years"]))
+        if "count_columns" in header:  # absent from partials of earlier versions, which kept the built-in ones
+            partial.count_columns, partial.score_columns = (tuple(header["count_columns"]),
+                                                            tuple(header["score_columns"]))
         keys = [tuple(key) for key in header["groups"]]
         for key in keys:
             partial.groups[key] = []
@@ -334,24 +347,25 @@ class Partial:
 class _TextScores(Mapping):
     """The text metrics of some reviews by name, each a float column made from the compact ones when read."""
 
-    def __init__(self, counts: np.ndarray, scores: np.ndarray) -> None:
+    def __init__(self, counts: np.ndarray, scores: np.ndarray, count_columns: tuple[str, ...],
+                 score_columns: tuple[str, ...]) -> None:
         self._counts, self._scores = counts, scores
+        self._count_at = {name: j for j, name in enumerate(count_columns)}
+        self._score_at = {name: j for j, name in enumerate(score_columns)}
 
     def __getitem__(self, name: str) -> np.ndarray:
-        if name in _COUNT_AT:
-            counts = self._counts[:, _COUNT_AT[name]]
+        if name in self._count_at:
+            counts = self._counts[:, self._count_at[name]]
             return np.where(counts == _NO_COUNT, np.nan, counts.astype(np.float64))
-        return self._scores[:, _SCORE_AT[name]]
+        return self._scores[:, self._score_at[name]]
 
     def __iter__(self) -> Iterator[str]:
-        return iter((*COUNTS, *SCORES))
+        return iter((*self._count_at, *self._score_at))
 
     def __len__(self) -> int:
-        return len(COUNTS) + len(SCORES)
+        return len(self._count_at) + len(self._score_at)
 
 
-_COUNT_AT = {name: j for j, name in enumerate(COUNTS)}
-_SCORE_AT = {name: j for j, name in enumerate(SCORES)}
 _ARRAYS = ("paper", "venue_year", "decision", "status", "rating", "confidence", "counts", "scores", "row")
 _EMPTY_CODES = np.empty(0, dtype=np.int32)
 

@@ -1,5 +1,7 @@
 """What ``praib evaluate --per-review DIR`` writes: one row per review of the input, with its parsed
-fields and its text metrics, in Parquet parts written batch by batch.
+fields and its text metrics, in Parquet parts written batch by batch; a judged evaluation adds each
+per-review judged result as one :class:`~praib.metrics.item.Score` a review (a struct column of value,
+answer, explanation and metadata, the metadata as JSON text).
 
 Every process that folds a shard (:func:`praib.evaluation.streamed.fold`) writes the reviews of its
 batches to ``DIR/part-I-of-N.parquet`` as it goes, so nothing but the current batch is held; the parts
@@ -15,28 +17,47 @@ changed since praib wrote it, is refused and never deleted.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from praib.evaluation.partial import COUNTS
-from praib.metrics.text.textstats import TEXT_METRICS
+from praib.metrics.item import Score
+from praib.metrics.registry import kept_columns
 from praib.records.atomic import file_digest, record_written, written_by_praib
 from praib.records.locks import output_lock
 
-__all__ = ["PER_REVIEW_SCHEMA", "PerReviewWriter", "part_name", "check_folder", "remove_parts"]
+__all__ = ["SCORE_TYPE", "per_review_schema", "PerReviewWriter", "part_name", "check_folder", "remove_parts"]
 
 _FIELDS = [("review_id", pa.string()), ("paper_id", pa.string()), ("venue", pa.string()), ("year", pa.int32()),
            ("decision", pa.string()), ("source", pa.string()), ("model", pa.string()), ("prompt", pa.string()),
            ("parse_status", pa.string()), ("parse_reason", pa.string()), ("rating", pa.int32()),
            ("confidence", pa.int32())]
-#: The columns of a per-review part: the review's fields, then its text metrics (counts as integers).
-PER_REVIEW_SCHEMA = pa.schema(_FIELDS + [(m, pa.int32() if m in COUNTS else pa.float64()) for m in TEXT_METRICS])
+
+
+#: A :class:`~praib.metrics.item.Score` in a per-review part.
+SCORE_TYPE = pa.struct([("value", pa.float64()), ("answer", pa.string()), ("explanation", pa.string()),
+                        ("metadata", pa.string())])
+
+
+def per_review_schema(judged: Sequence[str] = ()) -> pa.Schema:
+    """The columns of a per-review part: the review's fields, then the columns of its registered text metrics
+    (:func:`praib.metrics.registry.kept_columns`; counts as integers), then a score of each ``judged`` result."""
+    return pa.schema(_FIELDS + [(c.name, pa.int32() if c.count else pa.float64()) for c in kept_columns()]
+                     + [(name, SCORE_TYPE) for name in judged])
+
+
+def _score_row(score: Score | None) -> dict | None:
+    if score is None:
+        return None
+    return {**score.to_dict(), "metadata": json.dumps(dict(score.metadata), ensure_ascii=False)}
+
+
 _PART = re.compile(r"part-(\d+)-of-(\d+)\.parquet")
 #: How long a shard waits for the others to record their parts (each holds the folder's lock for a moment).
 LOCK_WAIT = 120.0
@@ -84,23 +105,30 @@ def remove_parts(folder: Path) -> None:
 
 class PerReviewWriter:
     """Appends the reviews of each batch to ``folder/part-I-of-N.parquet``; the part appears, complete,
-    when :meth:`close` is called (a part of a run that failed is never left looking whole)."""
+    when :meth:`close` is called (a part of a run that failed is never left looking whole). ``judged``: the
+    judged results whose scores each batch brings (:meth:`write`)."""
 
-    def __init__(self, folder: Path, shard: tuple[int, int]) -> None:
+    def __init__(self, folder: Path, shard: tuple[int, int], judged: Sequence[str] = ()) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / part_name(shard)
         self._temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        self._writer = pq.ParquetWriter(self._temporary, PER_REVIEW_SCHEMA)
+        self._columns, self._judged, self._schema = kept_columns(), tuple(judged), per_review_schema(judged)
+        self._writer = pq.ParquetWriter(self._temporary, self._schema)
 
-    def write(self, rows: Sequence[dict], scores: dict[str, np.ndarray]) -> None:
-        columns = {name: pa.array([row[name] for row in rows], type=kind) for name, kind in _FIELDS}
-        for metric in TEXT_METRICS:
-            values = scores[metric]
+    def write(self, rows: Sequence[dict], scores: dict[str, np.ndarray],
+              items: Mapping[str, Sequence[Score | None]] | None = None) -> None:
+        """The batch's parsed review ``rows`` (a field they lack is null), their text metrics' columns and,
+        by judged result, their :class:`~praib.metrics.item.Score` s."""
+        columns = {name: pa.array([row.get(name) for row in rows], type=kind) for name, kind in _FIELDS}
+        for column in self._columns:
+            values = scores[column.name]
             missing = np.isnan(values)
-            if metric in COUNTS:
+            if column.count:
                 values = np.where(missing, 0, values).astype(np.int32)
-            columns[metric] = pa.array(values, mask=missing, type=PER_REVIEW_SCHEMA.field(metric).type)
-        self._writer.write_table(pa.table(columns, schema=PER_REVIEW_SCHEMA))
+            columns[column.name] = pa.array(values, mask=missing, type=self._schema.field(column.name).type)
+        for name in self._judged:
+            columns[name] = pa.array([_score_row(score) for score in items[name]], type=SCORE_TYPE)
+        self._writer.write_table(pa.table(columns, schema=self._schema))
 
     def close(self) -> None:
         """Move the part into place and record it, unless a file of the user's stands there (ValueError, the

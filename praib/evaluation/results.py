@@ -1,7 +1,8 @@
 """Typed results of :func:`praib.evaluation.evaluate.evaluate_reviews`.
 
 An :class:`EvaluationResult` holds one :class:`GroupResult` per group of reviews. Readers use the
-attributes (``result.reference.fre.mean``) or :meth:`GroupResult.value` for any registered metric;
+attributes (``result.reference.fre.mean``: every registered text metric is one) or
+:meth:`GroupResult.value` for any registered metric;
 :meth:`EvaluationResult.to_dict` gives the JSON that ``praib evaluate --output`` writes, with the
 keys documented in docs/evaluate.md.
 
@@ -19,6 +20,10 @@ from typing import Any, Mapping
 import numpy as np
 
 from praib.metrics.registry import BY_NAME
+from praib.metrics.summary import Summary, XrefSummary
+
+__all__ = ["json_ready", "Summary", "XrefSummary", "Skipped", "GroupResult", "InvalidJudgeAnswers", "JudgedRun",
+           "PromptSelfAgreement", "PromptDelta", "RatiosToHuman", "AcrossModels", "EvaluationResult"]
 
 
 def json_ready(value):
@@ -32,34 +37,6 @@ def json_ready(value):
     if isinstance(value, (float, np.floating)):
         return None if not math.isfinite(float(value)) else float(value)
     return value
-
-
-@dataclass(frozen=True)
-class Summary:
-    """Mean, sample standard deviation (ddof=1) and count of a metric over the reviews of a group."""
-
-    mean: float | None
-    std: float | None
-    n: int
-
-    @classmethod
-    def from_dict(cls, summary: Mapping[str, Any]) -> "Summary":
-        return cls(json_ready(summary["mean"]), json_ready(summary["std"]), int(summary["n"]))
-
-    def to_dict(self) -> dict:
-        return {"mean": self.mean, "std": self.std, "n": self.n}
-
-
-@dataclass(frozen=True)
-class XrefSummary(Summary):
-    """Cross-references per review, with their rate per 100 tokens and the mean count of each type."""
-
-    per_100_tokens: Summary
-    per_type: Mapping[str, float | None]
-
-    def to_dict(self) -> dict:
-        return {**super().to_dict(), "per_100_tokens": self.per_100_tokens.to_dict(),
-                "per_type": dict(self.per_type)}
 
 
 @dataclass(frozen=True)
@@ -88,12 +65,9 @@ class GroupResult:
     #: Ratings and confidences given off their venue-year's scale, by kind: left out of every metric
     #: (:func:`praib.evaluation.evaluate.off_scale`).
     n_out_of_scale: Mapping[str, int]
-    tkc: Summary
-    ttr: Summary
-    fre: Summary
-    fkg: Summary
-    xref: XrefSummary
-    citations: Summary
+    #: Each registered text metric's summary over the group, by name (in the JSON, each under its own name;
+    #: also an attribute: ``group.tkc``).
+    text_metrics: Mapping[str, Summary]
     krippendorff_alpha: Mapping[str, float | None]
     krippendorff: Mapping[str, Any]
     rating_distribution: Mapping[str, Any]
@@ -107,10 +81,18 @@ class GroupResult:
     #: present when the run had a judge.
     judged: Mapping[str, Any] = field(default_factory=dict)
 
+    def __getattr__(self, name: str):
+        text_metrics = self.__dict__.get("text_metrics") or {}
+        if name in text_metrics:
+            return text_metrics[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def value(self, metric: str) -> float | None:
         """The value of a registered per-review or judged metric (its mean where it has a summary);
         None where the group has none."""
         entry = BY_NAME[metric]
+        if not entry.scalar:
+            return None
         if entry.reported_with is not None:
             return (self._raw(entry.reported_with) or {}).get(entry.result_key)
         raw = self._raw(metric)
@@ -121,6 +103,8 @@ class GroupResult:
     def _raw(self, key: str):
         if key in self.judged:
             return self.judged[key]
+        if key in self.text_metrics:
+            return self.text_metrics[key]
         return getattr(self, key, None) if key in _GROUP_FIELDS else None
 
     def to_dict(self) -> dict:
@@ -128,6 +112,9 @@ class GroupResult:
         for name in _GROUP_FIELDS:
             value = getattr(self, name)
             if name == "verified_citations" and value is None:
+                continue
+            if name == "text_metrics":
+                out.update({metric: summary.to_dict() for metric, summary in value.items()})
                 continue
             out[name] = value.to_dict() if isinstance(value, (Summary, Skipped)) else value
         return json_ready({**out, **self.judged})
@@ -190,13 +177,10 @@ class PromptSelfAgreement:
                 "per_year": {venue: dict(years) for venue, years in self.per_year.items()}}
 
 
-#: The metrics PRAIB compares between prompts (Table 12) and with the human baseline (Table 13).
-COMPARED_METRICS = ("tkc", "ttr", "fre", "xref", "math_engagement")
-
-
 @dataclass(frozen=True)
 class PromptDelta:
-    """How one reviewer's mean metrics differ between two of its prompts (PRAIB Table 12): ``delta[metric]`` is
+    """How one reviewer's mean metrics differ between two of its prompts (PRAIB Table 12; the registry's
+    :func:`~praib.metrics.registry.compared_metrics`): ``delta[metric]`` is
     the mean under ``prompts[0]`` minus the mean under ``prompts[1]`` (names in sorted order, so
     ``extended`` − ``guidelines`` as in the paper); None where either mean is missing."""
 
@@ -223,18 +207,10 @@ class RatiosToHuman:
                               for prompt, metrics in self.by_prompt.items()}}
 
 
-#: The judged per-group metrics whose spread over the model groups PRAIB prints (Tables 2, 29, 30): their name in
-#: :class:`AcrossModels` and their path in a group's judged metrics (a summary with mean and std).
-SPREAD_METRICS: dict[str, tuple[str, ...]] = {
-    **{f"coverage_{stat}_{side}": (f"coverage_{stat}_{side}",) for side in ("strengths", "weaknesses")
-       for stat in ("recall", "precision", "density", "compaction")},
-    **{f"atomic_{kind}_count": ("atomic", "statistics", "all", f"{kind}_count") for kind in ("strength", "weakness")},
-}
-
-
 @dataclass(frozen=True)
 class AcrossModels:
-    """How the model groups of each prompt spread on the judged metrics of :data:`SPREAD_METRICS`: per prompt and
+    """How the model groups of each prompt spread on the judged results of
+    :data:`praib.metrics.registry.SPREAD_OVER_MODELS`: per prompt and
     metric, the mean and standard deviation (ddof=1) over the model groups of their means (``mean``) and of their
     standard deviations (``std``), e.g. ``by_prompt["extended"]["coverage_recall_weaknesses"]["mean"]["std"]``:
     the SD over the models of their mean recall (PRAIB Tables 29 and 30, rows Mean and Std; Table 2, Model Avg.)."""

@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 from datasets import Dataset
 
-from praib.metrics.text.textstats import score_texts
+from praib.metrics.text.columns import text_columns
 from praib.parsing import ReviewParser
 
 #: The fields every metric of ``evaluate_reviews`` reads.
@@ -25,7 +25,7 @@ SCORED_FIELDS = ("review_id", "paper_id", "venue", "year", "decision", "source",
 @dataclass
 class ScoredReviews:
     """The parsed fields of a set of reviews (``columns``, one list per field, in record order) and the
-    columns of :func:`praib.metrics.text.textstats.score_texts` for their texts (``text_scores``).
+    columns of :func:`praib.metrics.text.columns.text_columns` for their texts (``text_scores``).
     ``scale`` is the one the reviews were parsed on ("venue" or "generic")."""
 
     columns: dict[str, list]
@@ -47,7 +47,7 @@ class ScoredReviews:
         parser = ReviewParser(scale, warn_unknown=False)
         parsed = parser.parse_in_processes(reviews.to_list(), workers or os.cpu_count() or 1)
         columns = {name: [row[name] for row in parsed] for name in dict.fromkeys([*SCORED_FIELDS, *extra_fields])}
-        return cls(columns, score_texts(columns["text"], workers=workers, progress=progress), scale)
+        return cls(columns, text_columns(columns["text"], workers=workers, progress=progress), scale)
 
     def __len__(self) -> int:
         return len(self.columns["paper_id"])

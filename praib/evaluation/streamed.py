@@ -26,7 +26,7 @@ from typing import Callable
 
 from praib.evaluation.partial import INPUT, REFERENCE, Partial
 from praib.evaluation.per_review import PerReviewWriter, check_folder, remove_parts
-from praib.metrics.text.textstats import score_texts
+from praib.metrics.text.columns import text_columns
 from praib.parsing import ReviewParser
 from praib.records import HUMAN_SOURCE, REVIEW_FEATURES, RecordError
 from praib.records.io import ReadNotes
@@ -93,7 +93,7 @@ def fold(inputs: Inputs, shard: tuple[int, int] = (0, 1),
             for batch in iter_record_batches(source, "review", inputs.split, batch_rows=inputs.batch_rows,
                                              shard=shard, allow_empty=True, notes=notes, source_name=named):
                 rows = parser.parse(batch.rows)
-                scores = score_texts([row["text"] for row in rows], workers=1)
+                scores = text_columns([row["text"] for row in rows], workers=1)
                 partial.add(side, batch.index, rows, scores)
                 if writer is not None and side == INPUT:
                     writer.write(rows, scores)

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from praib.evaluation.judge_validity import validity_lines
 from praib.evaluation.results import EvaluationResult, GroupResult, Summary
-from praib.metrics.registry import BY_NAME, EVALUATE_TABLE
+from praib.metrics.registry import BY_NAME, evaluate_table, text_metrics
 
-# Text metrics as mean ± std, then alpha per venue, then the judged metrics.
-_TEXT_COLUMNS = tuple(m for m in EVALUATE_TABLE if BY_NAME[m].family in ("readability", "specificity"))
-_JUDGED_COLUMNS = tuple(m for m in EVALUATE_TABLE if BY_NAME[m].judged)
+
+def _text_columns() -> tuple[str, ...]:
+    """The table's text metrics, shown as mean ± std (then alpha per venue, then the judged metrics)."""
+    text = set(text_metrics())
+    return tuple(m for m in evaluate_table() if m in text)
+
+
+def _judged_columns() -> tuple[str, ...]:
+    return tuple(m for m in evaluate_table() if BY_NAME[m].judged)
 
 
 def _mean_std(summary: Summary, digits: int) -> str:
@@ -25,7 +31,7 @@ def _number(value: float | None, digits: int) -> str:
 
 
 def _judged_cells(group: GroupResult) -> list[str]:
-    return [_number(group.value(m), BY_NAME[m].table_digits) for m in _JUDGED_COLUMNS]
+    return [_number(group.value(m), BY_NAME[m].table_digits) for m in _judged_columns()]
 
 
 def behaviour_table(results: EvaluationResult) -> str:
@@ -33,13 +39,14 @@ def behaviour_table(results: EvaluationResult) -> str:
     (citations and cross-references per review) and Krippendorff's alpha per venue
     (human panel for the reference row, panel plus the group's ratings otherwise)."""
     venues = sorted({v for g in results.groups for v in g.krippendorff_alpha})
+    text_columns, judged_columns = _text_columns(), _judged_columns()
     judged = results.judged is not None
     # Shown when some score is off its scale, as the judged columns are when there is a judge.
     off_scale = any(sum(g.n_out_of_scale.values()) for g in results.groups)
     header = ["Source", "n", "unparsed", *(["off scale"] if off_scale else []),
-              *[BY_NAME[m].table_column for m in _TEXT_COLUMNS],
+              *[BY_NAME[m].table_column for m in text_columns],
               *[f"{BY_NAME['krippendorff_alpha'].table_column} {v}" for v in venues],
-              *([BY_NAME[m].table_column for m in _JUDGED_COLUMNS] if judged else [])]
+              *([BY_NAME[m].table_column for m in judged_columns] if judged else [])]
     rows = [header]
     for group in results.groups:
         rows.append([
@@ -47,7 +54,7 @@ def behaviour_table(results: EvaluationResult) -> str:
             str(group.n_reviews),
             str(group.n_unparsed),
             *([str(sum(group.n_out_of_scale.values()))] if off_scale else []),
-            *[_mean_std(getattr(group, m), BY_NAME[m].table_digits) for m in _TEXT_COLUMNS],
+            *[_mean_std(group.text_metrics[m], BY_NAME[m].table_digits) for m in text_columns],
             *[_number(group.krippendorff_alpha.get(v), BY_NAME["krippendorff_alpha"].table_digits)
               for v in venues],
             *(_judged_cells(group) if judged else []),
@@ -56,7 +63,7 @@ def behaviour_table(results: EvaluationResult) -> str:
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths)))
              for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    notes = [f"{'/'.join(BY_NAME[m].table_column for m in _TEXT_COLUMNS)}: mean ± std per review. "
+    notes = [f"{'/'.join(BY_NAME[m].table_column for m in text_columns)}: mean ± std per review. "
              "α: Krippendorff's ordinal alpha of ratings, per venue-year then averaged per venue; reference row = "
              "human panel only, other rows = human panel plus that group's ratings."]
     if not results.n_reference_reviews:

@@ -22,16 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from praib.leaderboard.queue import Request, SubmissionRefused, read_requests, submit
-from praib.leaderboard.report import (POOLED, LeaderboardResults, ReportError, format_number, load_results,
-                                      markdown_escape, metric_digits, metric_label)
+from praib.leaderboard.report import POOLED, LeaderboardResults, ReportError, format_number, load_results, markdown_escape
 from praib.leaderboard.stores import HubStore, Store, StoreError, open_store
-from praib.metrics.registry import BY_NAME, DIFFERENCE, ITSELF, MAGNITUDE, METRICS, PANEL_CHANGE, SHORTFALL
+from praib.metrics.registry import (DIFFERENCE, FAMILIES as METRIC_FAMILIES, ITSELF, MAGNITUDE, METRICS, PANEL_CHANGE,
+                                    SHORTFALL, digits_of, label_of, lookup)
 from praib.records import HUMAN_SOURCE, RecordError
 
-#: Results that are no registered metric (robustness and treatment effects) form one family.
-OTHER_FAMILY = "robustness and effects"
-FAMILIES = (*dict.fromkeys(m.family for m in METRICS), OTHER_FAMILY)
-REGISTRY_ORDER = {m.name: number for number, m in enumerate(METRICS)}
+#: Results that are no registered metric (written by another praib version, say) form one family.
+OTHER_FAMILY = "other"
+FAMILIES = (*(family.name for family in METRIC_FAMILIES), OTHER_FAMILY)
 BY_NAME_ORDER = "submission"
 #: What a distance to the human reference is, by the registry's distance kinds.
 DISTANCE_MEANING = {
@@ -48,7 +47,8 @@ READ_FOLDERS = ("manifests", "details")
 
 
 def family_of(metric: str) -> str:
-    return BY_NAME[metric].family if metric in BY_NAME else OTHER_FAMILY
+    found = lookup(metric)
+    return OTHER_FAMILY if found is None else found.family
 
 
 @dataclass
@@ -125,7 +125,7 @@ def metric_cell(board: Board, row: dict | None) -> str:
     and the rank interval when the results hold one."""
     if row is None or row.get("value") is None:
         return "–"
-    digits = metric_digits(row["metric"])
+    digits = digits_of(row["metric"])
     text = format_number(row["value"], digits) + _interval(row, digits)
     if row["submission"] == HUMAN_SOURCE or row.get("distance_to_human") is None:
         return text
@@ -139,13 +139,14 @@ def metric_cell(board: Board, row: dict | None) -> str:
 def shown_metrics(board: Board, venue: str, families) -> list[str]:
     """The venue's metrics of ``families``, in the registry's order (the others after)."""
     shown = [m for m in board.results.metrics(venue) if family_of(m) in set(families)]
-    return sorted(shown, key=lambda m: REGISTRY_ORDER.get(m, len(REGISTRY_ORDER)))
+    order = {metric.name: number for number, metric in enumerate(METRICS)}
+    return sorted(shown, key=lambda m: order.get(getattr(lookup(m), "name", None), len(order)))
 
 
 def sort_choices(board: Board, venue: str = POOLED) -> list[tuple[str, str]]:
     """(label, value) pairs: by submission name, or closest to human first on one metric."""
     return [("submission name", BY_NAME_ORDER)] + [
-        (f"{metric_label(m)}: closest to human first", m) for m in board.results.metrics(venue)
+        (f"{label_of(m)}: closest to human first", m) for m in board.results.metrics(venue)
         if any(r["metric"] == m and r["distance_to_human"] is not None for r in board.results.rows)]
 
 
@@ -155,7 +156,7 @@ def leaderboard_table(board: Board, venue: str = POOLED, prompts=(), families=FA
     results on ``venue``, reviews with one of ``prompts`` (all when empty) and whose model or name holds
     ``search``, ordered by ``sort_by``."""
     metrics = shown_metrics(board, venue, families)
-    header = ["Submission", "Model", "Prompts", *(metric_label(m) for m in metrics)]
+    header = ["Submission", "Model", "Prompts", *(label_of(m) for m in metrics)]
     wanted = search.strip().lower()
     kept = [s for s in board.submissions
             if any(board.results.row(s, m, venue) for m in board.results.metrics(venue))
@@ -189,8 +190,8 @@ def submission_metrics(board: Board, submission: str) -> tuple[list[str], list[l
     for row in board.results.rows:
         if row["submission"] != submission:
             continue
-        digits = metric_digits(row["metric"])
-        rows.append([metric_label(row["metric"]), family_of(row["metric"]), row["venue"],
+        digits = digits_of(row["metric"])
+        rows.append([label_of(row["metric"]), family_of(row["metric"]), row["venue"],
                      format_number(row["value"], digits), _interval(row, digits).strip() or "–",
                      format_number(row["human_value"], digits),
                      format_number(row["distance_to_human"], digits) + (" ★" if row["closest_to_human"] else "")])

@@ -24,6 +24,13 @@ Paired differences
     |difference|)^2: the shared papers needed to detect the observed difference with 80% power, the standard
     error scaled as 1/sqrt(n) (a normal approximation).
 
+    The p-value tests what a verdict claims, that A and B are not equally far from human. A paired
+    permutation test (each paper's two submissions' reviews swapped at random) tests that A and B review
+    alike: exact for two submissions of one process, it found two that were equally close in different ways
+    (one rating above the panel, one as far below) different in up to a quarter of simulated runs, so it is
+    not used. Where both distances are near 0 a distance folds and the test is conservative (the figures:
+    ``benchmarks/comparison_calibration.py``).
+
 Rank intervals
     Every submission of a slice on the same draws over the slice's papers (the human reference's and every
     submission's): in each draw the submissions are ranked by distance (rank 1 closest to human; ties share
@@ -51,12 +58,12 @@ import numpy as np
 from datasets import Dataset, Features, Value
 
 from praib.leaderboard.report import (LeaderboardResults, ReportError, _finite as _finite_number, format_number,
-                                      format_p, load_results, metric_digits)
+                                      format_p, load_results)
 from praib.leaderboard.run import (ALL_VENUES, ReviewTable, ScoredRun, SliceDraws, _interval, _Slice,
                                    bootstrap_weights, score_run, slice_draws)
 from praib.leaderboard.submission import Submission
 from praib.metrics.perturbation.stats import benjamini_hochberg
-from praib.metrics.registry import BY_NAME, DIFFERENCE, METRICS
+from praib.metrics.registry import BY_NAME, DIFFERENCE, METRICS, difference_digits
 from praib.records import HUMAN_SOURCE, RecordError, read_parquet_rows
 
 if TYPE_CHECKING:
@@ -516,11 +523,6 @@ def _aligned(rows: list[list[str]], left: int) -> list[str]:
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
     return ["  ".join(cell.ljust(w) if c < left else cell.rjust(w) for c, (cell, w) in enumerate(zip(row, widths)))
             .rstrip() for row in rows]
-
-
-def difference_digits(metric: str) -> int:
-    """Decimals of a metric's differences: one more than the report gives its values."""
-    return metric_digits(metric) + 1
 
 
 def verdict_text(pair: PairedDifference) -> str:

@@ -22,12 +22,11 @@ from datasets import Dataset
 
 from praib.evaluation.evaluate import on_scale, unknown_scales, year_group_of
 from praib.evaluation.scored import ScoredReviews
-from praib.metrics.registry import BY_NAME, SCORES, TEXT
+from praib.metrics.registry import BY_NAME, per_review_metrics, score_metrics, text_metrics
 from praib.metrics.summary import summarise
 
 logger = logging.getLogger(__name__)
 
-ERA_METRICS = (*TEXT, *SCORES)
 #: First post-LLM year per venue (PRAIB Table 5); other venues use DEFAULT_SPLIT_YEAR.
 SPLIT_YEARS = {"ICLR": 2024, "NeurIPS": 2023}
 DEFAULT_SPLIT_YEAR = 2023
@@ -80,24 +79,26 @@ def mann_whitney(pre: np.ndarray, post: np.ndarray) -> dict:
 
 def era_analysis(reviews: Dataset, split_year: int | None = None, workers: int | None = None,
                  progress: bool = False) -> dict:
-    """Per venue: per-year and per-era summaries of :data:`ERA_METRICS` and, for each metric, the
+    """Per venue: per-year and per-era summaries of every per-review metric of the registry
+    (:func:`praib.metrics.registry.per_review_metrics`: the text metrics and scores) and, for each metric, the
     Mann-Whitney U test between eras. ``split_year`` (the first post-LLM year) overrides the
     per-venue boundaries of :data:`SPLIT_YEARS`. Reviews without venue or year are left out and
     counted, and so are ratings and confidences outside their venue-year's scale."""
     scored = ScoredReviews.score(reviews, "venue", workers=workers, progress=progress)
     columns, scores = scored.columns, scored.text_scores
-    values = {metric: scores[metric] for metric in TEXT}
+    era_metrics = per_review_metrics()
+    values = {metric: scores[metric] for metric in text_metrics()}
     unknown = unknown_scales(zip(columns["venue"], columns["year"]), "venue")
     if unknown:
         logger.warning("%s", unknown)
     kept, out_of_scale = on_scale(columns, "venue")
-    for kind in SCORES:
+    for kind in score_metrics():
         values[kind] = np.array([np.nan if v is None else v for v in kept[kind]], dtype=float)
     venue = np.asarray(columns["venue"], dtype=object)
     year = np.array([-1 if y is None else y for y in columns["year"]])
     placed = np.array([bool(v) for v in venue]) & (year >= 0)
 
-    result: dict = {"metrics": list(ERA_METRICS), "split_years": {}, "n_skipped": int((~placed).sum()),
+    result: dict = {"metrics": list(era_metrics), "split_years": {}, "n_skipped": int((~placed).sum()),
                     "n_out_of_scale": out_of_scale, "venues": {}}
     for name in sorted({v for v in venue[placed]}, key=str):
         boundary = split_year_for(name, split_year)
@@ -111,13 +112,13 @@ def era_analysis(reviews: Dataset, split_year: int | None = None, workers: int |
             if key not in per_year:
                 rows = in_venue & (group == key)
                 per_year[key] = {"n_reviews": int(rows.sum()),
-                                 **{m: summarise(values[m][rows]) for m in ERA_METRICS}}
+                                 **{m: summarise(values[m][rows]) for m in era_metrics}}
         pre, post = in_venue & (year < boundary), in_venue & (year >= boundary)
         eras = {}
         for era, rows in (("pre", pre), ("post", post)):
             eras[era] = {"years": sorted(set(year[rows].tolist())), "n_reviews": int(rows.sum()),
-                         **{m: summarise(values[m][rows]) for m in ERA_METRICS}}
-        tests = {m: mann_whitney(values[m][pre], values[m][post]) for m in ERA_METRICS}
+                         **{m: summarise(values[m][rows]) for m in era_metrics}}
+        tests = {m: mann_whitney(values[m][pre], values[m][post]) for m in era_metrics}
         result["venues"][name] = {"split_year": boundary, "years": per_year, "eras": eras, "tests": tests}
     return result
 
@@ -141,13 +142,13 @@ def era_tables(analysis: dict) -> str:
         years = list(venue["years"])
         rows = [[f"{name} (mean per review)", *years]]
         rows.append(["Reviews", *[str(venue["years"][y]["n_reviews"]) for y in years]])
-        for m in ERA_METRICS:
+        for m in analysis["metrics"]:
             rows.append([BY_NAME[m].era_label, *[_cell(venue["years"][y][m]["mean"]) for y in years]])
         blocks.append("\n".join(_layout(rows)))
         boundary = venue["split_year"]
         rows = [[f"{name}: pre (< {boundary}) vs post (>= {boundary})", "Pre-mean", "Post-mean", "U", "p",
                  "r", f"Significant ({SIGNIFICANCE})"]]
-        for m in ERA_METRICS:
+        for m in analysis["metrics"]:
             test = venue["tests"][m]
             p = test["p"]
             rows.append([BY_NAME[m].era_label, _cell(venue["eras"]["pre"][m]["mean"]), _cell(venue["eras"]["post"][m]["mean"]),

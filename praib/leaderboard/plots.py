@@ -2,16 +2,16 @@
 
 Figures are built with the object-oriented API (no pyplot, so no global state and no
 display backend). Names from submissions are drawn with mathtext off, so a "$" in a
-name is printed, never interpreted.
+name is printed, never interpreted. Every function takes what it draws, titles included
+(the report lays them out), and returns PNG bytes.
 """
 
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
-if TYPE_CHECKING:
-    from praib.leaderboard.report import LeaderboardResults
+from praib.records import HUMAN_SOURCE
 
 HUMAN_COLOUR, MODEL_COLOUR, SPREAD_COLOUR, POST_ERA_COLOUR = "#7f7f7f", "#1f77b4", "#cfdcea", "#fbe3c8"
 # Longer submission names are cut on the axes (the tables carry them in full).
@@ -74,29 +74,33 @@ def score_distribution_png(group: dict) -> bytes | None:
     return _png(figure)
 
 
-def metric_intervals_png(results: "LeaderboardResults", metrics: list[str],
-                         spreads: dict[tuple[str, str], tuple[float, float]]) -> bytes | None:
-    """One panel per metric (pooled over venues): every source's value with its 95% CI as a thin
-    error bar, the spread of its per-review values (``spreads[(source, metric)]`` = (mean, std))
-    as a wide pale bar, and the human value as a dashed line. None when no metric has a value."""
-    from praib.leaderboard.report import POOLED, metric_label
-    from praib.records import HUMAN_SOURCE
+@dataclass
+class IntervalPanel:
+    """One metric of :func:`metric_intervals_png`: its title, each source's result row (``value``, ``ci_low``,
+    ``ci_high``, ``human_value``) in the order the sources are drawn, and the (mean, std) of a source's
+    per-review values where known."""
 
-    panels = {}
-    for metric in metrics:
-        rows = {s: r for s in results.submissions if (r := results.row(s, metric, POOLED)) and r["value"] is not None}
-        if rows:
-            panels[metric] = rows
+    title: str
+    rows: dict[str, dict]
+    spreads: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+
+def metric_intervals_png(panels: list[IntervalPanel]) -> bytes | None:
+    """One panel per metric (pooled over venues): every source's value with its 95% CI as a thin
+    error bar, the spread of its per-review values as a wide pale bar, and the human value as a
+    dashed line. None when no panel has a row."""
+    panels = [panel for panel in panels if panel.rows]
     if not panels:
         return None
-    sources = [s for s in results.submissions if any(s in rows for rows in panels.values())]
+    sources = list(dict.fromkeys(source for panel in panels for source in panel.rows))
     position = {source: len(sources) - 1 - i for i, source in enumerate(sources)}
     figure, axes = _figure(len(panels), 4, (2.6, 0.9 + 0.4 * len(sources)), sharey=True)
-    for ax, (metric, rows) in zip(axes, panels.items()):
+    for ax, panel in zip(axes, panels):
+        rows = panel.rows
         for source, row in rows.items():
             y, value = position[source], row["value"]
-            if (source, metric) in spreads:
-                mean, std = spreads[(source, metric)]
+            if source in panel.spreads:
+                mean, std = panel.spreads[source]
                 ax.errorbar([mean], [y], xerr=[std], fmt="none", ecolor=SPREAD_COLOUR, elinewidth=7, zorder=1)
             if row["ci_low"] is not None and row["ci_high"] is not None:
                 # Drawn about the interval's midpoint: a percentile interval need not contain the value
@@ -108,7 +112,7 @@ def metric_intervals_png(results: "LeaderboardResults", metrics: list[str],
             (r["human_value"] for r in rows.values() if r["human_value"] is not None), None)
         if human is not None:
             ax.axvline(human, color=HUMAN_COLOUR, linestyle="--", linewidth=1)
-        ax.set_title(metric_label(metric), fontsize=10)
+        ax.set_title(panel.title, fontsize=10)
     axes[0].set_yticks(list(position.values()), [_short(s) for s in position])
     for label in axes[0].get_yticklabels():
         label.set_parse_math(False)
@@ -118,13 +122,11 @@ def metric_intervals_png(results: "LeaderboardResults", metrics: list[str],
 
 def era_trends_png(series: list[dict]) -> bytes | None:
     """Yearly means of human review metrics, one panel per venue and metric, with the post-LLM
-    years shaded. ``series`` holds ``{"venue", "metric", "years": [...], "means": [...],
-    "first_post_year": int | None, "p": float | None}`` entries, optionally with ``"year_labels"``
-    (the tick labels, e.g. "<=2018" for a year group). None when it is empty."""
+    years shaded. ``series`` holds ``{"title", "years": [...], "means": [...], "first_post_year": int
+    | None}`` entries, optionally with ``"year_labels"`` (the tick labels, e.g. "<=2018" for a year
+    group). None when it is empty."""
     if not series:
         return None
-    from praib.leaderboard.report import format_p, metric_label
-
     figure, axes = _figure(len(series), 4, (3.2, 2.5))
     for ax, entry in zip(axes, series):
         years, means = entry["years"], entry["means"]
@@ -132,8 +134,5 @@ def era_trends_png(series: list[dict]) -> bytes | None:
         if entry.get("first_post_year") is not None:
             ax.axvspan(entry["first_post_year"] - 0.5, max(years) + 0.5, color=POST_ERA_COLOUR, zorder=0)
         ax.set_xticks(years, entry.get("year_labels") or [str(y) for y in years])
-        title = f"{entry['venue']}: {metric_label(entry['metric'])}"
-        if entry.get("p") is not None:
-            title += f" (MWU p {format_p(entry['p'])})"
-        ax.set_title(title, fontsize=9, parse_math=False)
+        ax.set_title(entry["title"], fontsize=9, parse_math=False)
     return _png(figure)

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from praib.evaluation.judge_validity import FAMILIES as JUDGED_FAMILIES, VALIDATED_TASKS, family_of
-from praib.metrics.registry import BY_NAME, TABLE_1
+from praib.leaderboard.plots import IntervalPanel, era_trends_png, metric_intervals_png, score_distribution_png
+from praib.metrics.registry import TABLE_1, difference_digits, digits_of, label_of, lookup
 from praib.records import HUMAN_SOURCE, RecordError, iter_jsonl, read_json, read_parquet_rows
 from praib.records.atomic import ownership, write_text_atomically
 from praib.records.duplicates import find_repeats
@@ -31,9 +32,6 @@ from praib.templates import TemplateSet
 logger = logging.getLogger(__name__)
 
 POOLED = "all"
-
-# Decimal places of the results that are no registered metric (robustness and treatment effects).
-DEFAULT_DIGITS = 3
 
 ROW_COLUMNS = ("submission", "model", "metric", "venue", "value", "ci_low", "ci_high", "n_papers", "n_reviews",
                "human_value", "distance_to_human", "closest_to_human")
@@ -188,14 +186,6 @@ def format_p(p: float | None) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def metric_label(metric: str) -> str:
-    return BY_NAME[metric].label if metric in BY_NAME else metric.replace("_", " ")
-
-
-def metric_digits(metric: str) -> int:
-    return BY_NAME[metric].digits if metric in BY_NAME else DEFAULT_DIGITS
-
-
 # ----------------------------------------------------------------------------- tables
 
 
@@ -267,7 +257,7 @@ def metric_table(results: LeaderboardResults, title: str, columns: list[tuple[st
     mixed = len({venue for _, venue in columns}) > 1
     header = ["Submission"]
     for metric, venue in columns:
-        name = metric_label(metric) + (f" {venue}" if mixed and venue != POOLED else "")
+        name = label_of(metric) + (f" {venue}" if mixed and venue != POOLED else "")
         header += [name, f"Δ {name}"]
     rows = []
     for submission in results.submissions:
@@ -276,7 +266,7 @@ def metric_table(results: LeaderboardResults, title: str, columns: list[tuple[st
         cells = [Cell(submission + (" (reference)" if submission == HUMAN_SOURCE else ""))]
         for metric, venue in columns:
             row = results.row(submission, metric, venue)
-            cells += [_value_cell(row, metric_digits(metric)), _distance_cell(row, metric_digits(metric))]
+            cells += [_value_cell(row, digits_of(metric)), _distance_cell(row, digits_of(metric))]
         rows.append(cells)
     return Table(title, header, rows, notes or [])
 
@@ -288,31 +278,32 @@ VALUE_NOTE = ("Each cell: the value with its 95% bootstrap CI (papers resampled;
               "human for that metric and venue.")
 
 class Family(NamedTuple):
-    """Metrics with a section of their own, recognised by name prefix."""
+    """Metrics with a section of their own: those of the registry's ``families``."""
 
     anchor: str
     title: str
-    prefixes: tuple[str, ...]
+    families: tuple[str, ...]
     empty: str  # the note when a run has none of them: what computing them needs
 
 
 NEEDS_JUDGE = "they need a judge: praib leaderboard run --judge MODEL"
-DISTRIBUTIONS = Family("distributions", "Rating and confidence distributions", ("rating", "confidence"),
+DISTRIBUTIONS = Family("distributions", "Rating and confidence distributions",
+                       ("score", "score gap", "score distribution"),
                        "No rating or confidence metrics in this run.")
-COVERAGE = Family("coverage", "Coverage of the human strengths and weaknesses", ("coverage_",),
+COVERAGE = Family("coverage", "Coverage of the human strengths and weaknesses", ("coverage",),
                   f"No coverage metrics in this run ({NEEDS_JUDGE}).")
-TARGET_ASPECT = Family("target-aspect", "Target/aspect agreement", ("target_aspect",),
+TARGET_ASPECT = Family("target-aspect", "Target/aspect agreement", ("target/aspect",),
                        f"No target/aspect metrics in this run ({NEEDS_JUDGE}).")
-ROBUSTNESS = Family("robustness", "Robustness to perturbations", ("robustness_",),
+ROBUSTNESS = Family("robustness", "Robustness to perturbations", ("robustness",),
                     "No robustness results: no submission included perturbed records.")
-TREATMENT = Family("treatment", "Average treatment effects of research-logic edits", ("ate_",),
+TREATMENT = Family("treatment", "Average treatment effects of research-logic edits", ("treatment",),
                    "No treatment effects: no submission included reviews of counterfactual papers "
                    f"({NEEDS_JUDGE}).")
 FAMILIES = (DISTRIBUTIONS, COVERAGE, TARGET_ASPECT, ROBUSTNESS, TREATMENT)
 
 
-def _family_metrics(results: LeaderboardResults, prefixes: tuple[str, ...]) -> list[str]:
-    return [m for m in results.metrics() if m.startswith(prefixes)]
+def _family_metrics(results: LeaderboardResults, families: tuple[str, ...]) -> list[str]:
+    return [m for m in results.metrics() if (metric := lookup(m)) is not None and metric.family in families]
 
 
 def _venue_tables(results: LeaderboardResults, metrics: list[str], title: str) -> list[Table]:
@@ -375,8 +366,6 @@ def review_spreads(results: LeaderboardResults) -> dict[tuple[str, str], tuple[f
 
 
 def _behaviour_section(results: LeaderboardResults) -> Section:
-    from praib.leaderboard.plots import metric_intervals_png
-
     section = Section("behaviour", "Behaviour (PRAIB Table 1)",
                       "Readability (TKC, TTR, FRE, FKG), specificity (citations and cross-references per review), "
                       "agreement of ratings with the human panel (Krippendorff's ordinal α; the human row is the "
@@ -397,7 +386,12 @@ def _behaviour_section(results: LeaderboardResults) -> Section:
                                        [VALUE_NOTE, *([validity] if validity else [])]))
     present = [m for m in TABLE_1 if m in results.metrics()]
     section.tables += [t for t in _venue_tables(results, present, "Behaviour") if not t.title.endswith("pooled")]
-    png = metric_intervals_png(results, [m for m, v in columns if v == POOLED], review_spreads(results))
+    spreads = review_spreads(results)
+    png = metric_intervals_png([
+        IntervalPanel(label_of(metric), {s: r for s in results.submissions
+                                         if (r := results.row(s, metric, POOLED)) and r["value"] is not None},
+                      {source: spread for (source, of), spread in spreads.items() if of == metric})
+        for metric, venue in columns if venue == POOLED])
     if png:
         section.plots.append(Plot("Metric values per source", png,
                                   "Each source's value with its 95% CI (thin bar) and the mean ± one standard "
@@ -494,7 +488,7 @@ def _validity_note(results: LeaderboardResults, metrics: list[str]) -> str | Non
 
 
 def _family_section(results: LeaderboardResults, family: Family) -> Section:
-    metrics = _family_metrics(results, family.prefixes)
+    metrics = _family_metrics(results, family.families)
     section = Section(family.anchor, family.title)
     if not metrics:
         section.note = family.empty
@@ -511,8 +505,6 @@ def _family_section(results: LeaderboardResults, family: Family) -> Section:
 
 
 def _distribution_section(results: LeaderboardResults) -> Section:
-    from praib.leaderboard.plots import score_distribution_png
-
     section = _family_section(results, DISTRIBUTIONS)
     for submission, details in results.details.items():
         if submission == HUMAN_SOURCE:
@@ -635,7 +627,7 @@ def _treatment_section(results: LeaderboardResults) -> Section:
 
 
 def _other_section(results: LeaderboardResults) -> Section:
-    known = set(TABLE_1) | {m for f in FAMILIES for m in _family_metrics(results, f.prefixes)}
+    known = set(TABLE_1) | {m for f in FAMILIES for m in _family_metrics(results, f.families)}
     metrics = [m for m in results.metrics() if m not in known]
     section = Section("other", "Other metrics")
     if not metrics:
@@ -654,8 +646,8 @@ def _eras_tables(name: str, venue: dict, metrics: list[str]) -> list[Table]:
     years = list(venue.get("years") or {})
     by_year = [[Cell("Reviews"), *[Cell(_count(venue["years"][y].get("n_reviews"))) for y in years]]]
     for metric in metrics:
-        by_year.append([Cell(metric_label(metric)), *[
-            Cell(format_number((venue["years"][y].get(metric) or {}).get("mean"), metric_digits(metric)))
+        by_year.append([Cell(label_of(metric)), *[
+            Cell(format_number((venue["years"][y].get(metric) or {}).get("mean"), digits_of(metric)))
             for y in years]])
     boundary = venue.get("split_year")
     header = ["Metric", "Pre-LLM mean ± std", "n pre", "Post-LLM mean ± std", "n post", "U", "p",
@@ -664,10 +656,10 @@ def _eras_tables(name: str, venue: dict, metrics: list[str]) -> list[Table]:
     for metric in metrics:
         test = (venue.get("tests") or {}).get(metric) or {}
         eras = venue.get("eras") or {}
-        cells = [Cell(metric_label(metric))]
+        cells = [Cell(label_of(metric))]
         for era in ("pre", "post"):
             summary = (eras.get(era) or {}).get(metric) or {}
-            digits = metric_digits(metric)
+            digits = digits_of(metric)
             text = format_number(summary.get("mean"), digits)
             if summary.get("std") is not None:
                 text += f" ± {format_number(summary['std'], digits)}"
@@ -692,7 +684,7 @@ def _eras_tables(name: str, venue: dict, metrics: list[str]) -> list[Table]:
 
 
 def era_series(eras: dict) -> list[dict]:
-    """The yearly means of each venue and metric, for the trend plot."""
+    """The yearly means of each venue and metric, titled, for the trend plot."""
     series = []
     for name, venue in (eras.get("venues") or {}).items():
         for metric in _era_metrics(eras):
@@ -702,16 +694,15 @@ def era_series(eras: dict) -> list[dict]:
             points = [point for point in points if point[2] is not None]
             if len(points) < 2:
                 continue
-            series.append({"venue": name, "metric": metric, "years": [y for y, _, _ in points],
-                           "year_labels": [label for _, label, _ in points],
-                           "means": [m for _, _, m in points], "first_post_year": venue.get("split_year"),
-                           "p": ((venue.get("tests") or {}).get(metric) or {}).get("p")})
+            p = ((venue.get("tests") or {}).get(metric) or {}).get("p")
+            series.append({"venue": name, "metric": metric,
+                           "title": f"{name}: {label_of(metric)}" + ("" if p is None else f" (MWU p {format_p(p)})"),
+                           "years": [y for y, _, _ in points], "year_labels": [label for _, label, _ in points],
+                           "means": [m for _, _, m in points], "first_post_year": venue.get("split_year"), "p": p})
     return series
 
 
 def _eras_section(results: LeaderboardResults) -> Section:
-    from praib.leaderboard.plots import era_trends_png
-
     section = Section("eras", "Human reviews before and after LLMs",
                       "How the human reference changed across years, and a Mann-Whitney U test between the "
                       "pre-LLM and post-LLM eras (PRAIB Tables 4-6, Figure 2).")
@@ -765,8 +756,6 @@ def _comparisons_section(results: LeaderboardResults) -> Section:
 
 def _separable_table(comparison) -> Table:
     """Per metric and venue: is the submission closest to human (★, rank 1) detectably closer than the next?"""
-    from praib.leaderboard.compare import difference_digits
-
     rows = []
     for metric in comparison.metrics():
         for venue in comparison.venues():
@@ -781,7 +770,7 @@ def _separable_table(comparison) -> Table:
             digits = difference_digits(metric)
             separable = pair.closer() == best
             tied = " (tied ★)" if ranked[1].rank == 1 else ""
-            rows.append([Cell(metric_label(metric)), Cell(venue), Cell(best, closest=True), Cell(runner_up + tied),
+            rows.append([Cell(label_of(metric)), Cell(venue), Cell(best, closest=True), Cell(runner_up + tied),
                          Cell(format_number(pair.difference, digits),
                               f"[{format_number(pair.ci_low, digits)}, {format_number(pair.ci_high, digits)}]"),
                          Cell(format_p(pair.p_adjusted)),
@@ -815,7 +804,7 @@ def _rank_tables(results: LeaderboardResults, comparison) -> list[Table]:
                     cells.append(Cell(str(rank.rank), interval, closest=rank.rank == 1))
             rows.append(cells)
         where = "all venues pooled" if venue == POOLED else venue
-        tables.append(Table(f"Rank intervals: {where}", ["Submission", *map(metric_label, metrics)], rows,
+        tables.append(Table(f"Rank intervals: {where}", ["Submission", *map(label_of, metrics)], rows,
                             ["Rank 1: closest to human by the point values (★). Below it, the range of 95% of the "
                              "submission's ranks over the bootstrap draws (ties share the better rank)."]
                             if venue == POOLED else []))
@@ -824,8 +813,6 @@ def _rank_tables(results: LeaderboardResults, comparison) -> list[Table]:
 
 def _pair_matrices(comparison) -> list[Table]:
     """Per metric (venues pooled): every submission against every other."""
-    from praib.leaderboard.compare import difference_digits
-
     tables = []
     for metric in comparison.metrics():
         ranked = sorted((r for r in comparison.ranks if r.metric == metric and r.venue == POOLED),
@@ -845,7 +832,7 @@ def _pair_matrices(comparison) -> list[Table]:
                                   f"[{format_number(pair.ci_low, digits)}, {format_number(pair.ci_high, digits)}]"))
             rows.append(cells)
         if len(names) > 1:
-            tables.append(Table(f"{metric_label(metric)}: row minus column, distance to human (all venues pooled)",
+            tables.append(Table(f"{label_of(metric)}: row minus column, distance to human (all venues pooled)",
                                 ["Submission", *names], rows))
     if tables:
         tables[0].notes.append(

@@ -5,7 +5,8 @@ Per submission (its original records; perturbed ones are set aside) and per slic
 and ``"all"``), the metrics are:
 
 ``tkc``, ``ttr``, ``fre``, ``fkg``, ``xref``, ``citations``, ``rating``, ``confidence``
-    mean per review (:func:`praib.metrics.text.textstats.score_texts` and the parsed scores);
+    (every per-review metric of the registry, :func:`praib.metrics.registry.per_review_metrics`)
+    mean per review (:func:`praib.metrics.text.columns.text_columns` and the parsed scores);
     ``distance_to_human`` = |value - human value|.
 ``rating_gap``
     mean of (rating - median human rating of the same paper,
@@ -47,7 +48,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import numpy as np
 from datasets import Dataset, Features, Value
 
-from praib import __version__
+from praib._version import __version__
 from praib.evaluation.evaluate import evaluate_reviews, on_scale, scale_values, year_group_of
 from praib.evaluation.judge_validity import judge_validations
 from praib.evaluation.results import EvaluationResult
@@ -56,7 +57,8 @@ from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, perturbation_kind, read_parquet_rows
 from praib.records.atomic import RECORD, replace_folder, write_text_atomically
 from praib.records.progress import progress_bar
-from praib.metrics.registry import BY_NAME, DIFFERENCE, JUDGED, METRICS, SCORES, SHORTFALL, TEXT
+from praib.metrics.registry import (BY_NAME, DIFFERENCE, METRICS, SHORTFALL, judged_metrics, per_review_metrics,
+                                    score_metrics, text_metrics)
 from praib.metrics.scores.agreement import panel_alpha_draws
 from praib.metrics.scores.distributions import gaps_to_panel_median, total_variation
 from praib.leaderboard.provenance import input_label
@@ -84,17 +86,19 @@ RESULT_FEATURES = Features({
 })
 
 
-#: A :class:`ReviewTable` as a Parquet table (:meth:`ReviewTable.columns`): one row per review, with the venue
-#: ("unknown" where the review has none), year, year group and the scale its scores were read on, its text metrics,
-#: and its rating and confidence (NaN where absent or off the venue-year's scale).
-REVIEW_TABLE_FEATURES = Features({
-    "paper_id": Value("string"),
-    "venue": Value("string"),
-    "year": Value("int64"),
-    "year_group": Value("string"),
-    "scale": Value("string"),
-    **{metric: Value("float64") for metric in (*TEXT, *SCORES)},
-})
+def review_table_features() -> Features:
+    """A :class:`ReviewTable` as a Parquet table (:meth:`ReviewTable.columns`): one row per review, with the venue
+    ("unknown" where the review has none), year, year group and the scale its scores were read on, its
+    registered per-review metrics (:func:`praib.metrics.registry.per_review_metrics`: the text metrics, and the
+    rating and confidence, NaN where absent or off the venue-year's scale)."""
+    return Features({
+        "paper_id": Value("string"),
+        "venue": Value("string"),
+        "year": Value("int64"),
+        "year_group": Value("string"),
+        "scale": Value("string"),
+        **{metric: Value("float64") for metric in per_review_metrics()},
+    })
 
 
 @dataclass(eq=False)
@@ -114,8 +118,8 @@ class ReviewTable:
     @classmethod
     def from_scored(cls, scored: ScoredReviews) -> "ReviewTable":
         columns, _ = on_scale(scored.columns, scored.scale)
-        values = {k: scored.text_scores[k] for k in TEXT}
-        for kind in SCORES:
+        values = {k: scored.text_scores[k] for k in text_metrics()}
+        for kind in score_metrics():
             values[kind] = np.array([np.nan if v is None else v for v in columns[kind]], dtype=float)
         return cls(np.asarray(columns["paper_id"], dtype=object),
                    np.asarray([v or "unknown" for v in columns["venue"]], dtype=object),
@@ -128,7 +132,7 @@ class ReviewTable:
     def from_columns(cls, columns: Mapping[str, Sequence]) -> "ReviewTable":
         """The table :meth:`columns` gave (e.g. read back from Parquet): nothing is parsed or scored again.
         A ``ValueError`` names a missing column or a table with more than one scale."""
-        missing = [name for name in REVIEW_TABLE_FEATURES if name not in columns]
+        missing = [name for name in review_table_features() if name not in columns]
         if missing:
             raise ValueError(f"not a table of scored reviews: missing column(s) {', '.join(missing)}")
         scales = set(columns["scale"])
@@ -137,14 +141,14 @@ class ReviewTable:
         return cls(np.asarray(columns["paper_id"], dtype=object), np.asarray(columns["venue"], dtype=object),
                    np.asarray(columns["year"], dtype=object), np.asarray(columns["year_group"], dtype=object),
                    {metric: np.array([np.nan if v is None else v for v in columns[metric]], dtype=float)
-                    for metric in (*TEXT, *SCORES)},
+                    for metric in per_review_metrics()},
                    scales.pop())
 
     def columns(self) -> dict[str, list]:
-        """The table as :data:`REVIEW_TABLE_FEATURES`' columns, which :meth:`from_columns` reads back."""
+        """The table as :func:`review_table_features`' columns, which :meth:`from_columns` reads back."""
         return {"paper_id": self.paper_id.tolist(), "venue": self.venue.tolist(), "year": self.year.tolist(),
                 "year_group": self.year_group.tolist(), "scale": [self.scale] * len(self),
-                **{metric: self.values[metric].tolist() for metric in (*TEXT, *SCORES)}}
+                **{metric: self.values[metric].tolist() for metric in per_review_metrics()}}
 
     def __len__(self) -> int:
         return len(self.paper_id)
@@ -300,12 +304,12 @@ def slice_draws(piece: _Slice, weights: np.ndarray) -> dict[str, tuple[np.ndarra
     is_model = piece.model is not None
     table, _, _ = piece.side(is_model)
     series: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
-    for metric in (*TEXT, *SCORES):
+    for metric in per_review_metrics():
         series[metric] = (piece.mean(table.values[metric], is_model, weights), None)
     if is_model:
         gap = piece.mean(piece.rating_gap(), True, weights)
         series["rating_gap"] = (gap, np.abs(gap))
-        for kind in SCORES:
+        for kind in score_metrics():
             tv = piece.total_variation(kind, weights)
             series[f"{kind}_tv"] = (tv, tv)
     series["krippendorff_alpha"] = piece.alpha(weights, with_model=is_model)
@@ -357,23 +361,27 @@ def _perturbation_details(submission: Submission, judge: "Judge | None") -> tupl
     parsed = parse_reviews(submission.reviews, scale=submission.scale)
     originals = select_rows(parsed, lambda row: perturbation_kind(row) is None)
     perturbed = select_rows(parsed, lambda row: perturbation_kind(row) is not None)
-    details = {"robustness": robustness_report(originals, perturbed)}
+    robustness_result = robustness_report(originals, perturbed)
+    details = {"robustness": robustness_result.to_dict()}
     metrics: list[tuple[str, dict]] = []
-    reviewers = details["robustness"]["reviewers"]
+    reviewers = robustness_result.reviewers
+    robustness, critical, neutral = (BY_NAME[name] for name in ("robustness_{score}_{edit}", "ate_{difference}_critical",
+                                                               "ate_{difference}_neutral"))
     if len(reviewers) == 1:
         for edit, result in next(iter(reviewers.values()))["perturbations"].items():
             for score, entry in result["scores"].items():
-                metrics.append((f"robustness_{score}_{edit}", {"value": entry["mean_difference"]}))
+                metrics.append((robustness.named(score=score, edit=edit), {"value": entry["mean_difference"]}))
     counterfactual = select_rows(perturbed,
                                  lambda row: row["perturbation"]["category"] in (CRITICAL, NEUTRAL))
     if judge is not None and len(counterfactual):
-        details["treatment_effects"] = counterfactual_effects(originals, counterfactual, judge)
-        effects = details["treatment_effects"]["reviewers"]
+        effects_result = counterfactual_effects(originals, counterfactual, judge)
+        details["treatment_effects"] = effects_result.to_dict()
+        effects = effects_result.reviewers
         if len(effects) == 1:
             entry = next(iter(effects.values()))
             for name, effect in entry["differences"].items():
-                metrics.append((f"ate_{name}_critical", {"value": effect["ate_critical"]}))
-                metrics.append((f"ate_{name}_neutral", {"value": effect["ate_neutral"]}))
+                metrics.append((critical.named(difference=name), {"value": effect["ate_critical"]}))
+                metrics.append((neutral.named(difference=name), {"value": effect["ate_neutral"]}))
             metrics.append(("ate_ranking_score", {"value": entry["ranking_score"]}))
     return details, metrics
 
@@ -382,7 +390,7 @@ def _judged_rows(result: EvaluationResult) -> dict[str, dict]:
     group = next(g for g in result.groups if not g.is_reference)
     human_group = result.reference
     out = {}
-    for name in JUDGED:
+    for name in judged_metrics():
         value = group.value(name)
         if value is None:
             continue

@@ -7,7 +7,7 @@ its own:
 
 ``submissions/<name>.parquet``, ``scored/<name>.parquet``, ``details/<name>.json``, ``manifests/<name>.json``
     one submission's result rows (:data:`praib.leaderboard.run.RESULT_FEATURES`) and its per-review table as
-    the bootstrap reads it (:data:`praib.leaderboard.run.REVIEW_TABLE_FEATURES`), written by the runner that
+    the bootstrap reads it (:func:`praib.leaderboard.run.review_table_features`), written by the runner that
     scored it and by no other, so that concurrent runners never write one file;
 ``human.parquet``
     the human reference's rows (the same from every runner with the same settings);
@@ -40,13 +40,13 @@ from typing import TYPE_CHECKING, Callable
 
 from datasets import Dataset
 
-from praib import __version__
+from praib._version import __version__
 from praib.leaderboard.queue import (FAILED, FINISHED, Request, claim, read_requests, runner_id, settle,
                                      submission_source)
 from praib.leaderboard.provenance import records_sha256
 from praib.leaderboard.compare import DEFAULT_FDR, comparison_tables, compare_tables
-from praib.leaderboard.run import (RESULT_FEATURES, RESULT_FILES, REVIEW_TABLE_FEATURES, ReviewTable,
-                                   ScoredReference, mark_closest, score_reference, score_run)
+from praib.leaderboard.run import (RESULT_FEATURES, RESULT_FILES, ReviewTable, ScoredReference, mark_closest,
+                                   review_table_features, score_reference, score_run)
 from praib.leaderboard.stores import REPOSITORY_FILES, Store, StoreError
 from praib.leaderboard.submission import SubmissionError, carried_validations, load_submission, validate_submission
 from praib.records import HUMAN_SOURCE, RecordError
@@ -94,10 +94,10 @@ def parquet_bytes(rows: list[dict]) -> bytes:
 
 
 def review_table_bytes(table: ReviewTable) -> bytes:
-    """``table`` as a Parquet file of :data:`praib.leaderboard.run.REVIEW_TABLE_FEATURES`."""
+    """``table`` as a Parquet file of :func:`praib.leaderboard.run.review_table_features`."""
     import pyarrow as pa
 
-    return _parquet(pa.Table.from_pydict(table.columns(), schema=REVIEW_TABLE_FEATURES.arrow_schema))
+    return _parquet(pa.Table.from_pydict(table.columns(), schema=review_table_features().arrow_schema))
 
 
 def read_review_table(data: bytes | None, where: str) -> ReviewTable:

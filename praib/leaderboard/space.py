@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from praib import __version__
+from praib._version import __version__
 from praib.leaderboard.submission import is_hub_id
 from praib.records.atomic import replace_folder
 

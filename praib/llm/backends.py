@@ -70,6 +70,8 @@ __all__ = [
 
 #: Where `vllm serve` and most local OpenAI-compatible servers listen.
 DEFAULT_BASE_URL = "http://localhost:8000/v1"
+#: The backends by the names a user gives them (``hf`` is another name of ``transformers``).
+BACKENDS: tuple[str, ...] = ("vllm", "openai", "transformers")
 #: Called with (request index, reply) as each reply arrives.
 OnAnswer = Callable[[int, Any], None]
 
@@ -141,12 +143,11 @@ def make_backend(kind: str, model: str, **options: Any) -> Backend:
     ``options`` go to the backend's constructor (e.g. ``base_url=``/``concurrency=`` for openai,
     engine keyword arguments such as ``dtype=``/``max_model_len=`` for vllm).
     """
-    kinds = {"vllm": VLLMBackend, "openai": OpenAIBackend, "transformers": TransformersBackend,
-             "hf": TransformersBackend}
+    kinds = dict(zip(BACKENDS, (VLLMBackend, OpenAIBackend, TransformersBackend)), hf=TransformersBackend)
     try:
         cls = kinds[kind.lower()]
     except KeyError:
-        raise BackendError(f"unknown backend {kind!r}; choose one of: vllm, openai, transformers") from None
+        raise BackendError(f"unknown backend {kind!r}; choose one of: {', '.join(BACKENDS)}") from None
     accepted = inspect.signature(cls.__init__).parameters
     if not any(p.kind is p.VAR_KEYWORD for p in accepted.values()):
         unknown = sorted(set(options) - set(accepted))

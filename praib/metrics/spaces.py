@@ -2,8 +2,8 @@
 after ``hf upload ORG/<name> DIR/<name> --repo-type space`` anyone can ``evaluate.load("ORG/<name>")``.
 
 Each exported folder holds the module file and its card with the examples loading ``ORG/<name>`` instead of
-the source tree's ``metrics/<name>``, the card's YAML header extended with what a Space needs (``sdk:
-gradio``, ``app_file``), an ``app.py`` serving ``evaluate``'s widget of the module, and its
+the source tree's ``metrics/<name>``, the card's YAML header (the registry's,
+:func:`praib.metrics.registry.card_header`) extended with what a Space needs (``sdk: gradio``, ``app_file``), an ``app.py`` serving ``evaluate``'s widget of the module, and its
 requirements with gradio added. The modules ship in praib's wheel (``praib/evaluate_modules``), so an
 installed praib exports them without the source tree.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-import praib
+from praib.metrics.registry import card_header
 from praib.records.atomic import replace_folder
 
 DEFAULT_ORG = "praib"
@@ -28,7 +28,7 @@ class ExportError(ValueError):
 
 def modules_folder() -> Path:
     """Where the modules are: the wheel's copy (``praib/evaluate_modules``), else a source tree's ``metrics/``."""
-    package = Path(praib.__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # praib/
     packaged = package / "evaluate_modules"
     return packaged if packaged.is_dir() else package.parent / "metrics"
 
@@ -54,8 +54,8 @@ def space_module(name: str, org: str, folder: Path | None = None) -> dict[str, s
     match = _FRONT_MATTER.match(card)
     if match is None:
         raise ExportError(f"{source / 'README.md'}: no YAML header (--- ... ---) to extend")
-    header = yaml.safe_load(match.group(1)) or {}
-    header.update({"emoji": header.get("emoji", "📏"), "colorFrom": "blue", "colorTo": "gray", "sdk": "gradio",
+    header = card_header(name)
+    header.update({"emoji": "📏", "colorFrom": "blue", "colorTo": "gray", "sdk": "gradio",
                    "sdk_version": _gradio_requirement().partition("==")[2] or "6.31.0", "app_file": "app.py",
                    "pinned": False})
 

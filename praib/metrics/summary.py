@@ -1,10 +1,14 @@
-"""One summary of a sample, computed one way for every metric."""
+"""One summary of a sample, computed one way for every metric, and its typed form in results."""
 
 from __future__ import annotations
 
-from typing import Iterable
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
 
 import numpy as np
+
+from praib.metrics.text.xref import XREF_TYPES
 
 
 def summarise(values: Iterable[float]) -> dict:
@@ -31,3 +35,47 @@ def describe(values: Iterable[float]) -> dict:
     array = array[np.isfinite(array)]
     quantiles = np.quantile(array, [0.0, 0.25, 0.5, 0.75, 1.0]).tolist() if array.size else [None] * 5
     return {**summarise(array), **dict(zip(("min", "q1", "median", "q3", "max"), quantiles))}
+
+
+def _finite(value) -> float | None:
+    return None if value is None or not math.isfinite(float(value)) else float(value)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Mean, sample standard deviation (ddof=1) and count of a metric over the reviews of a group."""
+
+    mean: float | None
+    std: float | None
+    n: int
+
+    @classmethod
+    def from_dict(cls, summary: Mapping[str, Any]) -> "Summary":
+        return cls(_finite(summary["mean"]), _finite(summary["std"]), int(summary["n"]))
+
+    def to_dict(self) -> dict:
+        return {"mean": self.mean, "std": self.std, "n": self.n}
+
+
+@dataclass(frozen=True)
+class XrefSummary(Summary):
+    """Cross-references per review, with their rate per 100 tokens and the mean count of each type."""
+
+    per_100_tokens: Summary
+    per_type: Mapping[str, float | None]
+
+    def to_dict(self) -> dict:
+        return {**super().to_dict(), "per_100_tokens": self.per_100_tokens.to_dict(),
+                "per_type": dict(self.per_type)}
+
+
+def mean_summary(values: Iterable[float]) -> Summary:
+    """:func:`summarise` as a :class:`Summary`: how a per-review metric is summarised over a group."""
+    return Summary.from_dict(summarise(values))
+
+
+def xref_summary(columns: Mapping[str, np.ndarray]) -> XrefSummary:
+    """The cross-references of a group's reviews, from the text kernel's ``xref``, ``xref_per_100_tokens``
+    and ``xref_<type>`` columns."""
+    return XrefSummary(**summarise(columns["xref"]), per_100_tokens=mean_summary(columns["xref_per_100_tokens"]),
+                       per_type={t: summarise(columns[f"xref_{t}"])["mean"] for t in XREF_TYPES})

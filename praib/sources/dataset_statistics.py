@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from datasets import Dataset
 
-from praib import __version__
+from praib._version import __version__
 from praib.metrics.scores.distributions import decision_class
 from praib.records import HUMAN_SOURCE, perturbation_kind
 from praib.scales import UnknownScaleError, venue_scales

@@ -63,7 +63,7 @@ from urllib.parse import urlencode
 import requests
 from datasets import Dataset, Features, List, Value
 
-from praib import __version__
+from praib._version import __version__
 from praib.http_retry import (GaveUp, Retryable, RetryPolicy, Unreachable, call_with_retries, check_reachable,
                                is_retryable_status, redact_credentials, retry_after_seconds, unreachable_reason)
 from praib.metrics.text.citations import Citation, find_citations

@@ -88,8 +88,9 @@ def table_5(spec: TableSpec, results: Sequence[Result]) -> Table:
     rows = kinds.rows(BY_MODE)
     for aspect, kind in rows:
         out.rows.append([*_row_labels(aspect, kind), kinds.cell(kind, "edits", "sum"),
-                         kinds.cell(kind, "edits", "mean", digits=2), kinds.cell(kind, "edits", "min"),
-                         kinds.cell(kind, "edits", "max"), kinds.cell(kind, "seconds", digits=2)])
+                         kinds.cell(kind, "edits", "mean", digits=2),  # Table 5 (the seed text lost its numbers)
+                         kinds.cell(kind, "edits", "min"), kinds.cell(kind, "edits", "max"),
+                         kinds.cell(kind, "seconds", digits=2)])  # praib's own column (Table 5 has no times)
     out.notes = ["Edits: the changed places of a record's text against its original (a run of changed words; a "
                  "whole line added or removed counts once; a changed field of a record without text changes counts "
                  "once), summed over each paper's records (the paper, its reviews or its rebuttal); Sum, Mean, Min, "
@@ -111,8 +112,8 @@ def table_6(spec: TableSpec, results: Sequence[Result]) -> Table:
         out.rows.append([*_row_labels(aspect, kind),
                          label("—" if expressive is None else "YES" if expressive else "NO"),
                          label("—" if expressive is None else "NO" if expressive else "YES"),
-                         kinds.cell(kind, "llm_accepted_share", digits=0, scale=100),
-                         kinds.cell(kind, "changed_share", digits=0, scale=100)])
+                         kinds.cell(kind, "llm_accepted_share", digits=0, scale=100),  # Table 6: whole percent
+                         kinds.cell(kind, "changed_share", digits=0, scale=100)])  # as Table 6
     out.notes = ["Success Rate: the share of the LLM's edits (one a paper section, review, rebuttal or paragraph, "
                  "as the kind edits) that passed praib's checks (length and word-overlap bounds, protected spans, a "
                  "real change), asked again once when rejected; the study's rates come from a manual check of 100 "

@@ -253,7 +253,7 @@ def table_1(spec: TableSpec, results: Sequence[Result]) -> Table:
         for aspect, kind in _rows([CONTRIBUTION, SOUNDNESS, PRESENTATION], [run]):
             rows.append((aspect, kind))
             out.rows.append([label(run.label), label(_reviewer_aspect(aspect)), label(kind or MISSING),
-                             *(run.number(kind, "scores", score, "mean_difference", digits=2)
+                             *(run.number(kind, "scores", score, "mean_difference", digits=2)  # Table 1
                                for score in REVIEWER_SCORES)])
     out.notes = [REVIEWER_NOTE, "Each cell: the mean over the reviewer's pairs of perturbed − original score "
                  "(`mean_difference`). Dimension scores on their 1-4 scale, Overall on the 1-10 rating."]
@@ -298,7 +298,7 @@ class Setting:
     def number(self, kind: str | None, *path, digits: int, scale: float = 1) -> Cell:
         if self.meta_reviewer is None:
             return Cell(None)
-        return self.meta_reviewer.number(kind, *path, digits=digits, scale=scale)
+        return self.meta_reviewer.number(kind, *path, digits=digits, scale=scale)  # the rounding of the caller's Table
 
     def verdict(self, kind: str | None, score: str, words) -> Verdict:
         if self.meta_reviewer is None:
@@ -386,7 +386,8 @@ def table_3(spec: TableSpec, results: Sequence[Result]) -> Table:
     rows = _rows(BY_MODE, runs)
     for aspect, kind in rows:
         out.rows.append([*_mode_cells(aspect, kind),
-                         *(s.number(kind, "scores", "rating", "mean_difference", digits=2) for s in settings)])
+                         *(s.number(kind, "scores", "rating", "mean_difference", digits=2)  # Tables 3, 8
+                           for s in settings)])
     out.notes = [META_ROWS_NOTE, SETTINGS_NOTE, "Each cell: the mean over the meta-reviewer's pairs of perturbed − "
                  "original overall score (the rating, 1-10; `mean_difference`)."] + _repeated_note(runs)
     out.needs = (_setting_needs(rows, settings)
@@ -437,7 +438,8 @@ def table_7(spec: TableSpec, results: Sequence[Result]) -> Table:
     for aspect, kind in rows:
         for setting in settings:
             out.rows.append([*_mode_cells(aspect, kind), label(setting.name),
-                             *(setting.number(kind, "decision", "category_shares", category, "change", digits=2,
+                             *(setting.number(kind, "decision", "category_shares", category, "change",
+                                              digits=2,  # Table 7
                                               scale=100) for category in DECISION_COLUMNS)])
     out.notes = [META_ROWS_NOTE, SETTINGS_NOTE, "Each cell: the share of the pairs' perturbed meta-reviews with that "
                  "final decision minus the share of their baseline ones, in percentage points (the paper's %; "
@@ -467,9 +469,10 @@ def table_8(spec: TableSpec, results: Sequence[Result]) -> Table:
     rows = _rows(BY_MODE, runs)
     for aspect, kind in rows:
         out.rows.append([*_mode_cells(aspect, kind),
-                         *(s.number(kind, "scores", score, "mean_difference", digits=2)
+                         *(s.number(kind, "scores", score, "mean_difference", digits=2)  # Table 8
                            for s in dimension for score in scores),
-                         *(s.number(kind, "scores", "rating", "mean_difference", digits=2) for s in settings)])
+                         *(s.number(kind, "scores", "rating", "mean_difference", digits=2)  # Tables 3, 8
+                           for s in settings)])
     out.notes = [META_ROWS_NOTE, SETTINGS_NOTE, "Each cell: the mean over the pairs of perturbed − original score "
                  "(`mean_difference`); Contribution, Soundness, Presentation (1-4): the Dimension CoT meta-reviewer's "
                  "dimension scores; Ov.: the overall score (1-10) of each setting."] + _repeated_note(runs)
@@ -491,7 +494,7 @@ def table_9(spec: TableSpec, results: Sequence[Result]) -> Table:
     rows = _rows(ALPHABETICAL, runs)
     for aspect, kind in rows:
         out.rows.append([*_mode_cells(aspect, kind),
-                         *(s.number(kind, "decision", "cohen_kappa", digits=3) for s in settings)])
+                         *(s.number(kind, "decision", "cohen_kappa", digits=3) for s in settings)])  # Table 9
     out.notes = [META_ROWS_NOTE, SETTINGS_NOTE, "Each cell: Cohen's kappa (unweighted) between the baseline and the "
                  "perturbed final decisions of the same papers (reject, poster, spotlight, oral; "
                  "`decision.cohen_kappa`)."] + _repeated_note(runs)

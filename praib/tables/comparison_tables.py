@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from praib.metrics.registry import BY_NAME
+from praib.metrics.registry import label_of
 from praib.tables.layout import MISSING, Cell, Table, joined, label
 from praib.tables.praib_leaderboard_tables import ALL_VENUES
 from praib.tables.registry import Numbers, Result, TableSpec, table
@@ -24,15 +24,6 @@ NO_COMPARISONS = ("every cell: a run folder with comparisons.parquet and ranks.p
                   "writes them since comparisons were added: run it again)")
 POOLED_NOTE = ("Venues pooled (the run's `all` slice); `praib leaderboard compare RESULTS_DIR --venue VENUE` and "
                "comparisons.parquet / ranks.parquet hold each venue.")
-
-
-def _digits(metric: str) -> int:
-    """One decimal more than the metric's values: differences are small."""
-    return (BY_NAME[metric].digits if metric in BY_NAME else 3) + 1
-
-
-def _label(metric: str) -> str:
-    return BY_NAME[metric].label if metric in BY_NAME else metric
 
 
 @dataclass(frozen=True)
@@ -68,17 +59,17 @@ def comparisons_table(spec: TableSpec, results: Sequence[Result]) -> Table:
     out = spec.new(sources=[result.path], header=["Metric", "A", "B", "Papers", "A − B", "95% CI", "p (BH)",
                                                   "Verdict", "Min. detectable", "Papers needed"])
     for i, row in _pooled(result, "comparisons", out):
-        digits = _digits(row["metric"])
+        metric = row["metric"]
         closer = {A_CLOSER: row["submission_a"], B_CLOSER: row["submission_b"]}.get(row["verdict"])
         verdict = Cell(row["verdict"], f"{result.path}#/comparisons/{i}/verdict", bold=closer is not None)
         out.rows.append([
-            label(_label(row["metric"])), label(row["submission_a"]), label(row["submission_b"]),
+            label(label_of(metric)), label(row["submission_a"]), label(row["submission_b"]),
             numbers.cell("comparisons", i, "n_papers"),
-            numbers.cell("comparisons", i, "difference", digits=digits),
-            joined(numbers.cell("comparisons", i, "ci_low", digits=digits),
-                   numbers.cell("comparisons", i, "ci_high", digits=digits), separator=", "),
-            numbers.cell("comparisons", i, "p_adjusted", digits=3), verdict,
-            numbers.cell("comparisons", i, "min_detectable_difference", digits=digits),
+            numbers.cell("comparisons", i, "difference", difference_of=metric),
+            joined(numbers.cell("comparisons", i, "ci_low", difference_of=metric),
+                   numbers.cell("comparisons", i, "ci_high", difference_of=metric), separator=", "),
+            numbers.cell("comparisons", i, "p_adjusted", digits=3), verdict,  # praib leaderboard Table 1: p-values
+            numbers.cell("comparisons", i, "min_detectable_difference", difference_of=metric),
             numbers.cell("comparisons", i, "papers_needed")])
     fdr = (result.data["run"] or {}).get("fdr", 0.05)
     out.notes = [
@@ -105,7 +96,7 @@ def ranks_table(spec: TableSpec, results: Sequence[Result]) -> Table:
     found = _pooled(result, "ranks", out)
     metrics = list(dict.fromkeys(row["metric"] for _, row in found))
     names = list(dict.fromkeys(row["submission"] for _, row in found))
-    out.header += [_label(metric) for metric in metrics]
+    out.header += [label_of(metric) for metric in metrics]
     index = {(row["submission"], row["metric"]): i for i, row in found}
     for name in sorted(names):
         cells = [label(name)]

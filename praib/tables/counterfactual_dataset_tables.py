@@ -17,7 +17,7 @@ PAPER = "Counterfactual review logic"
 KIND = "counterfactual-statistics"
 #: Table 3's columns: the study's names of the soundness-critical and soundness-neutral counterfactuals.
 COLUMNS = (("soundness-critical", "CFCR"), ("soundness-neutral", "CFNE"), ("total", "total"))
-DIGITS = 2
+DIGITS = 2  # Counterfactual Tables 2, 3: means and SDs (dataset statistics, no registered metric)
 
 
 def _mean_sd(numbers: Numbers, *path) -> Cell:
@@ -67,7 +67,8 @@ def table_3(spec: TableSpec, results: Sequence[Result]) -> Table:
     for name, path, spread, digits in rows:
         out.rows.append([label(name), *(
             _mean_sd(numbers, "counterfactuals", category, *path) if spread else
-            numbers.cell("counterfactuals", category, *path, digits=digits) for category, _ in COLUMNS)])
+            numbers.cell("counterfactuals", category, *path, digits=digits)  # Table 3
+            for category, _ in COLUMNS)])
     out.notes = ["Per paper: over the papers with at least one counterfactual. #edits: the changed places of a "
                  "counterfactual's text against its original (runs of changed words; a whole line added or removed "
                  "counts once); diff.: the words they change (per edit, the larger of the words removed and added); "

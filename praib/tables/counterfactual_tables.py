@@ -21,8 +21,8 @@ DIFFERENCES = {"aspect": "Aspects", "sentiment": "Sentiment", "score": "Score"}
 JUDGE_NEEDED = "add `--judge MODEL` to `praib counterfactual effects` (the judge lists each review's assertions)"
 
 
-def _cell(result: Result, *path, digits: int) -> Cell:
-    return Numbers(result).cell("reviewers", *path, digits=digits)
+def _cell(result: Result, *path, **printed) -> Cell:
+    return Numbers(result).cell("reviewers", *path, **printed)
 
 
 def _unjudged(result: Result) -> list[str]:
@@ -39,7 +39,7 @@ def table_4(spec: TableSpec, results: Sequence[Result]) -> Table:
                                                  -(reviewers[name].get("ranking_score") or 0.0)))
     out = spec.new(header=["ARG", "z"], sources=[result.path])
     for name in ranked:
-        out.rows.append([label(name), _cell(result, name, "ranking_score", digits=2)])
+        out.rows.append([label(name), _cell(result, name, "ranking_score", digits=2)])  # Table 4's z (see above)
     measured = ", ".join(DIFFERENCES[name] for name in result.data.get("differences") or [])
     out.notes = ["z: for each review difference, (ATE of critical edits − ATE of neutral edits) / the standard "
                  "deviation of the neutral differences, signed so that larger is better (Aspects up, Sentiment and "
@@ -72,8 +72,8 @@ def table_5(spec: TableSpec, results: Sequence[Result]) -> Table:
     for name in result.data["reviewers"]:
         row = [label(name)]
         for difference in DIFFERENCES:
-            row += [_cell(result, name, "differences", difference, "p_value", digits=3),
-                    _cell(result, name, "differences", difference, "p_corrected", digits=3)]
+            row += [_cell(result, name, "differences", difference, "p_value", digits=3),  # Table 5: p-values
+                    _cell(result, name, "differences", difference, "p_corrected", digits=3)]  # Table 5
         out.rows.append(row)
     out.notes = ["p-value: the slope of condition (critical vs neutral) in the linear mixed-effects model "
                  "`difference ~ critical + (1 | paper)` per reviewer; corrected: Benjamini-Hochberg across the "
@@ -94,8 +94,8 @@ def table_6(spec: TableSpec, results: Sequence[Result]) -> Table:
     reviewers = result.data["reviewers"]
     out = spec.new(header=["ARG", "ROUGE-2", "Assertion Jaccard"], sources=[result.path])
     for name in reviewers:
-        out.rows.append([label(name), _cell(result, name, "sensitivity", "rouge2", "mean", digits=3),
-                         _cell(result, name, "sensitivity", "assertion_jaccard", "mean", digits=3)])
+        out.rows.append([label(name), _cell(result, name, "sensitivity", "rouge2", "mean", digits=3),  # Table 6
+                         _cell(result, name, "sensitivity", "assertion_jaccard", "mean", digits=3)])  # Table 6
     out.notes = ["Means over the reviewer's pairs of an original review and a review of a soundness-neutral version: "
                  "ROUGE-2 F1 of the texts; Jaccard index of their assertions, two assertions being one element when "
                  "the judge aligns them."]

@@ -65,7 +65,7 @@ class Eras:
         self.venues: dict[str, dict] = result.data["venues"]
 
     def cell(self, venue: str, *path: Any, digits: int = 2) -> Cell:
-        return self.numbers.cell("venues", venue, *path, digits=digits)
+        return self.numbers.cell("venues", venue, *path, digits=digits)  # PRAIB Tables 4-6: two decimals by default
 
     def source(self, venue: str, *path: Any) -> str:
         return self.cell(venue, *path).source
@@ -88,10 +88,17 @@ def _year_label(year: str) -> str:
     return year.replace("<=", "≤")
 
 
-#: The metrics of Tables 4 and 5 with the paper's row labels (Table 6 has no TTR and says F-K).
-TABLE_4_ROWS = (("tkc", "TKC"), ("ttr", "TTR"), ("fre", "FRE"), ("fkg", "F-K Grade"), ("xref", "Xref."))
-TABLE_5_ROWS = (("tkc", "TKC"), ("ttr", "TTR"), ("fkg", "F-KG"), ("fre", "FRE"), ("xref", "Xref."))
-TABLE_6_ROWS = (("tkc", "TKC"), ("fre", "FRE"), ("fkg", "F-K"), ("xref", "Xref."))
+#: The rows of Tables 4-6 in the paper's order, labelled as the era tables label them
+#: (:attr:`praib.metrics.registry.Metric.era_label`) but where the paper prints another name.
+TABLE_4_ROWS = ("tkc", "ttr", "fre", "fkg", "xref")
+TABLE_5_ROWS = ("tkc", "ttr", "fkg", "fre", "xref")
+TABLE_6_ROWS = ("tkc", "fre", "fkg", "xref")
+PAPER_LABELS = {5: {"fkg": "F-KG"}, 6: {"fkg": "F-K"}}
+
+
+def _rows(number: int, metrics: Sequence[str]) -> list[tuple[str, str]]:
+    """(metric, row label) of PRAIB Table ``number``."""
+    return [(metric, PAPER_LABELS.get(number, {}).get(metric, BY_NAME[metric].era_label)) for metric in metrics]
 
 
 @table("praib-4", PAPER, 4, "Readability metrics for each year for both conferences", "eras")
@@ -101,7 +108,7 @@ def table_4(spec: TableSpec, results: Sequence[Result]) -> Table:
     out = spec.new(sources=[eras.result.path],
                    header_groups=[("", 1), *((venue, len(detail["years"])) for venue, detail in eras.venues.items())],
                    header=["Metric", *(_year_label(year) for _, year in columns)])
-    for metric, name in TABLE_4_ROWS:
+    for metric, name in _rows(4, TABLE_4_ROWS):
         out.rows.append([label(name), *(eras.cell(venue, "years", year, metric, "mean") for venue, year in columns)])
     out.notes = eras.notes() + ["Each cell: the mean per review of the venue's reviews of that year; editions "
                                 "that share a rating scale form one column (ICLR ≤2018, as in the paper)."]
@@ -123,7 +130,7 @@ def table_5(spec: TableSpec, results: Sequence[Result]) -> Table:
     venues = list(eras.venues)
     out = spec.new(sources=[eras.result.path], header_groups=[("", 1), *((venue, 2) for venue in venues)],
                    header=["Metric", *(name for venue in venues for name in eras.boundaries(venue))])
-    for metric, name in TABLE_5_ROWS:
+    for metric, name in _rows(5, TABLE_5_ROWS):
         row = [label(name)]
         for venue in venues:
             pre, post = _greater(eras.cell(venue, "eras", "pre", metric, "mean"),
@@ -153,14 +160,14 @@ def table_6(spec: TableSpec, results: Sequence[Result]) -> Table:
     out = spec.new(sources=[eras.result.path],
                    header=["Conference", "Metric", "Pre-Mean", "Post-Mean", "p-value", f"Significant ({SIGNIFICANCE})"])
     for venue in eras.venues:
-        for position, (metric, name) in enumerate(TABLE_6_ROWS):
+        for position, (metric, name) in enumerate(_rows(6, TABLE_6_ROWS)):
             test = eras.venues[venue]["tests"][metric]
-            p = eras.cell(venue, "tests", metric, "p", digits=3)
+            p = eras.cell(venue, "tests", metric, "p", digits=3)  # PRAIB Table 6: p-values
             significant = test["significant"]
             out.rows.append([
                 label(venue if position == 0 else ""), label(name),
                 eras.cell(venue, "eras", "pre", metric, "mean"), eras.cell(venue, "eras", "post", metric, "mean"),
-                PValue(p.value, p.source, digits=3),
+                PValue(p.value, p.source, digits=3),  # PRAIB Table 6
                 Verdict(significant, eras.source(venue, "tests", metric, "significant"), bold=bool(significant)),
             ])
     out.notes = eras.notes() + [
@@ -168,7 +175,7 @@ def table_6(spec: TableSpec, results: Sequence[Result]) -> Table:
         f"p < {SIGNIFICANCE}. The result also holds each test's U, its rank-biserial effect size and the reviews "
         "per era (`tests` of each venue)."]
     out.needs += _empty_eras(eras)
-    undefined = [f"{venue} {name}" for venue, detail in eras.venues.items() for metric, name in TABLE_6_ROWS
+    undefined = [f"{venue} {name}" for venue, detail in eras.venues.items() for metric, name in _rows(6, TABLE_6_ROWS)
                  if detail["tests"][metric]["p"] is None and all(era["n_reviews"] for era in detail["eras"].values())]
     if undefined:
         out.needs.append(f"p-value of {', '.join(undefined)}: the test is undefined (a side without a value, or "
@@ -200,7 +207,7 @@ class Run:
         index = self.index.get((submission, metric, venue))
         if index is None:
             return Cell(None)
-        cell = self.numbers.cell("rows", index, field, digits=BY_NAME[metric].digits)
+        cell = self.numbers.cell("rows", index, field, metric=metric)
         return replace(cell, bold=field == "value" and bool(self.result.data["rows"][index]["closest_to_human"]))
 
     def human_math(self) -> Cell:

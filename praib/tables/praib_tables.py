@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from praib.evaluation.table import out_of_scale_note
+from praib.metrics.registry import compared_metrics, label_of
 from praib.tables.layout import Cell, Table, joined, label
 from praib.tables.registry import Numbers, Result, TableSpec, table
 
@@ -46,8 +47,10 @@ class Groups:
         return [(index, group, "Human" if group["is_reference"] else _name(group, with_prompt))
                 for index, group in rows]
 
-    def cell(self, index: int, *path: Any, digits: int | None = None, signed: bool = False) -> Cell:
-        return self.numbers.cell("groups", index, *path, digits=digits, signed=signed)
+    def cell(self, index: int, *path: Any, **printed) -> Cell:
+        """The number at ``path`` of group ``index``; ``printed``: the ``metric`` it is a value of, or the paper's
+        ``digits``, and ``signed`` (:meth:`Numbers.cell`)."""
+        return self.numbers.cell("groups", index, *path, **printed)
 
     def venues(self) -> list[str]:
         return sorted({venue for _, g in self.all for venue in (g.get("krippendorff_alpha") or {})})
@@ -109,19 +112,21 @@ def table_1(spec: TableSpec, results: Sequence[Result]) -> Table:
     rows = groups.named(reference=True)
     for index, group, name in rows:
         is_human = group["is_reference"]
-        cit = joined(groups.cell(index, "verified_citations", "verified", "mean", digits=3),
-                     groups.cell(index, "citations", "mean", digits=2))
+        cit = joined(groups.cell(index, "verified_citations", "verified", "mean", digits=3),  # PRAIB Table 1
+                     groups.cell(index, "citations", "mean", metric="citations"))
         # The reference group's entry holds the panel's own alpha; a model group's, the panel with the model.
         alpha_key = "alpha" if is_human else "alpha_with_model"
         out.rows.append([
             label(name),
-            groups.cell(index, "tkc", "mean", digits=0), groups.cell(index, "ttr", "mean", digits=3),
-            groups.cell(index, "fre", "mean", digits=1), groups.cell(index, "fkg", "mean", digits=1),
-            cit, groups.cell(index, "xref", "mean", digits=2),
-            groups.cell(index, "math_engagement", "mean", digits=3),
-            joined(*(groups.cell(index, "krippendorff", venue, alpha_key, digits=2) for venue in venues)),
-            label("—") if is_human else groups.cell(index, "math_engagement", "p_pos_given_pos", digits=2),
-            label("—") if is_human else groups.cell(index, "math_engagement", "p_pos_given_neg", digits=2),
+            *(groups.cell(index, metric, "mean", metric=metric) for metric in ("tkc", "ttr", "fre", "fkg")),
+            cit, groups.cell(index, "xref", "mean", metric="xref"),
+            groups.cell(index, "math_engagement", "mean", metric="math_engagement"),
+            joined(*(groups.cell(index, "krippendorff", venue, alpha_key, metric="krippendorff_alpha")
+                     for venue in venues)),
+            label("—") if is_human else groups.cell(index, "math_engagement", "p_pos_given_pos",
+                                                    metric="math_p_pos_given_pos"),
+            label("—") if is_human else groups.cell(index, "math_engagement", "p_pos_given_neg",
+                                                    metric="math_p_pos_given_neg"),
         ])
     out.notes = _one_prompt_note(groups, EXTENDED) + [
         f"{TABLE_1_NOTE} P(+|+), P(+|−): over all venues together (the paper splits them by venue; group by "
@@ -144,10 +149,10 @@ def table_9(spec: TableSpec, results: Sequence[Result]) -> Table:
         for venue, detail in sorted((group.get("krippendorff") or {}).items()):
             for year in sorted(detail.get("per_year") or {}):
                 path = ("krippendorff", venue, "per_year", year)
-                out.rows.append([label(name), label(venue), label(year),
-                                 groups.cell(index, *path, "alpha_human", digits=3),
-                                 groups.cell(index, *path, "alpha_with_model", digits=3),
-                                 groups.cell(index, *path, "delta", digits=3, signed=True)])
+                out.rows.append([label(name), label(venue), label(year),  # α with three decimals, not Table 1's two:
+                                 groups.cell(index, *path, "alpha_human", digits=3),  # PRAIB Table 9
+                                 groups.cell(index, *path, "alpha_with_model", digits=3),  # PRAIB Table 9
+                                 groups.cell(index, *path, "delta", digits=3, signed=True)])  # PRAIB Table 9
     out.notes = _one_prompt_note(groups, EXTENDED) + [
         "α_H: the human panel alone; α_H+L: with the model's rating added as one more annotator; "
         "Δ = α_H+L − α_H. Year: the year group praib pools (PRAIB pools early ICLR years)."] \
@@ -157,8 +162,8 @@ def table_9(spec: TableSpec, results: Sequence[Result]) -> Table:
     return out
 
 
-def _mean_sd(groups: Groups, index: int, *path: Any, digits: int) -> Cell:
-    return joined(groups.cell(index, *path, "mean", digits=digits), groups.cell(index, *path, "std", digits=digits),
+def _mean_sd(groups: Groups, index: int, *path: Any, **printed) -> Cell:
+    return joined(groups.cell(index, *path, "mean", **printed), groups.cell(index, *path, "std", **printed),
                   separator=" ± ")
 
 
@@ -172,11 +177,11 @@ def table_11(spec: TableSpec, results: Sequence[Result]) -> Table:
         out.rows.append([
             label("Human" if group["is_reference"] else model_name(group)),
             label("Human" if group["is_reference"] else prompt_name(group)),
-            _mean_sd(groups, index, "tkc", digits=2), _mean_sd(groups, index, "ttr", digits=3),
-            _mean_sd(groups, index, "fre", digits=2), _mean_sd(groups, index, "xref", digits=2),
-            _mean_sd(groups, index, "citations", digits=2),
-            _mean_sd(groups, index, "verified_citations", "verified", digits=2),
-            _mean_sd(groups, index, "math_engagement", digits=2),
+            _mean_sd(groups, index, "tkc", digits=2), _mean_sd(groups, index, "ttr", metric="ttr"),  # PRAIB Table 11
+            _mean_sd(groups, index, "fre", digits=2), _mean_sd(groups, index, "xref", metric="xref"),  # PRAIB Table 11
+            _mean_sd(groups, index, "citations", metric="citations"),
+            _mean_sd(groups, index, "verified_citations", "verified", digits=2),  # PRAIB Table 11
+            _mean_sd(groups, index, "math_engagement", digits=2),  # PRAIB Table 11
         ])
     out.notes = ["Each cell: mean ± SD (sample SD, ddof=1) over the group's reviews."]
     if not any(g.get("verified_citations") for _, g in rows):
@@ -196,7 +201,8 @@ def table_14(spec: TableSpec, results: Sequence[Result]) -> Table:
                 header=["Model", "Prompt", *venues])
     for index, group in sorted(groups.models(), key=lambda item: (model_name(item[1]), prompt_name(item[1]))):
         out.rows.append([label(model_name(group)), label(prompt_name(group)),
-                         *(groups.cell(index, "confidence_gap", "by_venue", venue, "mean", digits=3, signed=True)
+                         *(groups.cell(index, "confidence_gap", "by_venue", venue, "mean", metric="confidence_gap",
+                                       signed=True)
                            for venue in venues)])
     out.notes = ["Δ = the model's confidence − the median human confidence of the same paper, averaged over the "
                  "model's reviews of papers with a human confidence; positive: over-confident."] \
@@ -221,9 +227,11 @@ def _distribution_table(spec: TableSpec, results: Sequence[Result], kind: str, h
     for value in values:
         row = [label(str(value))]
         if reference:
-            row.append(groups.cell(reference[0], *_pooled_shares(groups, reference[0], kind), str(value), digits=3))
+            row.append(groups.cell(reference[0], *_pooled_shares(groups, reference[0], kind), str(value),
+                                   digits=3))  # PRAIB Tables 15, 16: shares
         for members in by_model.values():
-            row.append(joined(*(groups.cell(index, *_pooled_shares(groups, index, kind), str(value), digits=3)
+            row.append(joined(*(groups.cell(index, *_pooled_shares(groups, index, kind), str(value),
+                                            digits=3)  # PRAIB Tables 15, 16: shares
                                 for index, _ in members)))
         out.rows.append(row)
     prompts = {name: " / ".join(prompt_name(g) for _, g in members) for name, members in by_model.items()}
@@ -274,10 +282,12 @@ def table_17(spec: TableSpec, results: Sequence[Result]) -> Table:
         human = (Cell(None) if reference is None else
                  _percent(groups, reference[0], "pooled_distributions", "rating", "distribution", str(value)))
         out.rows.append([label(str(value)), human,
-                         *(groups.cell(index, "pooled_distributions", "rating", "diff_pp", str(value), digits=2,
+                         *(groups.cell(index, "pooled_distributions", "rating", "diff_pp", str(value),
+                                       digits=2,  # PRAIB Table 17: percentage points
                                        signed=True) for index, _, _ in models)])
     out.rows.append([label("Σ|Δ|"), label("—"),
-                     *(groups.cell(index, "pooled_distributions", "rating", "sum_abs_diff_pp", digits=1)
+                     *(groups.cell(index, "pooled_distributions", "rating", "sum_abs_diff_pp",
+                                   digits=1)  # PRAIB Table 17
                        for index, _, _ in models)])
     out.notes = _one_prompt_note(groups, EXTENDED) + [
         "Ratings pooled over venues and years. Σ|Δ|: the sum of the absolute differences in percentage points "
@@ -289,11 +299,13 @@ def table_17(spec: TableSpec, results: Sequence[Result]) -> Table:
 def _percent(groups: Groups, index: int, *path: Any) -> Cell:
     """A share printed in percent: the JSON holds the share, the cell shows it ×100."""
     cell = groups.cell(index, *path)
-    return Cell(cell.value, cell.source, digits=2, scale=100)
+    return Cell(cell.value, cell.source, digits=2, scale=100)  # PRAIB Table 17: percent with two decimals
 
 
-_COMPARED = (("tkc", "TKC"), ("ttr", "TTR"), ("fre", "FRE"), ("xref", "Xref."), ("math_engagement", "Math"))
-_COMPARED_DIGITS = {"tkc": 1, "ttr": 3, "fre": 1, "xref": 2, "math_engagement": 2}
+#: Where PRAIB Tables 12 and 13 print the compared metrics (:func:`praib.metrics.registry.compared_metrics`)
+#: otherwise than the registry: Table 12's decimals of the differences, Table 13's names.
+_TABLE_12_DIGITS = {"tkc": 1, "math_engagement": 2}
+_TABLE_13_LABELS = {"tkc": "Tokens"}
 
 
 @table("praib-12", PAPER, 12, "Change in mean metrics between prompts (extended − guidelines) per model", "evaluate")
@@ -301,13 +313,14 @@ def table_12(spec: TableSpec, results: Sequence[Result]) -> Table:
     groups = _first(results)
     deltas = list(enumerate(groups.result.data.get("prompt_deltas") or []))
     other_pairs = any(d["prompts"] != [EXTENDED, "guidelines"] for _, d in deltas)
-    out = spec.new(header=["Model", *(["Prompts"] if other_pairs else []), *(f"Δ {name}" for _, name in _COMPARED)],
+    compared = compared_metrics()
+    out = spec.new(header=["Model", *(["Prompts"] if other_pairs else []), *(f"Δ {label_of(m)}" for m in compared)],
                    sources=[groups.result.path])
     for index, delta in deltas:
         out.rows.append([label(delta["reviewer"]), *([label(" − ".join(delta["prompts"]))] if other_pairs else []),
-                         *(groups.numbers.cell("prompt_deltas", index, "delta", metric,
-                                               digits=_COMPARED_DIGITS[metric], signed=True)
-                           for metric, _ in _COMPARED)])
+                         *(groups.numbers.cell("prompt_deltas", index, "delta", metric, metric=metric,
+                                               digits=_TABLE_12_DIGITS.get(metric), signed=True)  # PRAIB Table 12
+                           for metric in compared)])
     out.notes = ["Δ = the model's mean under the first prompt − its mean under the second (names in sorted order: "
                  "extended − guidelines, as in the paper)."]
     if not deltas:
@@ -324,17 +337,21 @@ def table_13(spec: TableSpec, results: Sequence[Result]) -> Table:
     groups = _first(results)
     ratios = groups.result.data.get("ratios_to_human") or {}
     models = groups.named()
-    out = spec.new(header=["Model", "Tokens", "TTR", "FRE", "Xref.", "Math"], sources=[groups.result.path])
+    compared = compared_metrics()
+    out = spec.new(header=["Model", *(_TABLE_13_LABELS.get(m, label_of(m)) for m in compared)],
+                   sources=[groups.result.path])
     for _, group, name in models:
         out.rows.append([label(name),
-                         *(groups.numbers.cell("ratios_to_human", "by_group", group["label"], metric, digits=2)
-                           for metric, _ in _COMPARED)])
+                         *(groups.numbers.cell("ratios_to_human", "by_group", group["label"], metric,
+                                               digits=2)  # PRAIB Table 13: ratios with two decimals
+                           for metric in compared)])
     prompts = [p for p in (EXTENDED, "all") if p in (ratios.get("by_prompt") or {})]
     if prompts:
+        by_prompt = ("ratios_to_human", "by_prompt", prompts[0])
         out.rows.append([label("Mean ± Std"), *(
-            joined(groups.numbers.cell("ratios_to_human", "by_prompt", prompts[0], metric, "mean", digits=2),
-                   groups.numbers.cell("ratios_to_human", "by_prompt", prompts[0], metric, "std", digits=2),
-                   separator=" ± ") for metric, _ in _COMPARED)])
+            joined(groups.numbers.cell(*by_prompt, metric, "mean", digits=2),  # PRAIB Table 13
+                   groups.numbers.cell(*by_prompt, metric, "std", digits=2),  # PRAIB Table 13
+                   separator=" ± ") for metric in compared)])
     out.notes = _one_prompt_note(groups, EXTENDED) + [
         "Each cell: the model's mean over the human reference's mean; the last row: mean ± SD (ddof=1) over the "
         "models."]
@@ -369,13 +386,17 @@ def table_21(spec: TableSpec, results: Sequence[Result]) -> Table:
         for name, key in rows:
             out.rows.append([label(name), *(
                 Cell(None) if reference is None else
-                groups.cell(reference[0], *_ATOMIC, "all", key, stat, digits=2)
+                groups.cell(reference[0], *_ATOMIC, "all", key, stat, digits=2)  # PRAIB Table 21
                 for stat in ("mean", "std", "min", "q1", "median", "q3", "max"))])
     out.notes = ["Per human review: the number of atomic weaknesses, strengths and both, and the characters of "
                  "their items; quartiles interpolate linearly between order statistics (as pandas' describe)."]
     if reference is None:
         out.needs.append("every cell: human reviews in the evaluation (the reference)")
     return _judged_needs(out, groups)
+
+
+#: PRAIB Tables 22 and 24: mean counts with two decimals, mean lengths in whole characters.
+_COUNTS_AND_LENGTHS = (("weakness_count", 2), ("strength_count", 2), ("weakness_chars", 0), ("strength_chars", 0))
 
 
 @table("praib-22", PAPER, 22, "Mean atomic counts and section lengths of the human reviews by decision and "
@@ -391,9 +412,8 @@ def table_22(spec: TableSpec, results: Sequence[Result]) -> Table:
         splits += [("Conference", venue, ("by_venue", venue)) for venue in sorted(statistics.get("by_venue") or {})]
         for split, name, path in splits:
             out.rows.append([label(split), label(name), *(
-                groups.cell(index, *_ATOMIC, *path, key, "mean", digits=digits)
-                for key, digits in (("weakness_count", 2), ("strength_count", 2), ("weakness_chars", 0),
-                                    ("strength_chars", 0)))])
+                groups.cell(index, *_ATOMIC, *path, key, "mean", digits=digits)  # PRAIB Table 22
+                for key, digits in _COUNTS_AND_LENGTHS)])
     out.notes = ["W = weaknesses, S = strengths; lengths in characters (the sum over a review's items)."]
     return _judged_needs(out, groups)
 
@@ -411,7 +431,7 @@ def table_23(spec: TableSpec, results: Sequence[Result]) -> Table:
                    header_groups=[("", 1), *((name, 2) for name, _ in _COUNT_COLUMNS)], sources=[groups.result.path])
     for index, _, name in groups.named(reference=True):
         out.rows.append([label(name), *(
-            groups.cell(index, *_ATOMIC, "all", key, stat, digits=2 if "count" in key else 0)
+            groups.cell(index, *_ATOMIC, "all", key, stat, digits=2 if "count" in key else 0)  # PRAIB Table 23
             for _, key in _COUNT_COLUMNS for stat in ("mean", "std"))])
     out.notes = _one_prompt_note(groups, EXTENDED) + ["Per review; lengths in characters."]
     return _judged_needs(out, groups)
@@ -426,9 +446,8 @@ def table_24(spec: TableSpec, results: Sequence[Result]) -> Table:
     for index, _, name in models:
         for decision in ("accept", "reject"):
             out.rows.append([label(name), label(decision.capitalize()), *(
-                groups.cell(index, *_ATOMIC, decision, key, "mean", digits=digits)
-                for key, digits in (("weakness_count", 2), ("strength_count", 2), ("weakness_chars", 0),
-                                    ("strength_chars", 0)))])
+                groups.cell(index, *_ATOMIC, decision, key, "mean", digits=digits)  # PRAIB Table 24
+                for key, digits in _COUNTS_AND_LENGTHS)])
     out.notes = _one_prompt_note(groups, EXTENDED) + ["Lengths in characters."]
     return _judged_needs(out, groups)
 
@@ -446,7 +465,7 @@ def table_25(spec: TableSpec, results: Sequence[Result]) -> Table:
                    sources=[groups.result.path])
     for index, _, name in models:
         out.rows.append([label(name), *(
-            groups.cell(index, "atomic", "paired_with_human", side, "ratio", stat, digits=2)
+            groups.cell(index, "atomic", "paired_with_human", side, "ratio", stat, digits=2)  # PRAIB Table 25
             for _, side in _SIDES for stat in ("mean", "median", "std"))])
     out.notes = _one_prompt_note(groups, EXTENDED) + [
         "A matched pair: a model review and a human review of the same paper (every such pair; one per human "
@@ -464,7 +483,8 @@ def table_26(spec: TableSpec, results: Sequence[Result]) -> Table:
                    header_groups=[("", 1), *((name, 2) for name, _ in sides)], sources=[groups.result.path])
     for index, _, name in models:
         out.rows.append([label(name), *(
-            groups.cell(index, "atomic", "paired_with_human", side, "difference", stat, digits=2, signed=True)
+            groups.cell(index, "atomic", "paired_with_human", side, "difference", stat, digits=2,  # PRAIB Table 26
+                        signed=True)
             for _, side in sides for stat in ("mean", "median"))])
     out.notes = _one_prompt_note(groups, EXTENDED) + ["Over the matched pairs of Table 25; positive: the model "
                                                       "writes more items."]
@@ -478,9 +498,9 @@ def table_27(spec: TableSpec, results: Sequence[Result]) -> Table:
     out = spec.new(header=["Source", "Mean", "Median", "Std", "n"], sources=[groups.result.path])
     for index, _, name in groups.named(reference=True):
         out.rows.append([label(name),
-                         *(groups.cell(index, *_ATOMIC, "all", "ws_ratio", stat, digits=2)
+                         *(groups.cell(index, *_ATOMIC, "all", "ws_ratio", stat, digits=2)  # PRAIB Table 27
                            for stat in ("mean", "median", "std")),
-                         groups.cell(index, *_ATOMIC, "all", "ws_ratio", "n", digits=0)])
+                         groups.cell(index, *_ATOMIC, "all", "ws_ratio", "n", digits=0)])  # PRAIB Table 27
     out.notes = _one_prompt_note(groups, EXTENDED) + ["W/S per review; values below 1: more strengths than "
                                                       "weaknesses."]
     return _judged_needs(out, groups)
@@ -494,7 +514,7 @@ def table_28(spec: TableSpec, results: Sequence[Result]) -> Table:
                    header_groups=[("", 1), *((name, 2) for name, _ in sides)], sources=[groups.result.path])
     for index, _, name in groups.named(reference=True):
         out.rows.append([label(name), *(
-            groups.cell(index, "atomic", "overlap", side, key, "mean", digits=3)
+            groups.cell(index, "atomic", "overlap", side, key, "mean", digits=3)  # PRAIB Table 28
             for _, side in sides for key in ("rouge_l", "containment"))])
     out.notes = _one_prompt_note(groups, EXTENDED) + [
         "ROUGE-L: mean over a review's pairs of items of their ROUGE-L F-measure; Contained: the share of a "

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from praib.metrics.registry import difference_digits, digits_of
 from praib.records import read_json
 from praib.tables.layout import Cell, Table
 
@@ -163,8 +164,16 @@ class Numbers:
     def get(self, *path: Any) -> Any:
         return resolve(self.result.data, pointer(*path))
 
-    def cell(self, *path: Any, digits: int | None = None, signed: bool = False) -> Cell:
+    def cell(self, *path: Any, metric: str | None = None, difference_of: str | None = None, digits: int | None = None,
+             signed: bool = False) -> Cell:
+        """The number at ``path``, printed with the decimals the registry gives a value of ``metric`` or a
+        difference of two values of ``difference_of``, or with ``digits`` where the paper's table prints it
+        otherwise (or it is no metric's value)."""
         value = self.get(*path)
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             value = None
+        if digits is None and metric is not None:
+            digits = digits_of(metric)
+        elif digits is None and difference_of is not None:
+            digits = difference_digits(difference_of)
         return Cell(value, f"{self.result.path}#{pointer(*path)}", digits, signed)

@@ -24,7 +24,7 @@ PAPER_TARGETS = ("Problem", "Prior Research", "Method", "Theory", "Experiment", 
 PAPER_ASPECTS = ("Novelty", "Impact", "Validity", "Clarity")
 TABLE_4_TARGETS = ("Problem", "Method", "Theory", "Experiment")
 KIND_NAMES = {"strength": "strengths", "weakness": "weaknesses"}
-METRICS = (("F1", "f1"), ("Prec", "precision"), ("Rec", "recall"))
+MEASURES = (("F1", "f1"), ("Prec", "precision"), ("Rec", "recall"))
 
 NO_JUDGE = ("add `--judge MODEL` to `praib evaluate` (and `--meta-reviews META_REVIEWS` for the paper's expert "
             "side, each paper's restructured meta-review)")
@@ -50,8 +50,8 @@ class Models:
         self.names = {index: (name if names.count(name) == 1 else str(group["label"]))
                       for (index, group), name in zip(self.all, names)}
 
-    def cell(self, index: int, *path, digits: int) -> Cell:
-        return self.groups.cell(index, *path, digits=digits)
+    def cell(self, index: int, *path, **printed) -> Cell:
+        return self.groups.cell(index, *path, **printed)
 
     @property
     def judged(self) -> bool:
@@ -99,7 +99,8 @@ def table_3(spec: TableSpec, results: Sequence[Result]) -> Table:
     for index, _ in models.all:
         where = [("target_aspect", "overall"), *(("target_aspect", "by_kind", kind) for kind in KIND_NAMES)]
         out.rows.append([label(models.names[index]),
-                         *(models.cell(index, *path, key, digits=3) for path in where for _, key in METRICS)])
+                         *(models.cell(index, *path, key, digits=3)  # Target-aspect Table 3
+                           for path in where for _, key in MEASURES)])
     # The paper orders the models by overall F1, best first.
     out.rows.sort(key=lambda row: (row[1].missing, -(row[1].value or 0)))
     out.notes += [HOW_COUNTED + " Overall compares sets of (kind, target, aspect), so a strength never matches a "
@@ -119,10 +120,12 @@ def table_4(spec: TableSpec, results: Sequence[Result]) -> Table:
     for part, kind_part, names in (("by_target", "by_kind_target", TABLE_4_TARGETS),
                                    ("by_aspect", "by_kind_aspect", PAPER_ASPECTS)):
         for name in names:
-            out.rows.append([label(name), *(models.cell(index, "target_aspect", part, name, "f1", digits=2)
+            out.rows.append([label(name), *(models.cell(index, "target_aspect", part, name, "f1",
+                                                        digits=2)  # Target-aspect Table 4
                                             for index, _ in models.all)])
             out.rows.append([label(f"{name}: strength/weakness"),
-                             *(joined(*(models.cell(index, "target_aspect", kind_part, kind, name, "f1", digits=2)
+                             *(joined(*(models.cell(index, "target_aspect", kind_part, kind, name, "f1",
+                                                    digits=2)  # Target-aspect Table 4
                                         for kind in KIND_NAMES))
                                for index, _ in models.all)])
     out.notes += [HOW_COUNTED + " " + LABEL_CELLS + " " + BOTH_KINDS + " Columns: every model of the run (the paper "
@@ -137,8 +140,9 @@ def table_5(spec: TableSpec, results: Sequence[Result]) -> Table:
     models = Models(results[0])
     out = models.new(spec, header=["Model", "Rejection (%)"])
     for index, _ in models.all:
-        rate = models.cell(index, "rejection_rate", "rate", digits=2)
-        out.rows.append([label(models.names[index]), Cell(rate.value, rate.source, digits=2, scale=100)])
+        rate = models.cell(index, "rejection_rate", "rate")
+        out.rows.append([label(models.names[index]),
+                         Cell(rate.value, rate.source, digits=2, scale=100)])  # Target-aspect Table 5: percent
     out.rows.sort(key=lambda row: (row[1].missing, -(row[1].value or 0)))
     out.notes += ["The share of the model's reviews recommending rejection among its reviews of papers the venue "
                   "rejected (the records' `decision`); a review without a readable recommendation (Accept or "
@@ -153,10 +157,11 @@ def _appendix_table(spec: TableSpec, results: Sequence[Result], part: Sequence[s
     """Tables 7-12: one row per metric and model (F1, then precision, then recall), one column per label."""
     models = Models(results[0])
     out = models.new(spec, header=[title, *labels])
-    for short, key in METRICS:
+    for short, key in MEASURES:
         for index, _ in models.all:
             out.rows.append([label(f"{short} ({models.names[index]})"),
-                             *(models.cell(index, "target_aspect", *part, name, key, digits=3) for name in labels)])
+                             *(models.cell(index, "target_aspect", *part, name, key, digits=3)  # Tables 7-12
+                               for name in labels)])
     praib_only = [name for name in (TARGETS if labels == PAPER_TARGETS else ASPECTS) if name not in labels]
     how = BOTH_KINDS if len(part) == 1 else f"Items of one kind: the {KIND_NAMES[part[1]]}."
     out.notes += [f"{HOW_COUNTED} {LABEL_CELLS} {how} The paper's table leaves out praib's other labels "

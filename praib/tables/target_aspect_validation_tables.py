@@ -11,7 +11,7 @@ from praib.tables.registry import Numbers, Result, TableSpec, table
 
 PAPER = "Target-aspect"
 TASKS = (("target", "Target"), ("aspect", "Aspect"))
-DIGITS = 2
+DIGITS = 2  # Target-aspect Table 2 prints two decimals (a judge validation, no registered metric)
 
 
 @table("ta-2", PAPER, 2, "Inter-rater reliability between the human annotations and each LLM annotator, for the "

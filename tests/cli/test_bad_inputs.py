@@ -738,6 +738,9 @@ OUTPUT_CASES = {
     "evaluate merge PARTS": _case(lambda t, out, i: ["evaluate", "merge", i, "-o", out(i)],
                                   lambda t: _write(t / "part.npz", b"part")),
     "generate PAPERS": _case(lambda t, out, i: ["generate", MODEL, i, "-o", out(i)], lambda t: _good(t, "paper")),
+    "generate PAPERS (a new file in the folder)": _case(
+        lambda t, out, i: ["generate", MODEL, i, "-o", out(i) / "reviews.jsonl"],
+        lambda t: _write(t / "papers" / "a.md", "# A paper\n\nIts text.\n").parent),
     "score INPUT": _case(lambda t, out, i: ["score", i, "--judge", MODEL, "-o", out(i)], lambda t: _good(t, "review")),
     "perturb INPUT": _case(lambda t, out, i: ["perturb", "rating-flip", i, "-o", out(i)],
                            lambda t: _good(t, "review")),

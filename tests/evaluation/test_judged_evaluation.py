@@ -302,3 +302,33 @@ def test_judgements_name_the_labelled_items_and_the_second_judge_labels_the_same
         "gs1 clear writing"]
     # The second judge calls the datasets strength a Method: 4 of the 5 strength targets agree.
     assert second["target_strength"]["agreement"] == pytest.approx(4 / 5)
+
+
+def test_the_per_review_parquet_of_a_judged_run_carries_each_review_s_scores(tmp_path):
+    """Each judged per-review result is one typed score a review (value, answer, explanation, metadata), beside
+    the text metrics: the stub judge finds maths in the human review only, with rationale "r"; the rules fire on
+    the human review's "Eq. (3)" and on nothing in the model's."""
+    import pyarrow.parquet as pq
+
+    evaluate_reviews(dataset(), judge=Judge(predictable_judge()), per_review=tmp_path / "rows")
+    (part,) = (tmp_path / "rows").glob("part-*.parquet")
+    assert part.name == "part-00000-of-00001.parquet"
+    human, model = pq.read_table(part).to_pylist()
+    assert (human["source"], model["source"], model["model"], model["prompt"]) == ("human", "lm", "lm", "guidelines")
+    assert human["math_engagement"] == {"value": 1.0, "answer": "yes", "explanation": "r",
+                                        "metadata": '{"method": "judge"}'}
+    assert model["math_engagement"]["value"] == 0.0 and model["math_engagement"]["answer"] == "no"
+    rules = json.loads(human["math_engagement_rules"]["metadata"])
+    assert human["math_engagement_rules"]["value"] == 1.0 and rules["hits"]["numbered_formal_reference"] == ["Eq. (3"]
+    assert human["math_engagement_rules"]["answer"] is None and model["math_engagement_rules"]["value"] == 0.0
+    assert human["tkc"] == len(re.findall(r"[A-Za-z]+", HUMAN))
+
+
+def test_a_review_the_judge_could_not_read_scores_none_with_the_reason():
+    from praib.metrics.judged.math_engagement import MathJudgement
+
+    failed = MathJudgement(None, None, "judge", "the verdict is 'maybe', not 'yes' or 'no'", '{"verdict": "maybe"}')
+    assert failed.score().to_dict() == {"value": None, "answer": '{"verdict": "maybe"}',
+                                        "explanation": "the verdict is 'maybe', not 'yes' or 'no'",
+                                        "metadata": {"method": "judge", "error": "the verdict is 'maybe', not 'yes' "
+                                                                                 "or 'no'"}}

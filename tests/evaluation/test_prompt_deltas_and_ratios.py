@@ -28,9 +28,10 @@ def group(model, prompt, means):
     key = {"source": "human" if is_reference else model, "model": None if is_reference else model, "prompt": prompt}
     return GroupResult(
         group=key, label="human" if is_reference else f"{model}/{prompt}", is_reference=is_reference, n_reviews=1,
-        n_unparsed=0, n_partially_parsed=0, n_out_of_scale={"rating": 0, "confidence": 0}, tkc=tkc, ttr=ttr,
-        fre=fre, fkg=Summary(None, None, 0),
-        xref=XrefSummary(xref.mean, None, 1, Summary(None, None, 0), {}), citations=Summary(None, None, 0),
+        n_unparsed=0, n_partially_parsed=0, n_out_of_scale={"rating": 0, "confidence": 0},
+        text_metrics={"tkc": tkc, "ttr": ttr, "fre": fre, "fkg": Summary(None, None, 0),
+                      "xref": XrefSummary(xref.mean, None, 1, Summary(None, None, 0), {}),
+                      "citations": Summary(None, None, 0)},
         krippendorff_alpha={}, krippendorff={}, rating_distribution={}, confidence_distribution={},
         pooled_distributions={}, confidence_gap=None, skipped=Skipped(0, 0, 0),
         judged={"math_engagement": {"mean": math.mean}})

@@ -240,8 +240,8 @@ def test_cli_per_review_with_shards(tmp_path):
                                       "--per-review", str(tmp_path / "rows"), "-o", str(tmp_path / f"p{index}.npz")])
         assert result.exit_code == 0, result.output
     assert len(read_parts(tmp_path / "rows")) == 58
-    result = runner.invoke(main, ["evaluate", DEMO, "--judge", "some/model", "--per-review", str(tmp_path / "x")])
-    assert result.exit_code == 2 and "--per-review are for evaluations without --judge" in result.output
+    result = runner.invoke(main, ["evaluate", DEMO, "--judge", "some/model", "--shard", "0/2", "-o", "p.npz"])
+    assert result.exit_code == 2 and "--shard and --engine are for evaluations without --judge" in result.output
 
 
 def test_cli_evaluate_of_ten_reviews_imports_no_heavy_library(tmp_path):

@@ -15,7 +15,7 @@ from praib.evaluation.scored import ScoredReviews
 from praib.leaderboard.compare import (A_CLOSER, B_CLOSER, NO_DIFFERENCE, POWER_Z, Comparison, PairedDifference,
                                        adjust, compare_tables, format_comparison, papers_needed, rank_intervals)
 from praib.leaderboard.run import ReviewTable, bootstrap_weights
-from praib.metrics.registry import TEXT
+from praib.metrics.registry import text_metrics
 from tests.leaderboard.simulated import MODEL, RATINGS_OF_ICLR, simulated_run
 
 
@@ -24,7 +24,7 @@ def table(reviews: list[tuple[str, float, float]]) -> ReviewTable:
     n = len(reviews)
     columns = {"paper_id": [p for p, _, _ in reviews], "venue": ["ICLR"] * n, "year": [2025] * n,
                "rating": [r for _, _, r in reviews], "confidence": [3.0] * n}
-    text = {metric: np.zeros(n) for metric in TEXT}
+    text = {metric: np.zeros(n) for metric in text_metrics()}
     text["fre"] = np.array([f for _, f, _ in reviews], dtype=float)
     return ReviewTable.from_scored(ScoredReviews(columns, text, "venue"))
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from praib.evaluation import scored as scored_module
+from praib.metrics.text import columns as columns_module
 from praib.evaluation.evaluate import evaluate_reviews
 from praib.leaderboard.run import ALL_VENUES, score_submissions, select_rows
 from praib.leaderboard.submission import load_submission
-from praib.metrics.registry import BY_NAME, DIFFERENCE, SCORES, TEXT
+from praib.metrics.registry import BY_NAME, DIFFERENCE, score_metrics, text_metrics
 from praib.metrics.scores.distributions import confidence_gap
 from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, load_records, perturbation_kind
@@ -78,10 +78,10 @@ def _evaluate_values(model_reviews, human_reviews, scale) -> tuple[dict, dict]:
     human = result.reference
     model = next(g for g in result.groups if not g.is_reference)
     model_values, human_values = {}, {}
-    for name in TEXT:
+    for name in text_metrics():
         model_values[name] = (model.value(name), None)
         human_values[name] = (human.value(name), None)
-    for kind in SCORES:
+    for kind in score_metrics():
         model_values[kind] = (_mean_score(getattr(model, f"{kind}_distribution")), None)
         human_values[kind] = (_mean_score(getattr(human, f"{kind}_distribution")), None)
         tv = _mean_of_defined(e["total_variation"] for e in getattr(model, f"{kind}_distribution").values())
@@ -131,14 +131,14 @@ def test_point_values_equal_evaluate_for_every_registered_metric(submissions, re
 
 def test_every_text_is_scored_once_per_run(submissions, reference, monkeypatch):
     scored = Counter()
-    real = scored_module.score_texts
+    real = columns_module.score_texts
 
     def counting(texts, *args, **kwargs):
         texts = list(texts)
         scored.update(texts)
         return real(texts, *args, **kwargs)
 
-    monkeypatch.setattr(scored_module, "score_texts", counting)
+    monkeypatch.setattr(columns_module, "score_texts", counting)
     score_submissions(submissions, reference, n_bootstrap=0, workers=1)
     human_texts = [row["text"] for row in reference if row["source"] == HUMAN_SOURCE]
     submission_texts = [row["text"] for s in submissions for row in s.reviews]
@@ -149,7 +149,7 @@ def test_every_text_is_scored_once_per_run(submissions, reference, monkeypatch):
 
 def test_judged_point_values_equal_evaluate(submissions, reference):
     from praib.llm.judge import Judge
-    from praib.metrics.registry import JUDGED, METRICS, SHORTFALL
+    from praib.metrics.registry import METRICS, SHORTFALL, judged_metrics
     from tests.evaluation.predictable_judge import predictable_judge
 
     submission = submissions[0]
@@ -163,7 +163,7 @@ def test_judged_point_values_equal_evaluate(submissions, reference):
     human = result.reference
     model = next(g for g in result.groups if not g.is_reference)
     expected = {m.name for m in METRICS if m.judged and model.value(m.name) is not None}
-    assert set(JUDGED) <= expected and set(judged) == expected
+    assert set(judged_metrics()) <= expected and set(judged) == expected
     for metric, row in judged.items():
         value, entry = model.value(metric), BY_NAME[metric]
         assert row["venue"] == ALL_VENUES and row["value"] == pytest.approx(value, rel=1e-12, abs=1e-12), metric

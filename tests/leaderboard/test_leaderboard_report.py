@@ -198,8 +198,8 @@ def test_family_tables_robustness_verdicts_and_other_metrics(tmp_path):
     rows = ROWS[:2] + [
         result_row("model-a", "coverage_recall_strengths", 0.92, ci=(0.85, 0.97)),
         result_row("model-a", "target_aspect_f1", 0.351, ci=(0.3, 0.4)),
-        result_row("model-a", "robustness_rating", -0.07),
-        result_row("model-a", "ate_score", -0.5, ci=(-0.9, -0.1)),
+        result_row("model-a", "robustness_rating_soundness", -0.07),
+        result_row("model-a", "ate_score_critical", -0.5, ci=(-0.9, -0.1)),
         result_row("model-a", "mystery_metric", 1.25),
     ]
     directory = write_results(tmp_path / "results", rows=rows)
@@ -216,14 +216,14 @@ def test_family_tables_robustness_verdicts_and_other_metrics(tmp_path):
     assert "Coverage of the human strengths and weaknesses: all venues pooled" in captions
     assert cell(table(parsed, "Target/aspect agreement: all venues pooled"), "model-a", "target aspect f1") \
         == "0.351 [0.300, 0.400]"
-    assert cell(table(parsed, "Robustness to perturbations: all venues pooled"), "model-a", "robustness rating") \
+    assert cell(table(parsed, "Robustness to perturbations: all venues pooled"), "model-a", "robustness rating soundness") \
         == "-0.070"
     verdicts = table(parsed, "model-a: directional and invariance tests")
     assert verdicts["rows"][0] == ["Perturbation", "rating", "confidence"]
     assert cell(verdicts, "model-a / soundness", "rating") == "↓ decrease Δ -0.50, p 0.004"
     assert cell(verdicts, "model-a / soundness", "confidence") == "≈ equivalent Δ 0.00, p 0.010"
     assert cell(table(parsed, "Average treatment effects of research-logic edits: all venues pooled"),
-                "model-a", "ate score") == "-0.500 [-0.900, -0.100]"
+                "model-a", "ate score critical") == "-0.500 [-0.900, -0.100]"
     assert cell(table(parsed, "Other metrics: all venues pooled"), "model-a", "mystery metric") == "1.250"
 
 
@@ -374,7 +374,7 @@ def test_robustness_verdicts_of_praib_robustness_are_tabled(tmp_path):
     directory = write_results(tmp_path / "results", rows=ROWS[:2] + [
         result_row("model-a", "robustness_rating_soundness", -5 / 3)])
     details = json.loads((directory / "details" / "model-a.json").read_text())
-    details["robustness"] = robustness_report(originals, perturbed)
+    details["robustness"] = robustness_report(originals, perturbed).to_dict()
     (directory / "details" / "model-a.json").write_text(json.dumps(details))
     parsed = parse(write_and_read(directory, tmp_path))
     verdicts = table(parsed, "model-a: directional and invariance tests")

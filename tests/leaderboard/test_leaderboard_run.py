@@ -17,7 +17,7 @@ from praib.cli.main import main
 from praib.leaderboard import run as run_module
 from praib.leaderboard.run import RESULT_FEATURES, run_leaderboard
 from praib.leaderboard.submission import load_submission
-from praib.metrics.registry import JUDGED
+from praib.metrics.registry import judged_metrics
 from praib.parsing import parse_reviews
 from praib.metrics.text.readability import readability
 from praib.records import REVIEW_SECTIONS, load_records
@@ -288,7 +288,7 @@ def test_judged_metrics_come_from_the_judge():
     rows, _ = run_module.score_submissions([submission], records_to_dataset(human_rows), n_bootstrap=10,
                                            judge=Judge(predictable_judge()), workers=1)
     judged = {r["metric"]: r for r in rows if r["submission"] == "lm" and r["ci_low"] is None
-              and r["metric"] in JUDGED}
+              and r["metric"] in judged_metrics()}
     # The stub says the human reviews engage with the maths and the model's does not; the model's one
     # weakness covers the first of the two human weaknesses, and its strength the human strength.
     assert (judged["math_engagement"]["value"], judged["math_engagement"]["human_value"]) == (0.0, 1.0)
@@ -342,7 +342,7 @@ def test_counterfactual_reviews_with_a_judge_give_ate_rows():
     ate = {r["metric"]: r for r in rows if r["submission"] == "oracle" and r["metric"].startswith("ate_")}
     # The same effects as praib.metrics.perturbation.treatment called directly on the submission's records.
     direct = counterfactual_effects(dataset(original), dataset(variants), Judge(reading_judge()))
-    entry = direct["reviewers"]["oracle/zero_generic"]
+    entry = direct.reviewers["oracle/zero_generic"]
     assert ate["ate_ranking_score"]["value"] == pytest.approx(entry["ranking_score"])
     for name, effect in entry["differences"].items():
         assert ate[f"ate_{name}_critical"]["value"] == pytest.approx(effect["ate_critical"])

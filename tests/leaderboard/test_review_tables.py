@@ -11,7 +11,7 @@ from praib.leaderboard.compare import compare_tables
 from praib.leaderboard.run import ReviewTable
 from praib.leaderboard.runner import read_review_table, review_table_bytes
 from praib.leaderboard.stores import StoreError
-from praib.metrics.registry import SCORES, TEXT
+from praib.metrics.registry import per_review_metrics, text_metrics
 from tests.leaderboard.simulated import HUMAN, MODEL, simulated_run
 
 
@@ -20,7 +20,7 @@ def odd_reviews() -> ReviewTable:
     metric that is not defined (NaN)."""
     columns = {"paper_id": ["p00000", "p00001", "p00002"], "venue": ["ICLR", None, "ICLR"],
                "year": [2025, None, 2025], "rating": [7.0, 3.0, 8.0], "confidence": [3.0, None, 2.0]}
-    text = {metric: np.array([1.0, np.nan, 2.5]) for metric in TEXT}
+    text = {metric: np.array([1.0, np.nan, 2.5]) for metric in text_metrics()}
     return ReviewTable.from_scored(ScoredReviews(columns, text, "generic"))
 
 
@@ -35,7 +35,7 @@ def test_a_table_read_back_holds_the_same_values():
     for name in ("paper_id", "venue", "year", "year_group"):
         assert getattr(back, name).tolist() == getattr(table, name).tolist()
     assert back.venue.tolist() == ["ICLR", "unknown", "ICLR"] and back.year.tolist() == [2025, None, 2025]
-    for metric in (*TEXT, *SCORES):
+    for metric in per_review_metrics():
         np.testing.assert_array_equal(back.values[metric], table.values[metric])
     assert back.values["rating"][0] == 7.0  # on the generic scale 7 is a rating
     assert np.isnan(back.values["confidence"][1]) and np.isnan(back.values["fre"][1])

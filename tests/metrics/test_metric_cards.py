@@ -47,3 +47,19 @@ def test_module_folder_lists_praib_and_every_import(name):
     imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert "praib" in required
     assert imported <= required, f"imports without a requirement: {sorted(imported - required)}"
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_the_card_header_and_the_module_description_are_the_registry_s(name):
+    """A module's description and its card's header are written once, in the registry's entry of the module;
+    the description lists the registered metrics the module serves."""
+    import yaml
+
+    from praib.metrics.registry import MODULES as REGISTERED, card_header, of_module
+
+    card = (REPO / "metrics" / name / "README.md").read_text()
+    assert yaml.safe_load(card.split("---\n")[1]) == card_header(name)
+    module = evaluate.load(str(REPO / "metrics" / name))
+    assert module.description.startswith(REGISTERED[name].about)
+    served = [m for m in of_module(name) if m.scalar]
+    assert served and all(f"(`{m.name}`): {m.unit}; {m.source}" in module.description for m in served)

@@ -97,7 +97,7 @@ def test_the_ate_statistics_find_the_oracle_significantly_affected():
     originals = oracle.filter(lambda r: r["perturbation"] is None)
     variants = oracle.filter(lambda r: r["perturbation"] is not None)
     result = counterfactual_effects(originals, variants, Judge(StubBackend(oracle_assertions)), sensitivity=False)
-    effects = result["reviewers"]["oracle"]["differences"]
+    effects = result.reviewers["oracle"]["differences"]
     assert effects["score"]["significant"] and effects["score"]["ate_critical"] < 0
     assert effects["aspect"]["significant"] and 1 <= effects["aspect"]["ate_critical"] <= 2
     assert effects["sentiment"]["significant"] and -2 / 3 <= effects["sentiment"]["ate_critical"] <= -0.5

@@ -1,7 +1,8 @@
 """The one paragraph splitter: spans worked out by hand."""
 
 from praib.perturb.logic import split_paragraphs
-from praib.perturb.text import blocks
+from praib.perturb.structure import blocks
+from praib.perturb.text import heading_spans
 from praib.records.markdown import blank_line_chunks, paragraph_spans
 from praib.sources.papertext import paragraph_index
 
@@ -25,5 +26,7 @@ def test_windows_line_endings_split_paragraphs_in_every_user():
     assert paragraph_index(text) == {"s1.p1": "First.", "s1.p2": "Second."}
     assert [(p.id, text[p.start:p.end]) for p in split_paragraphs(text)] == [("p1", "# Intro\r\nFirst."),
                                                                            ("p2", "Second.")]
-    assert [(b.kind, text[b.start:b.end]) for b in blocks(text)] == [("heading", "# Intro\r"), ("prose", "First.\r"),
-                                                                     ("prose", "Second.\r")]
+    assert [text[start:end] for start, end in heading_spans(text)] == ["# Intro\r"]
+    section = "#" + text
+    assert [(b.kind, section[b.start:b.end]) for b in blocks(section)] == [("heading", "## Intro"),
+                                                                           ("prose", "First."), ("prose", "Second.")]

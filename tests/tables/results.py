@@ -15,8 +15,9 @@ DEMO = ROOT / "praib" / "data" / "demo"
 
 
 def write(folder: Path, name: str, data) -> Path:
+    """``data`` (a typed result with ``to_dict()``, or its JSON) written as the command would write it."""
     path = folder / name
-    path.write_text(json.dumps(data), encoding="utf-8")
+    path.write_text(json.dumps(data.to_dict() if hasattr(data, "to_dict") else data), encoding="utf-8")
     return path
 
 

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from praib.metrics.item import Score
 from praib.metrics.summary import summarise
 from praib.llm.judge import Judge, json_answer
 from praib.metrics.judged.judge_quality import two_judge_agreement
@@ -65,6 +66,15 @@ class MathJudgement:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    def score(self) -> Score:
+        """This judgement as the review's :class:`~praib.metrics.item.Score`: 1 engages, 0 does not, None
+        without a valid answer; the answer is the judge's verdict (its raw text where it gave no valid one),
+        the explanation its rationale, or why it has no verdict."""
+        verdict = None if self.engages is None else ("yes" if self.engages else "no")
+        metadata = {"method": self.method, **({"error": self.error} if self.error else {})}
+        return Score(None if self.engages is None else float(self.engages), self.raw if self.raw is not None
+                     else verdict, self.rationale or self.error, metadata)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -157,6 +167,15 @@ RULES: dict[str, re.Pattern] = {
     "inline_formula": _INLINE_FORMULA,
     "sub_superscript": _SUBSCRIPT,
 }
+
+
+def rule_score(text: str | None) -> Score:
+    """The rule-based proxy's :class:`~praib.metrics.item.Score` of one review: 1 when a rule fires, 0 when
+    none does (None without text), the rules that fired as its explanation and their matches as metadata."""
+    if not isinstance(text, str) or not text.strip():
+        return Score(None, metadata={"method": "rules"})
+    hits = math_rule_hits(text)
+    return Score(float(bool(hits)), None, ", ".join(hits) or None, {"method": "rules", "hits": hits})
 
 
 def math_rule_hits(text: str | None) -> dict[str, list[str]]:

@@ -56,7 +56,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from praib import __version__
+from praib._version import __version__
 from praib.llm.judge import JUDGE_TEMPLATES, Answer, default_cache_dir
 from praib.metrics.judged import grounding, math_engagement
 from praib.metrics.judged.atomic import ATOMIC_SCHEMA, TEMPLATES as ATOMIC_TEMPLATES, AtomicItems, parse_atomic

@@ -18,7 +18,8 @@ acceptance rate and the change in the share of each decision category (the seed'
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from datasets import Dataset
 
@@ -28,6 +29,9 @@ from praib.records.ids import reviewer_label
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 from praib.metrics.perturbation.stats import (NARROW_MARGIN, acceptance_rate_change, category_shares,
                                               equivalence_margin, transition_matrix, verdict)
+
+if TYPE_CHECKING:
+    from praib.metrics.perturbation.treatment import TreatmentEffects
 
 PAIR_FIELDS = {
     "review": ("paper_id", "source", "model", "prompt", "reviewer_id"),
@@ -228,9 +232,36 @@ def _decision_summary(pairs: list[dict], margin: float, alpha: float) -> dict | 
     }
 
 
+@dataclass
+class RobustnessReport:
+    """The verdicts of :func:`robustness_report`: the record ``kind``, the significance level, each score's
+    equivalence margin and the pairs tested, and per reviewer label its ``{"perturbations": {kind: result}}``
+    (each result's n, category, component, per-score verdicts and decision summary as the JSON-ready
+    mappings of :mod:`praib.metrics.perturbation.stats`); ``treatment_effects`` where the records include
+    counterfactual variants and they were estimated (``praib robustness``); ``inputs``: where the records
+    came from, when the caller says. :meth:`to_dict` gives the JSON ``praib robustness --output`` writes."""
+
+    kind: str
+    alpha: float
+    margins: dict[str, float]
+    n_pairs: int
+    reviewers: dict[str, dict]
+    treatment_effects: "TreatmentEffects | None" = None
+    inputs: dict | None = None
+
+    def to_dict(self) -> dict:
+        out = {"kind": self.kind, "alpha": self.alpha, "margins": dict(self.margins), "n_pairs": self.n_pairs,
+               "reviewers": self.reviewers}
+        if self.treatment_effects is not None:
+            out["treatment_effects"] = self.treatment_effects.to_dict()
+        if self.inputs is not None:
+            out["inputs"] = self.inputs
+        return out
+
+
 def robustness_report(original: Dataset, perturbed: Dataset, kind: str = "review", alpha: float = 0.05,
-                      margins: dict[str, float] | None = None) -> dict:
-    """Verdicts of every score under every perturbation, per reviewer; JSON-ready.
+                      margins: dict[str, float] | None = None) -> RobustnessReport:
+    """Verdicts of every score under every perturbation, per reviewer.
 
     ``margins`` overrides the equivalence margin of named scores (``{"rating": 1.5}``);
     otherwise a score's margin follows the span of its scale (:func:`praib.metrics.perturbation.stats.equivalence_margin`).
@@ -271,16 +302,15 @@ def robustness_report(original: Dataset, perturbed: Dataset, kind: str = "review
                              "scores": scores,
                              "decision": _decision_summary(pairs, chosen.get(DECISION, 0.5), alpha)}
         reviewers[label] = {"perturbations": results}
-    return {"kind": kind, "alpha": alpha, "margins": chosen, "n_pairs": len(paired["pairs"]),
-            "reviewers": reviewers}
+    return RobustnessReport(kind, alpha, chosen, len(paired["pairs"]), reviewers)
 
 
-def format_robustness_table(report: dict) -> str:
+def format_robustness_table(report: RobustnessReport) -> str:
     """The verdicts as text tables, one per reviewer: rows are perturbation kinds, columns
     scores; a cell is ↑/↓ with the one-sided Wilcoxon p-value, ≈ with the TOST p-value, or ?
     (inconclusive) with the TOST p-value; blank where the score is missing."""
     lines = []
-    for label, entry in report["reviewers"].items():
+    for label, entry in report.reviewers.items():
         perturbations = entry["perturbations"]
         names = sorted({name for result in perturbations.values() for name in result["scores"]},
                        key=lambda n: (n == DECISION, {"rating": 0, "confidence": 1}.get(n, 2), n))
@@ -300,8 +330,8 @@ def format_robustness_table(report: dict) -> str:
         if not names:
             lines.append("(no score is known on both sides of any pair: nothing to test; check parse_status)")
         lines.append("")
-    margins = ", ".join(f"{name} ±{margin:g}" for name, margin in report["margins"].items()) or "none"
-    lines.append(f"↑/↓ significant increase/decrease (one-sided Wilcoxon, p < {report['alpha']:g}); "
+    margins = ", ".join(f"{name} ±{margin:g}" for name, margin in report.margins.items()) or "none"
+    lines.append(f"↑/↓ significant increase/decrease (one-sided Wilcoxon, p < {report.alpha:g}); "
                  f"≈ equivalent (TOST); ? inconclusive. Margins: {margins}.")
     return "\n".join(lines)
 

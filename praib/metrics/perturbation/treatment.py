@@ -27,6 +27,7 @@ assertion sets A and B, Jaccard = m / (|A| + |B| - m).
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from datasets import Dataset
@@ -131,9 +132,35 @@ def rouge2(reference: str | None, candidate: str | None) -> float | None:
     return float(rouge_scorer.RougeScorer(["rouge2"], use_stemmer=True).score(reference, candidate)["rouge2"].fmeasure)
 
 
+@dataclass
+class TreatmentEffects:
+    """The result of :func:`counterfactual_effects`: the significance level, the judge (its description;
+    None without one), the pairs, the review differences measured, the reviews the judge gave no valid
+    assertions (None without a judge), and per reviewer label its counts, each difference's ATEs and tests,
+    its ranking score and sensitivity (the JSON-ready mappings of :mod:`praib.metrics.perturbation.stats`).
+    ``inputs``: where the reviews came from, when the caller says. :meth:`to_dict` gives the JSON
+    ``praib counterfactual effects --output`` writes."""
+
+    alpha: float
+    judge: dict | None
+    n_pairs: int
+    differences: list[str]
+    n_unjudged_reviews: int | None
+    reviewers: dict[str, dict]
+    inputs: dict | None = None
+
+    def to_dict(self) -> dict:
+        out = {"alpha": self.alpha, "judge": self.judge, "n_pairs": self.n_pairs,
+               "differences": list(self.differences), "n_unjudged_reviews": self.n_unjudged_reviews,
+               "reviewers": self.reviewers}
+        if self.inputs is not None:
+            out["inputs"] = self.inputs
+        return out
+
+
 def counterfactual_effects(original: Dataset, variants: Dataset, judge=None, alpha: float = 0.05,
-                           sensitivity: bool = True, progress: bool = False) -> dict:
-    """ATEs of soundness-critical versus soundness-neutral edits per reviewer; JSON-ready.
+                           sensitivity: bool = True, progress: bool = False) -> TreatmentEffects:
+    """ATEs of soundness-critical versus soundness-neutral edits per reviewer.
 
     ``original`` holds the reviews of the original papers, ``variants`` the reviews of their
     counterfactual versions, each with a ``perturbation`` struct whose ``category`` is
@@ -199,10 +226,8 @@ def counterfactual_effects(original: Dataset, variants: Dataset, judge=None, alp
         entry["ranking_score"] = sum(scores) / len(scores) if scores else None
     if sensitivity:
         _add_sensitivity(reviewers, by_reviewer, assertions, judge, progress)
-    return {"alpha": alpha, "judge": judge.describe() if judge is not None else None, "n_pairs": len(pairs),
-            "differences": list(measured),
-            "n_unjudged_reviews": sum(a is None for a in assertions.values()) if judge is not None else None,
-            "reviewers": reviewers}
+    return TreatmentEffects(alpha, judge.describe() if judge is not None else None, len(pairs), list(measured),
+                            sum(a is None for a in assertions.values()) if judge is not None else None, reviewers)
 
 
 def _add_sensitivity(reviewers: dict, by_reviewer: dict, assertions: dict, judge, progress: bool) -> None:
@@ -235,12 +260,12 @@ def _add_sensitivity(reviewers: dict, by_reviewer: dict, assertions: dict, judge
                                            "assertion_jaccard": summarise(jaccard[id(p)] for p in pairs)}
 
 
-def format_effects_table(result: dict) -> str:
+def format_effects_table(result: TreatmentEffects) -> str:
     """Reviewers ranked by ranking score (the seed's Table 4), with the BH-corrected p-value of
     each difference (its Table 5) and, when computed, review sensitivity (its Table 6)."""
-    ranked = sorted(result["reviewers"].items(),
+    ranked = sorted(result.reviewers.items(),
                     key=lambda item: (item[1]["ranking_score"] is None, -(item[1]["ranking_score"] or 0.0)))
-    measured = result.get("differences", list(DIFFERENCES))
+    measured = result.differences
     header = ["Reviewer", "n crit", "n neut", "z", *(f"p {name} (BH)" for name in measured), "ROUGE-2",
               "Assertion Jaccard"]
     rows = []
@@ -257,12 +282,12 @@ def format_effects_table(result: dict) -> str:
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
     lines.append(f"z: mean over differences of the signed ATE gap (critical - neutral) in neutral standard "
-                 f"deviations; * significant after Benjamini-Hochberg at {result['alpha']:g}.")
-    if result.get("judge") is None:
+                 f"deviations; * significant after Benjamini-Hochberg at {result.alpha:g}.")
+    if result.judge is None:
         lines.append("Without a judge only the score difference and ROUGE-2 are measured; the soundness aspect "
                      "and sentiment differences and the assertion Jaccard need --judge.")
-    if result.get("n_unjudged_reviews"):
-        lines.append(f"{result['n_unjudged_reviews']} reviews got no valid assertions from the judge: their aspect "
+    if result.n_unjudged_reviews:
+        lines.append(f"{result.n_unjudged_reviews} reviews got no valid assertions from the judge: their aspect "
                      f"and sentiment differences are missing (n_missing in the JSON).")
     return "\n".join(lines)
 

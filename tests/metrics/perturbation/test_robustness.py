@@ -99,9 +99,9 @@ def test_proportional_decision_levels_by_hand():
 def test_report_detects_the_planted_decrease_and_the_invariance():
     original, perturbed = study()
     report = robustness_report(dataset(original), dataset(perturbed))
-    assert report["margins"] == {"confidence": 0.5, "decision": 0.5, "presentation": 0.5, "rating": 1.0,
+    assert report.margins == {"confidence": 0.5, "decision": 0.5, "presentation": 0.5, "rating": 1.0,
                                  "soundness": 0.5}
-    results = report["reviewers"]["model-x/extended"]["perturbations"]
+    results = report.reviewers["model-x/extended"]["perturbations"]
     soundness, typos = results["soundness"], results["typos"]
     assert soundness["n_pairs"] == typos["n_pairs"] == 30 and soundness["n_unperturbed"] == 0
     assert soundness["scores"]["rating"]["verdict"] == "decrease"
@@ -128,7 +128,7 @@ def test_report_detects_the_planted_decrease_and_the_invariance():
     assert proportional["mean_difference"] == pytest.approx(-accepts / 30 * 2.009430403621275)
     assert proportional["verdict"] == "decrease" and proportional["margin"] == 0.5
     assert typos["decision"]["proportional"]["verdict"] == "equivalent"
-    json.dumps(report)
+    json.dumps(report.to_dict())
 
     table = format_robustness_table(report)
     lines = table.splitlines()
@@ -142,9 +142,9 @@ def test_report_counts_unperturbed_originals_and_takes_margin_overrides():
     original, perturbed = study(papers=12)
     some = [p for p in perturbed if p["paper_id"] not in ("p0", "p1") or p["perturbation"]["kind"] == "typos"]
     report = robustness_report(dataset(original), dataset(some), margins={"rating": 2.5})
-    results = report["reviewers"]["model-x/extended"]["perturbations"]
+    results = report.reviewers["model-x/extended"]["perturbations"]
     assert results["soundness"]["n_unperturbed"] == 2 and results["typos"]["n_unperturbed"] == 0
-    assert report["margins"]["rating"] == 2.5
+    assert report.margins["rating"] == 2.5
     assert results["soundness"]["scores"]["rating"]["margin"] == 2.5
     with pytest.raises(ValueError, match="novelty"):
         robustness_report(dataset(original), dataset(some), margins={"novelty": 1.0})
@@ -153,7 +153,7 @@ def test_report_counts_unperturbed_originals_and_takes_margin_overrides():
 def test_small_samples_are_inconclusive():
     original, perturbed = study(papers=3)
     report = robustness_report(dataset(original), dataset(perturbed))
-    scores = report["reviewers"]["model-x/extended"]["perturbations"]["soundness"]["scores"]
+    scores = report.reviewers["model-x/extended"]["perturbations"]["soundness"]["scores"]
     assert scores["rating"]["verdict"] == "inconclusive"
 
 
@@ -163,7 +163,7 @@ def test_meta_reviews_pair_without_reviewer_id(tmp_path):
     perturbed = dataset([{"paper_id": "p1", "source": "m", "rating": 3, "recommendation": "Reject",
                           "perturbation": {"kind": "review-conclusion", "component": "review"}}], "meta_review")
     report = robustness_report(original, perturbed, kind="meta_review")
-    result = report["reviewers"]["m"]["perturbations"]["review-conclusion"]
+    result = report.reviewers["m"]["perturbations"]["review-conclusion"]
     assert result["decision"]["acceptance_rate"]["change"] == -1.0
     assert result["scores"]["rating"]["verdict"] == "inconclusive"
 

@@ -32,7 +32,7 @@ def study():
 
 def test_oracle_is_significant_after_bh_and_null_is_not(study):
     result, _ = study
-    oracle, null = result["reviewers"]["oracle/zero_generic"], result["reviewers"]["null/zero_generic"]
+    oracle, null = result.reviewers["oracle/zero_generic"], result.reviewers["null/zero_generic"]
     for name in ("aspect", "sentiment", "score"):
         assert oracle["differences"][name]["significant"], name
         assert oracle["differences"][name]["p_corrected"] < 0.05
@@ -43,7 +43,7 @@ def test_oracle_is_significant_after_bh_and_null_is_not(study):
     assert oracle["differences"]["sentiment"]["ate_critical"] < oracle["differences"]["sentiment"]["ate_neutral"]
     assert oracle["ranking_score"] > 1 > abs(null["ranking_score"])
     assert (oracle["n_critical"], oracle["n_neutral"]) == (48, 64)
-    json.dumps(result)
+    json.dumps(result.to_dict())
 
 
 @pytest.mark.filterwarnings("ignore::statsmodels.tools.sm_exceptions.ConvergenceWarning")
@@ -53,13 +53,13 @@ def test_score_effect_matches_statsmodels_and_bh_matches_a_hand_computation(stud
     for reviewer in ("oracle", "null"):
         frame = truth[truth["reviewer"] == reviewer].rename(columns={"score": "difference"})
         fit = smf.mixedlm("difference ~ critical", frame, groups=frame["paper"]).fit()
-        effect = result["reviewers"][f"{reviewer}/zero_generic"]["differences"]["score"]
+        effect = result.reviewers[f"{reviewer}/zero_generic"]["differences"]["score"]
         assert effect["effect"] == pytest.approx(fit.params["critical"], rel=1e-6)
         assert effect["p_value"] == pytest.approx(fit.pvalues["critical"], rel=1e-6)
         p_values[reviewer] = fit.pvalues["critical"]
     # BH with two tests: the smaller p doubles unless the larger is smaller than that.
     low, high = sorted(p_values.values())
-    corrected = {r: result["reviewers"][f"{r}/zero_generic"]["differences"]["score"]["p_corrected"]
+    corrected = {r: result.reviewers[f"{r}/zero_generic"]["differences"]["score"]["p_corrected"]
                  for r in p_values}
     assert sorted(corrected.values()) == pytest.approx([min(2 * low, high), high])
 
@@ -67,14 +67,14 @@ def test_score_effect_matches_statsmodels_and_bh_matches_a_hand_computation(stud
 def test_ranking_score_by_hand(study):
     result, truth = study
     oracle = truth[truth["reviewer"] == "oracle"]
-    effect = result["reviewers"]["oracle/zero_generic"]["differences"]["aspect"]
+    effect = result.reviewers["oracle/zero_generic"]["differences"]["aspect"]
     neutral_sd = oracle.loc[oracle["critical"] == 0].apply(
         lambda r: sum(bool(re.search("result|conclusion|claim|experiment", s.lower())) for s in r["variant"])
         - sum(bool(re.search("result|conclusion|claim|experiment", s.lower())) for s in r["original"]),
         axis=1).std(ddof=1)
     assert effect["std_neutral"] == pytest.approx(neutral_sd)
     assert effect["z"] == pytest.approx((effect["ate_critical"] - effect["ate_neutral"]) / neutral_sd)
-    entry = result["reviewers"]["oracle/zero_generic"]
+    entry = result.reviewers["oracle/zero_generic"]
     defined = [e["z"] for e in entry["differences"].values() if e["z"] is not None]
     # The oracle never changes the score of a neutral version: that z is undefined and left out.
     assert entry["differences"]["score"]["z"] is None and len(defined) == 2
@@ -93,7 +93,7 @@ def test_sensitivity_against_rouge_score_and_set_jaccard(study):
                  for r in neutral.itertuples()]
         jaccard = [len(set(r.original) & set(r.variant)) / len(set(r.original) | set(r.variant))
                    for r in neutral.itertuples()]
-        sensitivity = result["reviewers"][f"{reviewer}/zero_generic"]["sensitivity"]
+        sensitivity = result.reviewers[f"{reviewer}/zero_generic"]["sensitivity"]
         assert sensitivity["rouge2"]["mean"] == pytest.approx(np.mean(rouge))
         assert sensitivity["assertion_jaccard"]["mean"] == pytest.approx(np.mean(jaccard))
         assert sensitivity["assertion_jaccard"]["n"] == 64
@@ -128,10 +128,10 @@ def test_invalid_judge_answers_are_counted_not_guessed():
     broken = reading_judge(lambda request: "I cannot do that." if request.template == "judge:ate_assertions"
                            else reading_answer(request))
     result = counterfactual_effects(dataset(original), dataset(variants), Judge(broken))
-    assert result["n_unjudged_reviews"] == len(original) + len(variants)
-    effect = result["reviewers"]["oracle/zero_generic"]["differences"]["aspect"]
+    assert result.n_unjudged_reviews == len(original) + len(variants)
+    effect = result.reviewers["oracle/zero_generic"]["differences"]["aspect"]
     assert effect["n_missing"] == 21 and effect["p_value"] is None
-    assert result["reviewers"]["oracle/zero_generic"]["sensitivity"]["assertion_jaccard"]["n"] == 0
+    assert result.reviewers["oracle/zero_generic"]["sensitivity"]["assertion_jaccard"]["n"] == 0
     assert f"{len(original) + len(variants)} reviews got no valid assertions" in format_effects_table(result)
 
 
@@ -174,14 +174,14 @@ def test_effects_command_with_a_stub_judge(tmp_path, monkeypatch):
 def test_without_a_judge_only_the_score_effect_and_rouge_are_measured(study, tmp_path):
     original, variants, truth = build_study()
     result = counterfactual_effects(dataset(original), dataset(variants))
-    oracle, null = result["reviewers"]["oracle/zero_generic"], result["reviewers"]["null/zero_generic"]
-    assert result["differences"] == ["score"] and result["judge"] is None
+    oracle, null = result.reviewers["oracle/zero_generic"], result.reviewers["null/zero_generic"]
+    assert result.differences == ["score"] and result.judge is None
     assert set(oracle["differences"]) == {"score"}
-    judged = study[0]["reviewers"]["oracle/zero_generic"]["differences"]["score"]
+    judged = study[0].reviewers["oracle/zero_generic"]["differences"]["score"]
     assert oracle["differences"]["score"]["effect"] == pytest.approx(judged["effect"])
     assert oracle["differences"]["score"]["significant"] and not null["differences"]["score"]["significant"]
     assert oracle["sensitivity"]["assertion_jaccard"]["n"] == 0
-    assert oracle["sensitivity"]["rouge2"] == study[0]["reviewers"]["oracle/zero_generic"]["sensitivity"]["rouge2"]
+    assert oracle["sensitivity"]["rouge2"] == study[0].reviewers["oracle/zero_generic"]["sensitivity"]["rouge2"]
 
     (tmp_path / "o.jsonl").write_text("".join(json.dumps(r) + "\n" for r in original))
     (tmp_path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in variants))
