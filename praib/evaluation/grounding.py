@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from praib.evaluation.judge_validity import judged_family
 from praib.llm.judge import Judge
 from praib.metrics.judged.grounding import (BINS, DENSITY_PER, MIN_COMMENT_CHARS, SCALE, TEMPLATE, GroundingSummary,
                                             ReviewGrounding, grounding_summary, judge_grounding, weakness_comments)
@@ -20,6 +21,9 @@ from praib.records import HUMAN_SOURCE
 from praib.records.ids import reviewer_label
 
 HUMAN, MODELS = "human", "models"
+#: The registry's metric and judged family of these results (its label, decimals and validation tasks).
+METRIC = "grounding_specificity"
+FAMILY = judged_family("grounding")
 
 
 @dataclass
@@ -38,13 +42,15 @@ class GroundingGroup:
 
 @dataclass
 class GroundingResult:
-    """The groups, the pooled human and model reviews (None where there are none), the judge and its stored
-    validation on the ``grounding`` task (None where it has none), and where the reviews came from."""
+    """The groups, the pooled human and model reviews (None where there are none), the judge and, per
+    validation task of :data:`FAMILY` (``grounding``), its stored validation or None
+    (:func:`praib.evaluation.judge_validity.judge_validations`; None altogether where nobody looked it up),
+    and where the reviews came from."""
 
     groups: list[GroundingGroup]
     pooled: dict[str, GroundingSummary | None]
     judge: dict[str, Any]
-    judge_validation: dict | None = None
+    judge_validation: dict[str, dict | None] | None = None
     input: str | None = None
     settings: dict[str, Any] = field(default_factory=lambda: {
         "template": TEMPLATE, "scale": {str(k): v for k, v in SCALE.items()}, "min_comment_chars": MIN_COMMENT_CHARS,
@@ -89,4 +95,4 @@ def grounding_report(rows: Sequence[Mapping[str, Any]], judge: Judge, progress: 
     return GroundingResult(groups, pooled, judge.describe())
 
 
-__all__ = ["GroundingGroup", "GroundingResult", "grounding_report"]
+__all__ = ["FAMILY", "METRIC", "GroundingGroup", "GroundingResult", "grounding_report"]

@@ -9,27 +9,31 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from praib.evaluation.grounding import FAMILY, METRIC
+from praib.evaluation.judge_validity import family_validity
+from praib.metrics.registry import digits_of, label_of
 from praib.tables.layout import Cell, Table, label
 from praib.tables.registry import Numbers, Result, TableSpec, table
 
 PAPER = "PRAIB"
 KIND = "grounding"
+#: The dimension praib rates, as the registry labels it: Table 18's "Grounding specificity".
+RATED = label_of(METRIC)
 #: RevUtil's four dimensions in Table 18's order; praib rates grounding specificity only.
-DIMENSIONS = ("Actionability", "Grounding specificity", "Helpfulness", "Verifiability")
-RATED = "Grounding specificity"
+DIMENSIONS = ("Actionability", RATED, "Helpfulness", "Verifiability")
 BINS = (("0", "Bin 0"), ("1", "Bin 1"), ("2-5", "Bin 2–5"), (">5", "Bin >5"))
-# PRAIB Tables 18-20 print three decimals.
-DIGITS = 3
+#: Tables 19 and 20: mean ratings and their gains with the registry's decimals (three, as the paper prints them).
+DIGITS = digits_of(METRIC)
+RHO_DIGITS = 3  # PRAIB Table 18 prints Spearman's ρ with three decimals (a correlation, no registered metric)
 SETUP_NOTE = ("Each review's weakness comments (the items of its weaknesses section, or its paragraphs; those under "
               "50 characters left out) rated 1-5 for RevUtil's grounding specificity by the judge, averaged per "
               "review; xref: the review's cross-reference count, density: per 100 word tokens.")
 
 
 def _validity(result: Result) -> list[str]:
+    """The judge and what its stored validations (``judge_validation``: task -> entry or None) say of it."""
     judge = (result.data.get("judge") or {}).get("model")
-    validation = result.data.get("judge_validation")
-    return [f"Judge: {judge}; " + (f"validated on grounding: {validation['summary']}." if validation else
-                                   "not validated on grounding (`praib judge validate --task grounding`).")]
+    return [f"Judge: {judge}; {FAMILY.label}: {family_validity(FAMILY, result.data.get('judge_validation') or {})}."]
 
 
 @table("praib-18", PAPER, 18, "Spearman rank correlations between RevUtil quality dimensions and the cross-reference "
@@ -43,8 +47,9 @@ def table_18(spec: TableSpec, results: Sequence[Result]) -> Table:
         if dimension != RATED:
             out.rows.append([label(dimension), *[Cell(None)] * 4])
             continue
-        out.rows.append([label(dimension), *(numbers.cell("pooled", pooled, "spearman", feature, "rho", digits=DIGITS)
-                                             for feature in ("xref", "xref_density") for pooled in ("models", "human"))])
+        out.rows.append([label(dimension), *(
+            numbers.cell("pooled", pooled, "spearman", feature, "rho", digits=RHO_DIGITS)
+            for feature in ("xref", "xref_density") for pooled in ("models", "human"))])
     out.notes = [SETUP_NOTE + " ρ: Spearman's rank correlation of the review's mean rating with its count (density) "
                  "over the reviews with a rated comment; Gen: all model reviews, OR: the human reviews.",
                  *_validity(result)]

@@ -12,6 +12,7 @@ from praib.cli.main import main
 from praib.metrics.judged.grounding import (ReviewGrounding, grounding_summary, parse_answer, spearman,
                                             weakness_comments, xref_bin)
 from praib.metrics.text.textstats import score_texts
+from praib.tables import load_result, make_tables
 from tests.tables.grounding_results import grounding_run, review_rows, stub_judge
 
 
@@ -92,10 +93,14 @@ def test_the_command_on_a_synthetic_run_known_by_hand(tmp_path, monkeypatch):
     means = [1.5, 3, 4, 14 / 3, 2]
     density = score_texts([row["text"] for row in rows], workers=1)["xref_per_100_tokens"].tolist()
     assert human["spearman"]["xref_density"]["rho"] == pytest.approx(spearman(means, density)["rho"])
-    assert data["judge"]["model"] == "stub-revutil" and data["judge_validation"] is None
+    assert data["judge"]["model"] == "stub-revutil" and data["judge_validation"] == {"grounding": None}
     assert data["grounding_specificity"]["scale"]["5"] == "Fully Grounded and Specific"
-    assert "human: 5 reviews, 9 of 9 comments rated, mean 3.03" in result.output
-    assert "judge not validated (run `praib judge validate --task grounding ...`)" in result.output
+    # The mean with the registry's three decimals: (1.5 + 3 + 4 + 14/3 + 2) / 5 = 3.0333...
+    assert "human: 5 reviews, 9 of 9 comments rated, mean 3.033" in result.output
+    # The validity line of grounding specificity only: none of the families a judged evaluate computes.
+    assert result.output.count("Judge validity") == 1 and "Math" not in result.output
+    assert ("  Grounding specificity (grounding_specificity): judge not validated (run `praib judge validate --task "
+            "grounding ...`)") in result.output
     [failure] = [json.loads(line) for line in (tmp_path / "grounding.json.failures.jsonl").read_text().splitlines()]
     assert failure["item_id"] == "b3/weakness 1/grounding"
 
@@ -117,8 +122,11 @@ def test_validate_a_judge_on_grounding_ratings_and_find_it_from_the_command(tmp_
     assert re.search(r"accuracy +0.667", validated.output) and re.search(r"Cohen's κ +0.586", validated.output)
     output, result = grounding_run(tmp_path, monkeypatch)
     data = json.loads(output.read_text())
-    assert data["judge_validation"]["task"] == "grounding" and data["judge_validation"]["gold_size"] == 6
-    assert "Judge validity (grounding): κ" in result.output
+    found = data["judge_validation"]["grounding"]
+    assert found["task"] == "grounding" and found["gold_size"] == 6 and found["found_in"] == "validations store"
+    assert "  Grounding specificity (grounding_specificity): κ 0.586" in result.output
+    (table_18,) = make_tables([load_result(output)], ["praib-18"])
+    assert f"Judge: stub-revutil; Grounding specificity (grounding_specificity): {found['summary']}." in table_18.notes
 
 
 def test_the_command_needs_a_judge(tmp_path):

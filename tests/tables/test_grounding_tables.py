@@ -44,7 +44,8 @@ def test_table_18_correlations_of_grounding_specificity(tables):
     assert texts(rows["Helpfulness"])[1:] == ["—"] * 4
     assert any(need.startswith("Actionability, Helpfulness, Verifiability: praib rates grounding specificity only")
                for need in built.needs)
-    assert any("Judge: stub-revutil; not validated on grounding" in note for note in built.notes)
+    assert ("Judge: stub-revutil; Grounding specificity (grounding_specificity): judge not validated (run `praib "
+            "judge validate --task grounding ...`).") in built.notes
 
 
 def test_table_19_gains_per_model(tables):
