@@ -15,8 +15,7 @@ from typing import Any, Mapping, Sequence
 from praib.evaluation.judge_validity import judged_family
 from praib.llm.judge import Judge
 from praib.metrics.judged.grounding import (BINS, DENSITY_PER, MIN_COMMENT_CHARS, SCALE, TEMPLATE, GroundingSummary,
-                                            ReviewGrounding, grounding_summary, judge_grounding, weakness_comments)
-from praib.metrics.text.textstats import score_texts
+                                            grounding_summary, judge_grounding, review_groundings, weakness_comments)
 from praib.records import HUMAN_SOURCE
 from praib.records.ids import reviewer_label
 
@@ -66,7 +65,6 @@ def grounding_report(rows: Sequence[Mapping[str, Any]], judge: Judge, progress: 
     """The grounding result of parsed review rows (their ``weaknesses`` section filled, as
     :func:`praib.parsing.parse_reviews` fills it), each review's comments rated by ``judge``."""
     rows = list(rows)
-    metrics = score_texts([row.get("text") for row in rows], workers=1)
     comments = [weakness_comments(row.get("weaknesses")) for row in rows]
     names = [str(row.get("review_id") or f"row {i + 1}") for i, row in enumerate(rows)]
     flat = [(i, number) for i, mine in enumerate(comments) for number in range(1, len(mine) + 1)]
@@ -75,11 +73,7 @@ def grounding_report(rows: Sequence[Mapping[str, Any]], judge: Judge, progress: 
     scores: list[list[int | None]] = [[] for _ in rows]
     for (i, _), answer in zip(flat, answers):
         scores[i].append(answer.value if answer.ok else None)
-    reviews = []
-    for i in range(len(rows)):
-        density = metrics["xref_per_100_tokens"][i]
-        reviews.append(ReviewGrounding(tuple(scores[i]), int(metrics["xref"][i]),
-                                       None if density != density else float(density)))  # NaN: no words
+    reviews = review_groundings(scores, [row.get("text") for row in rows])
     by_label: dict[str, list[int]] = {}
     for i, row in enumerate(rows):
         by_label.setdefault(HUMAN if row.get("source") == HUMAN_SOURCE else reviewer_label(row), []).append(i)

@@ -66,6 +66,30 @@ def test_a_summary_of_reviews_by_hand():
                             "2-5": {"mean": 4.0, "n": 1, "gain": 2.0}, ">5": {"mean": None, "n": 0, "gain": None}}
 
 
+def test_a_review_without_text_counts_in_no_bin_and_no_correlation():
+    without_text = ReviewGrounding((5,), None, None)
+    summary = grounding_summary([ReviewGrounding((1, 3), 0, 0.0), ReviewGrounding((4,), 3, 1.0), without_text])
+    assert summary.reviews_scored == 3 and summary.score["mean"] == pytest.approx(11 / 3)
+    assert [summary.bins[b]["n"] for b in ("0", "1", "2-5", ">5")] == [1, 0, 1, 0]
+    assert summary.spearman["xref"]["n"] == 2 and summary.spearman["xref_density"]["n"] == 2
+
+
+def test_the_command_goes_on_past_a_review_without_text(tmp_path, monkeypatch):
+    """It stopped with "cannot convert float NaN to integer": an empty text has no cross-reference count."""
+    rows = [*review_rows(), {"review_id": "h6", "paper_id": "p6", "source": "human", "venue": "ICLR", "year": 2025,
+                             "text": "", "rating": 5}]
+    reviews = tmp_path / "reviews.jsonl"
+    reviews.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    stub_judge(monkeypatch)
+    output = tmp_path / "grounding.json"
+    result = CliRunner().invoke(main, ["grounding", str(reviews), "--judge", "stub-revutil", "--cache-dir",
+                                       str(tmp_path / "cache"), "-o", str(output), "--no-progress"])
+    assert result.exit_code == 3, result.output  # b3's unreadable answer, as in the run without h6
+    human = json.loads(output.read_text())["groups"][0]
+    assert (human["reviews"], human["reviews_scored"], human["comments"]) == (6, 5, 9)
+    assert [human["bins"][b]["mean"] for b in ("0", "1", "2-5", ">5")] == pytest.approx([1.75, 3, 4, 14 / 3])
+
+
 def test_the_command_on_a_synthetic_run_known_by_hand(tmp_path, monkeypatch):
     output, result = grounding_run(tmp_path, monkeypatch)
     assert result.exit_code == 3, result.output  # b3's comment got no usable rating: recorded, the run finished
