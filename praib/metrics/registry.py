@@ -222,6 +222,21 @@ MODULES: dict[str, Module] = {module.name: module for module in (
            "aspect the presence of the label per kind (its Tables 8, 9, 11, 12) and the mean of the two "
            "kinds (Tables 7, 10); label shares per side. Labels are given, not judged: use "
            "praib.metrics.judged.target_aspect.label_items to produce them."),
+    Module("grounding_specificity", "Grounding specificity",
+           "RevUtil's grounding specificity of review comments against the reviews' cross-reference count: "
+           "Spearman's rho and the mean rating by bin of the count.",
+           (*_TAGS, "praib"),
+           "RevUtil's grounding specificity (Sadallah et al., EMNLP 2025) as PRAIB relates it to the "
+           "cross-reference count (Appendix H.1, Tables 18-20). Each weakness comment of a review is rated 1-5 "
+           "(1 Not Grounded, 2 Weakly Grounded and Not Specific, 3 Weakly Grounded and Specific, 4 Fully "
+           "Grounded and Under-Specific, 5 Fully Grounded and Specific) and the ratings are averaged per review. "
+           "Over the reviews with a rated comment it reports the mean rating, Spearman's rho of a review's mean "
+           "with its cross-reference count (praib's Xref.) and with their density per 100 word tokens, and the "
+           "mean by bin of the count (0, 1, 2-5, more than 5) with each bin's gain over bin 0.\n\n"
+           "This module does not call a judge: it takes the ratings. `praib grounding REVIEWS --judge MODEL` "
+           "rates the comments (a RevUtil checkpoint can be the judge), or call "
+           "`praib.metrics.judged.grounding.judge_grounding(comments, judge)` on the comments "
+           "`praib.metrics.judged.grounding.weakness_comments(weaknesses)` splits off."),
     Module("perturbation_tests", "Perturbation tests",
            "Directional (Wilcoxon signed-rank) and invariance (TOST) tests of a review score before and "
            "after an input perturbation.",
@@ -383,7 +398,7 @@ METRICS: list[Metric] = [
     # Computed by `praib grounding` (its family's command), not by judged evaluate and leaderboard runs.
     Metric("grounding_specificity", "grounding", "Grounding specificity", 3, None, PER_REVIEW, True,
            "RevUtil rating 1-5 of a review's weakness comments, averaged per review",
-           "PRAIB Appendix H.1, Tables 18-20"),
+           "PRAIB Appendix H.1, Tables 18-20", module="grounding_specificity"),
     # Judged results that hold details, not one number: they appear beside the judged metrics.
     Metric("math_methods_agreement", "math", "math methods agreement", 3, None, PER_REVIEW, True,
            "agreement of the judge and the rule-based detector", "PRAIB Appendix K", module="math_engagement",

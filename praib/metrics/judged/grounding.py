@@ -151,6 +151,19 @@ def review_groundings(scores: Sequence[Sequence[int | None]], texts: Sequence[st
             for mine, xref, density in zip(scores, metrics["xref"], metrics["xref_per_100_tokens"])]
 
 
+def grounding_from_scores(scores: Sequence[Sequence[int | None]], texts: Sequence[str | None]) -> dict:
+    """What ``praib grounding`` reports of one group of reviews (:meth:`GroundingSummary.to_dict`), from each review's
+    comment scores (1-5; None for a comment the judge gave none) and its text: the judge-free part, which the
+    ``evaluate`` module ``metrics/grounding_specificity`` serves. A score off RevUtil's scale is a ValueError."""
+    if len(scores) != len(texts):
+        raise ValueError(f"{len(scores)} reviews' scores but {len(texts)} texts")
+    for number, mine in enumerate(scores, 1):
+        off = [score for score in mine if score is not None and score not in SCALE]
+        if off:
+            raise ValueError(f"review {number}: score {off[0]!r} is not on RevUtil's scale (1-5)")
+    return grounding_summary(review_groundings(scores, texts)).to_dict()
+
+
 def grounding_summary(reviews: Sequence[ReviewGrounding]) -> GroundingSummary:
     """:class:`GroundingSummary` of ``reviews``."""
     rated = [review for review in reviews if review.mean is not None]
@@ -173,5 +186,5 @@ def grounding_summary(reviews: Sequence[ReviewGrounding]) -> GroundingSummary:
 
 
 __all__ = ["ANSWER_SCHEMA", "BINS", "DENSITY_PER", "LABELS", "MIN_COMMENT_CHARS", "SCALE", "TEMPLATE",
-           "GroundingSummary", "ReviewGrounding", "grounding_summary", "judge_grounding", "parse_answer",
-           "review_groundings", "spearman", "weakness_comments", "xref_bin"]
+           "GroundingSummary", "ReviewGrounding", "grounding_from_scores", "grounding_summary", "judge_grounding",
+           "parse_answer", "review_groundings", "spearman", "weakness_comments", "xref_bin"]
