@@ -35,6 +35,7 @@ def grounding(input_path, reference_path, output, split, judge_spec, cache_dir, 
     from praib.evaluation.grounding import FAMILY, MODELS, grounding_report
     from praib.evaluation.judge_validity import judge_validations, validity_lines
     from praib.llm.backends import BackendError
+    from praib.metrics.judged.grounding import MIN_COMMENT_CHARS
     from praib.parsing import parse_reviews
     from praib.records import RecordError, load_records
 
@@ -56,6 +57,10 @@ def grounding(input_path, reference_path, output, split, judge_spec, cache_dir, 
             click.echo(_line(group.label, group.summary))
         if result.pooled[MODELS] is not None and sum(not g.is_reference for g in result.groups) > 1:
             click.echo(_line("all models", result.pooled[MODELS]))
+        if not any(group.summary.comments for group in result.groups):
+            click.echo(f"warning: no review of {input_path} has a weakness comment to rate (a weaknesses section whose "
+                       f"items or paragraphs have {MIN_COMMENT_CHARS} characters or more): every rating is missing",
+                       err=True)
         click.echo("\n".join(validity_lines(result.judge_validation, families=[FAMILY])), err=True)
         if output:
             write_json(result.to_dict(), output)

@@ -153,6 +153,16 @@ def test_validate_a_judge_on_grounding_ratings_and_find_it_from_the_command(tmp_
     assert f"Judge: stub-revutil; Grounding specificity (grounding_specificity): {found['summary']}." in table_18.notes
 
 
+def test_the_command_warns_when_no_review_has_a_comment_to_rate(tmp_path, monkeypatch):
+    rows = [{**row, "weaknesses": None, "text": "A review in prose, with no sections at all."}
+            for row in review_rows() if row["source"] == "human"]
+    output, result = grounding_run(tmp_path, monkeypatch, rows)
+    assert result.exit_code == 0, result.output
+    assert (f"warning: no review of {tmp_path / 'grounding-reviews.jsonl'} has a weakness comment to rate (a "
+            "weaknesses section whose items or paragraphs have 50 characters or more): every rating is missing"
+            in result.output)
+
+
 def test_the_command_needs_a_judge(tmp_path):
     refused = CliRunner().invoke(main, ["grounding", str(tmp_path / "x.jsonl")])
     assert refused.exit_code == 2
