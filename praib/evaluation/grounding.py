@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from praib.evaluation.judge_validity import judged_family
+from praib.evaluation.judge_validity import family_of
 from praib.llm.judge import Judge
 from praib.metrics.judged.grounding import (BINS, DENSITY_PER, MIN_COMMENT_CHARS, SCALE, TEMPLATE, GroundingSummary,
                                             grounding_summary, judge_grounding, review_groundings, weakness_comments)
@@ -20,9 +20,9 @@ from praib.records import HUMAN_SOURCE
 from praib.records.ids import reviewer_label
 
 HUMAN, MODELS = "human", "models"
-#: The registry's metric and judged family of these results (its label, decimals and validation tasks).
+#: The registry's metric of these results and its judged family (label, decimals, validation tasks).
 METRIC = "grounding_specificity"
-FAMILY = judged_family("grounding")
+FAMILY = family_of(METRIC)
 
 
 @dataclass

@@ -26,8 +26,8 @@ from typing import Any, Iterable, Mapping
 from praib.metrics.judged.validation import ValidationResult, find_validation, template_fingerprint
 from praib.metrics.registry import FAMILIES as METRIC_FAMILIES, lookup
 
-__all__ = ["JudgedFamily", "ALL_FAMILIES", "FAMILIES", "VALIDATED_TASKS", "family_of", "judged_family", "validates",
-           "validation_entry", "judge_validations", "family_validity", "validity_lines"]
+__all__ = ["JudgedFamily", "ALL_FAMILIES", "FAMILIES", "VALIDATED_TASKS", "family_of", "validates", "validation_entry",
+           "judge_validations", "family_validity", "validity_lines"]
 
 STORE = "validations store"
 
@@ -66,11 +66,6 @@ def family_of(metric: str) -> JudgedFamily | None:
     """The family of a judged metric's result key (``coverage_recall_strengths`` -> coverage), None
     for a key of no judged family (or none the registry describes)."""
     return next((family for family in ALL_FAMILIES if family.holds(metric)), None)
-
-
-def judged_family(name: str) -> JudgedFamily:
-    """The judged family the registry names ``name`` (its :class:`praib.metrics.registry.Family`)."""
-    return next(family for family in ALL_FAMILIES if family.family == name)
 
 
 def validates(result: ValidationResult, judge_description: Mapping[str, Any]) -> bool:

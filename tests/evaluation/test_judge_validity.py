@@ -4,8 +4,8 @@ and the lines that print it beside a second judge's agreement."""
 
 import pytest
 
-from praib.evaluation.judge_validity import (FAMILIES, VALIDATED_TASKS, family_of, judge_validations, judged_family,
-                                             validates, validity_lines)
+from praib.evaluation.judge_validity import (FAMILIES, VALIDATED_TASKS, family_of, judge_validations, validates,
+                                             validity_lines)
 from praib.metrics.judged.validation import store_validation
 from praib.metrics.registry import METRICS, judged_metrics
 from tests.evaluation.stored_validation import SUMMARY, hand_made_validation
@@ -33,7 +33,7 @@ def test_every_judged_metric_of_the_registry_has_a_family_and_the_rules_have_non
 
 def test_grounding_specificity_is_praib_groundings_own_and_no_judged_run_lists_or_looks_it_up(tmp_path):
     """`praib grounding` computes it: judged evaluate and leaderboard runs list the families they compute."""
-    grounding = judged_family("grounding")
+    grounding = family_of("grounding_specificity")
     assert grounding.command == "praib grounding" and grounding not in FAMILIES
     assert "grounding_specificity" not in judged_metrics() and "grounding" not in VALIDATED_TASKS
     store_validation(hand_made_validation("grounding"), tmp_path)
