@@ -32,10 +32,10 @@ def grounding(input_path, reference_path, output, split, judge_spec, cache_dir, 
     in OUTPUT.failures.jsonl and the others go on (exit status 3)."""
     from datasets import concatenate_datasets
 
-    from praib.evaluation.grounding import MODELS, grounding_report
-    from praib.evaluation.judge_validity import validation_entry
+    from praib.evaluation.grounding import FAMILY, MODELS, grounding_report
+    from praib.evaluation.judge_validity import judge_validations, validity_lines
     from praib.llm.backends import BackendError
-    from praib.metrics.judged.validation import find_validation
+    from praib.metrics.judged.grounding import MIN_COMMENT_CHARS
     from praib.parsing import parse_reviews
     from praib.records import RecordError, load_records
 
@@ -49,28 +49,32 @@ def grounding(input_path, reference_path, output, split, judge_spec, cache_dir, 
             reviews = parse_reviews(reviews)
             judge = judge_spec.make(failures)
             result = grounding_report(reviews.to_list(), judge, progress=not no_progress)
-            found = find_validation(judge.describe(), "grounding", cache_dir)
+            result.judge_validation = judge_validations(judge.describe(), cache_dir, tasks=FAMILY.tasks)
         except (RecordError, ValueError, BackendError) as err:
             raise click.ClickException(str(err)) from None
         result.input = str(input_path)
-        result.judge_validation = None if found is None else validation_entry(found, "validations store")
         for group in result.groups:
             click.echo(_line(group.label, group.summary))
         if result.pooled[MODELS] is not None and sum(not g.is_reference for g in result.groups) > 1:
             click.echo(_line("all models", result.pooled[MODELS]))
-        click.echo("Judge validity (grounding): " + (result.judge_validation["summary"] if found else
-                                                     "judge not validated (run `praib judge validate --task "
-                                                     "grounding ...`)"), err=True)
+        if not any(group.summary.comments for group in result.groups):
+            click.echo(f"warning: no review of {input_path} has a weakness comment to rate (a weaknesses section whose "
+                       f"items or paragraphs have {MIN_COMMENT_CHARS} characters or more): every rating is missing",
+                       err=True)
+        click.echo("\n".join(validity_lines(result.judge_validation, families=[FAMILY])), err=True)
         if output:
             write_json(result.to_dict(), output)
             click.echo(f"wrote {output}")
 
 
 def _line(label: str, summary) -> str:
-    """``human: 26 reviews, 61 of 64 comments rated, mean 2.94; ρ(xref) 0.41, ρ(density) 0.38; by bin 0/1/2-5/>5:
-    2.50 (n 4) / ...``"""
-    def number(value, digits=2):
-        return "—" if value is None else f"{value:.{digits}f}"
+    """``human: 26 reviews, 61 of 64 comments rated, mean 2.940; ρ(xref) 0.410, ρ(density) 0.380; by bin
+    0/1/2-5/>5: 2.500 (n 4) / ...``: the ratings with the registry's decimals, ρ with PRAIB Table 18's."""
+    from praib.evaluation.grounding import METRIC
+    from praib.metrics.registry import digits_of
+
+    def number(value, digits=None):
+        return "—" if value is None else f"{value:.{digits_of(METRIC) if digits is None else digits}f}"
 
     bins = " / ".join(f"{number(entry['mean'])} (n {entry['n']})" for entry in summary.bins.values())
     return (f"{label}: {summary.reviews} reviews, {summary.comments_scored} of {summary.comments} comments rated, "

@@ -12,14 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from praib.evaluation.judge_validity import family_of
 from praib.llm.judge import Judge
 from praib.metrics.judged.grounding import (BINS, DENSITY_PER, MIN_COMMENT_CHARS, SCALE, TEMPLATE, GroundingSummary,
-                                            ReviewGrounding, grounding_summary, judge_grounding, weakness_comments)
-from praib.metrics.text.textstats import score_texts
+                                            grounding_summary, judge_grounding, review_groundings, weakness_comments)
 from praib.records import HUMAN_SOURCE
 from praib.records.ids import reviewer_label
 
 HUMAN, MODELS = "human", "models"
+#: The registry's metric of these results and its judged family (label, decimals, validation tasks).
+METRIC = "grounding_specificity"
+FAMILY = family_of(METRIC)
 
 
 @dataclass
@@ -38,13 +41,15 @@ class GroundingGroup:
 
 @dataclass
 class GroundingResult:
-    """The groups, the pooled human and model reviews (None where there are none), the judge and its stored
-    validation on the ``grounding`` task (None where it has none), and where the reviews came from."""
+    """The groups, the pooled human and model reviews (None where there are none), the judge and, per
+    validation task of :data:`FAMILY` (``grounding``), its stored validation or None
+    (:func:`praib.evaluation.judge_validity.judge_validations`; None altogether where nobody looked it up),
+    and where the reviews came from."""
 
     groups: list[GroundingGroup]
     pooled: dict[str, GroundingSummary | None]
     judge: dict[str, Any]
-    judge_validation: dict | None = None
+    judge_validation: dict[str, dict | None] | None = None
     input: str | None = None
     settings: dict[str, Any] = field(default_factory=lambda: {
         "template": TEMPLATE, "scale": {str(k): v for k, v in SCALE.items()}, "min_comment_chars": MIN_COMMENT_CHARS,
@@ -60,7 +65,6 @@ def grounding_report(rows: Sequence[Mapping[str, Any]], judge: Judge, progress: 
     """The grounding result of parsed review rows (their ``weaknesses`` section filled, as
     :func:`praib.parsing.parse_reviews` fills it), each review's comments rated by ``judge``."""
     rows = list(rows)
-    metrics = score_texts([row.get("text") for row in rows], workers=1)
     comments = [weakness_comments(row.get("weaknesses")) for row in rows]
     names = [str(row.get("review_id") or f"row {i + 1}") for i, row in enumerate(rows)]
     flat = [(i, number) for i, mine in enumerate(comments) for number in range(1, len(mine) + 1)]
@@ -69,11 +73,7 @@ def grounding_report(rows: Sequence[Mapping[str, Any]], judge: Judge, progress: 
     scores: list[list[int | None]] = [[] for _ in rows]
     for (i, _), answer in zip(flat, answers):
         scores[i].append(answer.value if answer.ok else None)
-    reviews = []
-    for i in range(len(rows)):
-        density = metrics["xref_per_100_tokens"][i]
-        reviews.append(ReviewGrounding(tuple(scores[i]), int(metrics["xref"][i]),
-                                       None if density != density else float(density)))  # NaN: no words
+    reviews = review_groundings(scores, [row.get("text") for row in rows])
     by_label: dict[str, list[int]] = {}
     for i, row in enumerate(rows):
         by_label.setdefault(HUMAN if row.get("source") == HUMAN_SOURCE else reviewer_label(row), []).append(i)
@@ -89,4 +89,4 @@ def grounding_report(rows: Sequence[Mapping[str, Any]], judge: Judge, progress: 
     return GroundingResult(groups, pooled, judge.describe())
 
 
-__all__ = ["GroundingGroup", "GroundingResult", "grounding_report"]
+__all__ = ["FAMILY", "METRIC", "GroundingGroup", "GroundingResult", "grounding_report"]

@@ -252,10 +252,11 @@ def comparison_table(board: Board, metric: str | None = None, venue: str | None 
 
 
 def about_markdown() -> str:
-    """Each metric as the registry describes it, and how to submit."""
+    """Each metric a leaderboard run computes as the registry describes it (not those of a command of their own,
+    such as ``praib grounding``), and how to submit."""
     lines = ["### Metrics", "",
              "| Metric | Name | Family | Unit | Over | Distance to human | Source |", "|---|---|---|---|---|---|---|"]
-    for m in METRICS:
+    for m in (m for m in METRICS if m.command is None):
         cells = [m.label, m.name, m.family, m.unit, f"per {m.over}", DISTANCE_MEANING[m.distance],
                  m.source + (" (needs a judge)" if m.judged else "")]
         lines.append("| " + " | ".join(markdown_escape(cell) for cell in cells) + " |")

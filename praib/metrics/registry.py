@@ -85,13 +85,16 @@ class Family:
     of judged results has ``validation``: the tasks of ``praib judge validate`` whose judge decisions they
     rest on (empty where they need no judge), ``validity_label``, how the judge-validity lines name its
     results, and ``second_judge``, the entries of the two-judge agreement that re-judge them
-    (:func:`praib.evaluation.judged.second_judge_agreement`)."""
+    (:func:`praib.evaluation.judged.second_judge_agreement`). ``command`` names the command that computes a
+    family of judged results where judged ``praib evaluate`` and ``praib leaderboard run`` do not (RevUtil's
+    grounding specificity: ``praib grounding``): those runs neither list its metrics nor look up its validation."""
 
     name: str
     title: str
     validation: tuple[str, ...] | None = None
     validity_label: str = ""
     second_judge: tuple[str, ...] = ()
+    command: str | None = None
 
 
 FAMILIES: tuple[Family, ...] = (
@@ -106,6 +109,8 @@ FAMILIES: tuple[Family, ...] = (
     Family("target/aspect", "target/aspect", ("target", "aspect"), "T/A F1 (target_aspect_*)",
            ("target_strength", "target_weakness", "aspect_strength", "aspect_weakness")),
     Family("atomic", "atomic statistics", ("atomic",), "atomic item statistics (atomic)"),
+    Family("grounding", "grounding specificity", ("grounding",), "Grounding specificity (grounding_specificity)",
+           command="praib grounding"),
     Family("rejection rate", "rejection rate", (), "rejection_rate"),
     Family("robustness", "robustness"),
     Family("treatment", "treatment effects"),
@@ -217,6 +222,21 @@ MODULES: dict[str, Module] = {module.name: module for module in (
            "aspect the presence of the label per kind (its Tables 8, 9, 11, 12) and the mean of the two "
            "kinds (Tables 7, 10); label shares per side. Labels are given, not judged: use "
            "praib.metrics.judged.target_aspect.label_items to produce them."),
+    Module("grounding_specificity", "Grounding specificity",
+           "RevUtil's grounding specificity of review comments against the reviews' cross-reference count: "
+           "Spearman's rho and the mean rating by bin of the count.",
+           (*_TAGS, "praib"),
+           "RevUtil's grounding specificity (Sadallah et al., EMNLP 2025) as PRAIB relates it to the "
+           "cross-reference count (Appendix H.1, Tables 18-20). Each weakness comment of a review is rated 1-5 "
+           "(1 Not Grounded, 2 Weakly Grounded and Not Specific, 3 Weakly Grounded and Specific, 4 Fully "
+           "Grounded and Under-Specific, 5 Fully Grounded and Specific) and the ratings are averaged per review. "
+           "Over the reviews with a rated comment it reports the mean rating, Spearman's rho of a review's mean "
+           "with its cross-reference count (praib's Xref.) and with their density per 100 word tokens, and the "
+           "mean by bin of the count (0, 1, 2-5, more than 5) with each bin's gain over bin 0.\n\n"
+           "This module does not call a judge: it takes the ratings. `praib grounding REVIEWS --judge MODEL` "
+           "rates the comments (a RevUtil checkpoint can be the judge), or call "
+           "`praib.metrics.judged.grounding.judge_grounding(comments, judge)` on the comments "
+           "`praib.metrics.judged.grounding.weakness_comments(weaknesses)` splits off."),
     Module("perturbation_tests", "Perturbation tests",
            "Directional (Wilcoxon signed-rank) and invariance (TOST) tests of a review score before and "
            "after an input perturbation.",
@@ -298,6 +318,11 @@ class Metric:
         return FAMILY[self.family].validation
 
     @property
+    def command(self) -> str | None:
+        """The command that computes it where judged ``evaluate`` and leaderboard runs do not (:class:`Family`)."""
+        return FAMILY[self.family].command
+
+    @property
     def columns(self) -> tuple[Column, ...]:
         """The per-review columns the evaluation keeps for it: none but for a per-review text metric."""
         if isinstance(self.compute, KernelColumns):
@@ -370,6 +395,10 @@ METRICS: list[Metric] = [
            "PRAIB Table 3", module="target_aspect", column="T/A F1", column_digits=2),
     Metric("confidence_gap", "score gap", "Confidence gap", 3, MAGNITUDE, PER_REVIEW, False,
            "confidence minus the paper's median human confidence", "PRAIB Appendix F.1", module="score_distribution"),
+    # Computed by `praib grounding` (its family's command), not by judged evaluate and leaderboard runs.
+    Metric("grounding_specificity", "grounding", "Grounding specificity", 3, None, PER_REVIEW, True,
+           "RevUtil rating 1-5 of a review's weakness comments, averaged per review",
+           "PRAIB Appendix H.1, Tables 18-20", module="grounding_specificity"),
     # Judged results that hold details, not one number: they appear beside the judged metrics.
     Metric("math_methods_agreement", "math", "math methods agreement", 3, None, PER_REVIEW, True,
            "agreement of the judge and the rule-based detector", "PRAIB Appendix K", module="math_engagement",
@@ -469,8 +498,10 @@ def per_review_metrics() -> tuple[str, ...]:
 
 
 def judged_metrics() -> tuple[str, ...]:
-    """Judged metrics with a one-number result of their own (those ``reported_with`` another come with it)."""
-    return tuple(m.name for m in METRICS if m.judged and m.scalar and m.reported_with is None and m._pattern is None)
+    """Judged metrics with a one-number result of their own (those ``reported_with`` another come with it) that
+    judged ``evaluate`` and leaderboard runs compute (not those of a family with a command of its own)."""
+    return tuple(m.name for m in METRICS if m.judged and m.scalar and m.reported_with is None and m._pattern is None
+                 and m.command is None)
 
 
 def compared_metrics() -> tuple[str, ...]:

@@ -32,6 +32,8 @@ class Cell:
     separator: str = "/"
     #: Printed bold, as the papers mark e.g. the value closest to the human one.
     bold: bool = False
+    #: Printed in italics, as PRAIB Table 9 prints the model heading over each model's rows (:func:`heading`).
+    italic: bool = False
 
     @property
     def missing(self) -> bool:
@@ -63,6 +65,17 @@ class Cell:
 def label(text: str) -> Cell:
     """A row or column label."""
     return Cell(text)
+
+
+def heading(text: str, width: int) -> list[Cell]:
+    """A row that names the rows under it, as PRAIB Table 9 names each model over its rows: ``text`` in italics,
+    then ``width - 1`` empty cells (LaTeX spans it over the whole row)."""
+    return [Cell(text, italic=True), *(label("") for _ in range(width - 1))]
+
+
+def is_heading(row: list[Cell]) -> bool:
+    """Whether ``row`` is a :func:`heading`."""
+    return bool(row) and row[0].italic and all(cell.value == "" and cell.source is None for cell in row[1:])
 
 
 def joined(*parts: Cell, separator: str = "/") -> Cell:
@@ -122,7 +135,8 @@ class Table:
             lines.append(_markdown_row(self.header))
             lines.append(_markdown_row(["---"] * len(self.header)))
         for row in self.rows:
-            lines.append(_markdown_row([cell.marked(lambda text: f"**{text}**") for cell in row]))
+            lines.append(_markdown_row([_italic(cell, cell.marked(lambda text: f"**{text}**"), "*{}*")
+                                        for cell in row]))
         lines.append("")
         lines += [f"*{note}*" for note in self._notes()]
         return "\n".join(lines).rstrip() + "\n"
@@ -137,7 +151,11 @@ class Table:
         lines.append(" & ".join(_latex(name) for name in self.header) + " \\\\")
         lines.append("\\midrule")
         for row in self.rows:
-            lines.append(" & ".join(cell.marked(lambda text: f"\\textbf{{{text}}}", _latex) for cell in row) + " \\\\")
+            if is_heading(row):
+                lines.append(f"\\multicolumn{{{len(self.header)}}}{{l}}{{\\textit{{{_latex(row[0].text())}}}}} \\\\")
+                continue
+            lines.append(" & ".join(_italic(cell, cell.marked(lambda text: f"\\textbf{{{text}}}", _latex),
+                                            "\\textit{{{}}}") for cell in row) + " \\\\")
         lines += ["\\bottomrule", "\\end{tabular}"]
         for note in self._notes():
             lines.append(f"\\par\\smallskip\\footnotesize {_latex(note)}")
@@ -152,8 +170,13 @@ class Table:
         return out
 
 
+def _italic(cell: Cell, text: str, form: str) -> str:
+    """``text``, the cell as a renderer marked it, put in ``form`` where the cell is italic."""
+    return form.format(text) if cell.italic else text
+
+
 def _label_columns(table: Table) -> int:
-    first = table.rows[0] if table.rows else []
+    first = next((row for row in table.rows if not is_heading(row)), [])
     return max(1, sum(1 for _ in _leading_labels(first)))
 
 

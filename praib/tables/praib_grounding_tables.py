@@ -9,27 +9,45 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from praib.evaluation.grounding import FAMILY, METRIC
+from praib.evaluation.judge_validity import family_validity
+from praib.metrics.judged.grounding import MIN_COMMENT_CHARS
+from praib.metrics.registry import digits_of, label_of
 from praib.tables.layout import Cell, Table, label
 from praib.tables.registry import Numbers, Result, TableSpec, table
 
 PAPER = "PRAIB"
 KIND = "grounding"
+#: The dimension praib rates, as the registry labels it: Table 18's "Grounding specificity".
+RATED = label_of(METRIC)
 #: RevUtil's four dimensions in Table 18's order; praib rates grounding specificity only.
-DIMENSIONS = ("Actionability", "Grounding specificity", "Helpfulness", "Verifiability")
-RATED = "Grounding specificity"
+DIMENSIONS = ("Actionability", RATED, "Helpfulness", "Verifiability")
 BINS = (("0", "Bin 0"), ("1", "Bin 1"), ("2-5", "Bin 2–5"), (">5", "Bin >5"))
-# PRAIB Tables 18-20 print three decimals.
-DIGITS = 3
+#: Tables 19 and 20: mean ratings and their gains with the registry's decimals (three, as the paper prints them).
+DIGITS = digits_of(METRIC)
+RHO_DIGITS = 3  # PRAIB Table 18 prints Spearman's ρ with three decimals (a correlation, no registered metric)
 SETUP_NOTE = ("Each review's weakness comments (the items of its weaknesses section, or its paragraphs; those under "
-              "50 characters left out) rated 1-5 for RevUtil's grounding specificity by the judge, averaged per "
-              "review; xref: the review's cross-reference count, density: per 100 word tokens.")
+              f"{MIN_COMMENT_CHARS} characters left out) rated 1-5 for RevUtil's grounding specificity by the judge, "
+              "averaged per review; xref: the review's cross-reference count, density: per 100 word tokens.")
 
 
 def _validity(result: Result) -> list[str]:
+    """The judge and what its stored validations (``judge_validation``: task -> entry or None) say of it."""
     judge = (result.data.get("judge") or {}).get("model")
-    validation = result.data.get("judge_validation")
-    return [f"Judge: {judge}; " + (f"validated on grounding: {validation['summary']}." if validation else
-                                   "not validated on grounding (`praib judge validate --task grounding`).")]
+    return [f"Judge: {judge}; {FAMILY.label}: {family_validity(FAMILY, result.data.get('judge_validation') or {})}."]
+
+
+def _unfilled(summary: dict | None, who: str) -> str | None:
+    """Why a group's cells (``summary``: a group's or the pooled result, None where the input has no such reviews)
+    are empty: no reviews, no comment to rate, or no usable rating; None where some comment is rated."""
+    if summary is None:
+        return f"{who} reviews in the input"
+    if not summary["comments"]:
+        return (f"a weakness comment to rate in the {who} reviews (a weaknesses section whose items or paragraphs "
+                f"have {MIN_COMMENT_CHARS} characters or more)")
+    if not summary["comments_scored"]:
+        return f"a usable rating of the {who} reviews' comments (the judge gave none: see OUTPUT.failures.jsonl)"
+    return None
 
 
 @table("praib-18", PAPER, 18, "Spearman rank correlations between RevUtil quality dimensions and the cross-reference "
@@ -43,16 +61,22 @@ def table_18(spec: TableSpec, results: Sequence[Result]) -> Table:
         if dimension != RATED:
             out.rows.append([label(dimension), *[Cell(None)] * 4])
             continue
-        out.rows.append([label(dimension), *(numbers.cell("pooled", pooled, "spearman", feature, "rho", digits=DIGITS)
-                                             for feature in ("xref", "xref_density") for pooled in ("models", "human"))])
+        out.rows.append([label(dimension), *(
+            numbers.cell("pooled", pooled, "spearman", feature, "rho", digits=RHO_DIGITS)
+            for feature in ("xref", "xref_density") for pooled in ("models", "human"))])
     out.notes = [SETUP_NOTE + " ρ: Spearman's rank correlation of the review's mean rating with its count (density) "
                  "over the reviews with a rated comment; Gen: all model reviews, OR: the human reviews.",
                  *_validity(result)]
     out.needs.append("Actionability, Helpfulness, Verifiability: praib rates grounding specificity only (RevUtil's "
                      "other dimensions are not implemented)")
     for pooled, column in (("models", "Gen"), ("human", "OR")):
-        if numbers.get("pooled", pooled) is None:
-            out.needs.append(f"{column}: {'model' if pooled == 'models' else 'human'} reviews in the input")
+        summary = numbers.get("pooled", pooled)
+        reason = _unfilled(summary, "model" if pooled == "models" else "human")
+        if reason:
+            out.needs.append(f"{column}: {reason}")
+        elif any(summary["spearman"][feature]["rho"] is None for feature in ("xref", "xref_density")):
+            out.needs.append(f"{column}: ρ is undefined with fewer than 3 rated reviews or a constant rating, count "
+                             "or density")
     return out
 
 
@@ -71,6 +95,10 @@ def table_19(spec: TableSpec, results: Sequence[Result]) -> Table:
                  "mean; —: no review in that bin (or none in bin 0).", *_validity(result)]
     if not models:
         out.needs.append("every cell: model reviews in the input")
+    for _, group in models:
+        reason = _unfilled(group, "model's")
+        if reason:
+            out.needs.append(f"{group['label']} row: {reason}")
     return out
 
 
@@ -86,8 +114,9 @@ def table_20(spec: TableSpec, results: Sequence[Result]) -> Table:
                                                      signed=key == "gain" and bin_name != "0")
                                         for bin_name, _ in BINS for key in ("mean", "gain"))])
     out.notes = [SETUP_NOTE + " score: the mean rating of the reviews in the bin; Δ: score minus the bin-0 score of "
-                 "the same row.", *_validity(result)]
+                 "the same row; —: no review in that bin (Δ: or none in bin 0).", *_validity(result)]
     for pooled, row in (("human", "Human"), ("models", "All LLMs")):
-        if numbers.get("pooled", pooled) is None:
-            out.needs.append(f"{row} row: {'human' if pooled == 'human' else 'model'} reviews in the input")
+        reason = _unfilled(numbers.get("pooled", pooled), "human" if pooled == "human" else "model")
+        if reason:
+            out.needs.append(f"{row} row: {reason}")
     return out

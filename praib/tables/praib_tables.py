@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from praib.evaluation.table import out_of_scale_note
 from praib.metrics.registry import compared_metrics, label_of
-from praib.tables.layout import Cell, Table, joined, label
+from praib.tables.layout import Cell, Table, heading, joined, label
 from praib.tables.registry import Numbers, Result, TableSpec, table
 
 PAPER = "PRAIB"
@@ -142,17 +142,22 @@ def table_1(spec: TableSpec, results: Sequence[Result]) -> Table:
        "(extended prompt), per venue and year", "evaluate")
 def table_9(spec: TableSpec, results: Sequence[Result]) -> Table:
     groups = _first(results)
-    models = groups.named()
-    out = spec.new(sources=[groups.result.path],
-                header=["Model", "Conference", "Year", "α_H", "α_H+L", "Δ"])
-    for index, group, name in models:
+    models = groups.models(EXTENDED)
+    with_prompt = _prompts_differ(models)
+    out = spec.new(sources=[groups.result.path], header=["Conference", "Year", "α_H", "α_H+L", "Δ"])
+    for index, group in models:
+        rows = []
         for venue, detail in sorted((group.get("krippendorff") or {}).items()):
             for year in sorted(detail.get("per_year") or {}):
                 path = ("krippendorff", venue, "per_year", year)
-                out.rows.append([label(name), label(venue), label(year),  # α with three decimals, not Table 1's two:
-                                 groups.cell(index, *path, "alpha_human", digits=3),  # PRAIB Table 9
-                                 groups.cell(index, *path, "alpha_with_model", digits=3),  # PRAIB Table 9
-                                 groups.cell(index, *path, "delta", digits=3, signed=True)])  # PRAIB Table 9
+                rows.append([label(venue), label(year),  # α with three decimals, not Table 1's two:
+                             groups.cell(index, *path, "alpha_human", digits=3),  # PRAIB Table 9
+                             groups.cell(index, *path, "alpha_with_model", digits=3),  # PRAIB Table 9
+                             groups.cell(index, *path, "delta", digits=3, signed=True)])  # PRAIB Table 9
+        if rows:  # the model's italic heading, with its prompt as the records name it where the prompts differ
+            prompt = group["group"].get("prompt")
+            name = f"{model_name(group)} ({prompt or '—'})" if with_prompt else model_name(group)
+            out.rows += [heading(name, len(out.header)), *rows]
     out.notes = _one_prompt_note(groups, EXTENDED) + [
         "α_H: the human panel alone; α_H+L: with the model's rating added as one more annotator; "
         "Δ = α_H+L − α_H. Year: the year group praib pools (PRAIB pools early ICLR years)."] \

@@ -7,9 +7,10 @@ from praib.metrics.judged.validation import LABELS, LabelScore, ValidationResult
 # What each hand-made result prints (ValidationResult.summary) on the gold set "gold-TASK.jsonl" of 30 items.
 SUMMARY = {"math": "κ 0.620 [0.550, 0.690], accuracy 0.810 [0.750, 0.870] on gold-math.jsonl (30 items)",
            "coverage": "κ 0.410 [0.300, 0.520], accuracy 0.700 [0.600, 0.800] on gold-coverage.jsonl (30 items)",
-           "aspect": "κ 0.050 [-0.100, 0.200], accuracy 0.300 [0.200, 0.400] on gold-aspect.jsonl (30 items)"}
+           "aspect": "κ 0.050 [-0.100, 0.200], accuracy 0.300 [0.200, 0.400] on gold-aspect.jsonl (30 items)",
+           "grounding": "κ 0.450 [0.350, 0.550], accuracy 0.600 [0.500, 0.700] on gold-grounding.jsonl (30 items)"}
 SCORES = {"math": ((0.81, 0.75, 0.87), (0.62, 0.55, 0.69)), "coverage": ((0.7, 0.6, 0.8), (0.41, 0.3, 0.52)),
-          "aspect": ((0.3, 0.2, 0.4), (0.05, -0.1, 0.2))}
+          "aspect": ((0.3, 0.2, 0.4), (0.05, -0.1, 0.2)), "grounding": ((0.6, 0.5, 0.7), (0.45, 0.35, 0.55))}
 
 
 def hand_made_validation(task, model="stub-judge", revision=None, templates=None, date="2026-01-05T00:00:00+00:00"):

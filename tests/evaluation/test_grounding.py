@@ -12,6 +12,7 @@ from praib.cli.main import main
 from praib.metrics.judged.grounding import (ReviewGrounding, grounding_summary, parse_answer, spearman,
                                             weakness_comments, xref_bin)
 from praib.metrics.text.textstats import score_texts
+from praib.tables import load_result, make_tables
 from tests.tables.grounding_results import grounding_run, review_rows, stub_judge
 
 
@@ -65,6 +66,30 @@ def test_a_summary_of_reviews_by_hand():
                             "2-5": {"mean": 4.0, "n": 1, "gain": 2.0}, ">5": {"mean": None, "n": 0, "gain": None}}
 
 
+def test_a_review_without_text_counts_in_no_bin_and_no_correlation():
+    without_text = ReviewGrounding((5,), None, None)
+    summary = grounding_summary([ReviewGrounding((1, 3), 0, 0.0), ReviewGrounding((4,), 3, 1.0), without_text])
+    assert summary.reviews_scored == 3 and summary.score["mean"] == pytest.approx(11 / 3)
+    assert [summary.bins[b]["n"] for b in ("0", "1", "2-5", ">5")] == [1, 0, 1, 0]
+    assert summary.spearman["xref"]["n"] == 2 and summary.spearman["xref_density"]["n"] == 2
+
+
+def test_the_command_goes_on_past_a_review_without_text(tmp_path, monkeypatch):
+    """It stopped with "cannot convert float NaN to integer": an empty text has no cross-reference count."""
+    rows = [*review_rows(), {"review_id": "h6", "paper_id": "p6", "source": "human", "venue": "ICLR", "year": 2025,
+                             "text": "", "rating": 5}]
+    reviews = tmp_path / "reviews.jsonl"
+    reviews.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    stub_judge(monkeypatch)
+    output = tmp_path / "grounding.json"
+    result = CliRunner().invoke(main, ["grounding", str(reviews), "--judge", "stub-revutil", "--cache-dir",
+                                       str(tmp_path / "cache"), "-o", str(output), "--no-progress"])
+    assert result.exit_code == 3, result.output  # b3's unreadable answer, as in the run without h6
+    human = json.loads(output.read_text())["groups"][0]
+    assert (human["reviews"], human["reviews_scored"], human["comments"]) == (6, 5, 9)
+    assert [human["bins"][b]["mean"] for b in ("0", "1", "2-5", ">5")] == pytest.approx([1.75, 3, 4, 14 / 3])
+
+
 def test_the_command_on_a_synthetic_run_known_by_hand(tmp_path, monkeypatch):
     output, result = grounding_run(tmp_path, monkeypatch)
     assert result.exit_code == 3, result.output  # b3's comment got no usable rating: recorded, the run finished
@@ -92,10 +117,14 @@ def test_the_command_on_a_synthetic_run_known_by_hand(tmp_path, monkeypatch):
     means = [1.5, 3, 4, 14 / 3, 2]
     density = score_texts([row["text"] for row in rows], workers=1)["xref_per_100_tokens"].tolist()
     assert human["spearman"]["xref_density"]["rho"] == pytest.approx(spearman(means, density)["rho"])
-    assert data["judge"]["model"] == "stub-revutil" and data["judge_validation"] is None
+    assert data["judge"]["model"] == "stub-revutil" and data["judge_validation"] == {"grounding": None}
     assert data["grounding_specificity"]["scale"]["5"] == "Fully Grounded and Specific"
-    assert "human: 5 reviews, 9 of 9 comments rated, mean 3.03" in result.output
-    assert "judge not validated (run `praib judge validate --task grounding ...`)" in result.output
+    # The mean with the registry's three decimals: (1.5 + 3 + 4 + 14/3 + 2) / 5 = 3.0333...
+    assert "human: 5 reviews, 9 of 9 comments rated, mean 3.033" in result.output
+    # The validity line of grounding specificity only: none of the families a judged evaluate computes.
+    assert result.output.count("Judge validity") == 1 and "Math" not in result.output
+    assert ("  Grounding specificity (grounding_specificity): judge not validated (run `praib judge validate --task "
+            "grounding ...`)") in result.output
     [failure] = [json.loads(line) for line in (tmp_path / "grounding.json.failures.jsonl").read_text().splitlines()]
     assert failure["item_id"] == "b3/weakness 1/grounding"
 
@@ -117,8 +146,21 @@ def test_validate_a_judge_on_grounding_ratings_and_find_it_from_the_command(tmp_
     assert re.search(r"accuracy +0.667", validated.output) and re.search(r"Cohen's κ +0.586", validated.output)
     output, result = grounding_run(tmp_path, monkeypatch)
     data = json.loads(output.read_text())
-    assert data["judge_validation"]["task"] == "grounding" and data["judge_validation"]["gold_size"] == 6
-    assert "Judge validity (grounding): κ" in result.output
+    found = data["judge_validation"]["grounding"]
+    assert found["task"] == "grounding" and found["gold_size"] == 6 and found["found_in"] == "validations store"
+    assert "  Grounding specificity (grounding_specificity): κ 0.586" in result.output
+    (table_18,) = make_tables([load_result(output)], ["praib-18"])
+    assert f"Judge: stub-revutil; Grounding specificity (grounding_specificity): {found['summary']}." in table_18.notes
+
+
+def test_the_command_warns_when_no_review_has_a_comment_to_rate(tmp_path, monkeypatch):
+    rows = [{**row, "weaknesses": None, "text": "A review in prose, with no sections at all."}
+            for row in review_rows() if row["source"] == "human"]
+    output, result = grounding_run(tmp_path, monkeypatch, rows)
+    assert result.exit_code == 0, result.output
+    assert (f"warning: no review of {tmp_path / 'grounding-reviews.jsonl'} has a weakness comment to rate (a "
+            "weaknesses section whose items or paragraphs have 50 characters or more): every rating is missing"
+            in result.output)
 
 
 def test_the_command_needs_a_judge(tmp_path):

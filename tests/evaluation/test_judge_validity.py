@@ -7,7 +7,7 @@ import pytest
 from praib.evaluation.judge_validity import (FAMILIES, VALIDATED_TASKS, family_of, judge_validations, validates,
                                              validity_lines)
 from praib.metrics.judged.validation import store_validation
-from praib.metrics.registry import METRICS
+from praib.metrics.registry import METRICS, judged_metrics
 from tests.evaluation.stored_validation import SUMMARY, hand_made_validation
 
 STUB = {"model": "stub-judge", "model_revision": None, "backend": "stub"}
@@ -18,6 +18,7 @@ STUB = {"model": "stub-judge", "model_revision": None, "backend": "stub"}
     ("math_methods_agreement", ("math",)), ("coverage_recall_strengths", ("coverage",)),
     ("coverage_precision_weaknesses", ("coverage",)), ("target_aspect_f1", ("target", "aspect")),
     ("target_aspect_distribution", ("target", "aspect")), ("atomic", ("atomic",)), ("rejection_rate", ()),
+    ("grounding_specificity", ("grounding",)),
 ])
 def test_each_judged_metric_rests_on_its_validation_tasks(metric, tasks):
     assert family_of(metric).tasks == tasks
@@ -28,6 +29,19 @@ def test_every_judged_metric_of_the_registry_has_a_family_and_the_rules_have_non
     assert family_of("math_engagement_rules") is None and family_of("tkc") is None
     assert VALIDATED_TASKS == ("math", "coverage", "target", "aspect", "atomic")
     assert [f.name for f in FAMILIES if not f.tasks] == ["rejection rate"]
+
+
+def test_grounding_specificity_is_praib_groundings_own_and_no_judged_run_lists_or_looks_it_up(tmp_path):
+    """`praib grounding` computes it: judged evaluate and leaderboard runs list the families they compute."""
+    grounding = family_of("grounding_specificity")
+    assert grounding.command == "praib grounding" and grounding not in FAMILIES
+    assert "grounding_specificity" not in judged_metrics() and "grounding" not in VALIDATED_TASKS
+    store_validation(hand_made_validation("grounding"), tmp_path)
+    assert "grounding" not in judge_validations(STUB, tmp_path)
+    found = judge_validations(STUB, tmp_path, tasks=grounding.tasks)
+    assert list(found) == ["grounding"] and found["grounding"]["summary"] == SUMMARY["grounding"]
+    assert validity_lines(found, families=[grounding])[1:] == [
+        f"  Grounding specificity (grounding_specificity): {SUMMARY['grounding']}"]
 
 
 def test_the_stored_validation_of_this_judge_is_found_and_no_other(tmp_path):

@@ -74,3 +74,20 @@ def test_score_distribution_module_by_hand():
     assert result["m"]["total_variation"] == pytest.approx(1.0)
     assert result["m"]["gap_to_human_median"]["mean"] == pytest.approx(1.5)
     assert result["human"]["distribution"][3] == pytest.approx(0.5)
+
+
+def test_grounding_specificity_module_by_hand():
+    texts = ["The method is unclear.", "Table 2 lacks error bars.", "See Table 1 and Figure 2.",
+             "Sections 2, 3 and 4, Table 5, Figure 6, Eq. (7), Theorem 8 and Lemma 9 disagree.", ""]
+    # Per review: mean rating 2, 4, 3, 5, 1; cross-references 0, 1, 2, 6 ("Sections 2, 3 and 4" is one mention),
+    # none for the empty text, which counts in no bin and no correlation.
+    result = load("grounding_specificity").compute(scores=[[1, 3], [4, None], [3], [5, 5, 5], [1]], texts=texts)
+    assert (result["reviews"], result["reviews_scored"], result["comments"], result["comments_failed"]) == (5, 5, 9, 1)
+    assert result["score"]["mean"] == pytest.approx(3.0) and result["score"]["n"] == 5
+    assert {name: (entry["mean"], entry["n"], entry["gain"]) for name, entry in result["bins"].items()} == {
+        "0": (2.0, 1, 0.0), "1": (4.0, 1, 2.0), "2-5": (3.0, 1, 1.0), ">5": (5.0, 1, 3.0)}
+    # Ranks of the means [2, 4, 3, 5] and of the counts [0, 1, 2, 6]: [1, 3, 2, 4] and [1, 2, 3, 4];
+    # rho = 1 - 6 * (0 + 1 + 1 + 0) / (4 * 15) = 0.8.
+    assert result["spearman"]["xref"]["rho"] == pytest.approx(0.8) and result["spearman"]["xref"]["n"] == 4
+    with pytest.raises(ValueError, match="review 2: score 6 is not on RevUtil's scale"):
+        load("grounding_specificity").compute(scores=[[1], [6]], texts=["a", "b"])

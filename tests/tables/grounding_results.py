@@ -79,10 +79,12 @@ def stub_judge(monkeypatch) -> StubBackend:
     return stub
 
 
-def grounding_run(folder: Path, monkeypatch) -> tuple[Path, object]:
-    """Runs `praib grounding` on :func:`review_rows` with the stub judge; the result's path and the CLI result."""
+def grounding_run(folder: Path, monkeypatch, rows: list[dict] | None = None) -> tuple[Path, object]:
+    """Runs `praib grounding` on ``rows`` (default :func:`review_rows`) with the stub judge; the result's path and the
+    CLI result."""
     reviews = folder / "grounding-reviews.jsonl"
-    reviews.write_text("".join(json.dumps(row) + "\n" for row in review_rows()), encoding="utf-8")
+    reviews.write_text("".join(json.dumps(row) + "\n" for row in (review_rows() if rows is None else rows)),
+                       encoding="utf-8")
     stub_judge(monkeypatch)
     output = folder / "grounding.json"
     result = CliRunner().invoke(main, ["grounding", str(reviews), "--judge", "stub-revutil", "--cache-dir",

@@ -7,7 +7,7 @@ import pytest
 
 from praib.tables import load_result, make_tables
 from tests.tables.checks import assert_cells_are_their_results
-from tests.tables.grounding_results import grounding_run
+from tests.tables.grounding_results import grounding_run, review_rows
 
 KEYS = ["praib-18", "praib-19", "praib-20"]
 
@@ -44,7 +44,8 @@ def test_table_18_correlations_of_grounding_specificity(tables):
     assert texts(rows["Helpfulness"])[1:] == ["—"] * 4
     assert any(need.startswith("Actionability, Helpfulness, Verifiability: praib rates grounding specificity only")
                for need in built.needs)
-    assert any("Judge: stub-revutil; not validated on grounding" in note for note in built.notes)
+    assert ("Judge: stub-revutil; Grounding specificity (grounding_specificity): judge not validated (run `praib "
+            "judge validate --task grounding ...`).") in built.notes
 
 
 def test_table_19_gains_per_model(tables):
@@ -62,3 +63,32 @@ def test_table_20_scores_and_gains_of_the_humans_and_all_models(tables):
     assert texts(models) == ["All LLMs (aggregated)", "2.500", "0.000", "2.000", "-0.500", "4.000", "+1.500",
                              "5.000", "+2.500"]
     assert human[8].source.endswith("#/pooled/human/bins/>5/gain")
+
+
+def test_every_empty_group_says_why(tmp_path, monkeypatch):
+    """Human reviews without a weaknesses section and a model whose only comment got no usable rating: their cells
+    print "—" with the reason."""
+    rows = [{**row, "weaknesses": None, "text": "A review in prose, with no sections at all."}
+            if row["source"] == "human" else row for row in review_rows() if row["review_id"] not in ("b1", "b2")]
+    output, result = grounding_run(tmp_path, monkeypatch, rows)
+    assert result.exit_code == 3, result.output
+    tables = {table.key: table for table in make_tables([load_result(output)], KEYS)}
+    no_comment = ("a weakness comment to rate in the human reviews (a weaknesses section whose items or paragraphs "
+                  "have 50 characters or more)")
+    assert f"OR: {no_comment}" in tables["praib-18"].needs
+    assert f"Human row: {no_comment}" in tables["praib-20"].needs
+    assert texts(tables["praib-20"].rows[0])[1:] == ["—"] * 8
+    assert tables["praib-19"].needs == ["model-b/extended row: a usable rating of the model's reviews' comments (the "
+                                        "judge gave none: see OUTPUT.failures.jsonl)"]
+    assert texts(tables["praib-19"].rows[1]) == ["model-b/extended", "—", "—", "—", "—"]
+    assert "warning: no review" not in result.output  # model a's comments are there to rate
+
+
+def test_a_constant_rating_leaves_rho_undefined_and_says_so(tmp_path, monkeypatch):
+    rows = [row for row in review_rows() if row["review_id"] in ("a1", "b1", "h2", "h3", "h4")]
+    output, result = grounding_run(tmp_path, monkeypatch, rows)
+    (table_18,) = make_tables([load_result(output)], ["praib-18"])
+    # Model reviews a1 and b1 (ratings 3 and 2): fewer than 3, so ρ is undefined; h2-h4 have 3 ratings.
+    assert [texts(table_18.rows[1])[i] for i in (1, 2, 3)] == ["—", "1.000", "—"]
+    assert ("Gen: ρ is undefined with fewer than 3 rated reviews or a constant rating, count or density"
+            in table_18.needs)

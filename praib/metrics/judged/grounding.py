@@ -25,6 +25,7 @@ from typing import Any, Sequence
 
 from praib.llm.judge import Answer, Judge
 from praib.metrics.summary import summarise
+from praib.metrics.text.textstats import score_texts
 from praib.parsing import strength_weakness_bullets
 
 TEMPLATE = "grounding_specificity"
@@ -107,11 +108,11 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> dict[str, Any]:
 @dataclass(frozen=True)
 class ReviewGrounding:
     """One review: its comments' scores (None where the judge gave none), its cross-reference count and their
-    density (per :data:`DENSITY_PER` word tokens, ``xref_per_100_tokens`` of the text metrics; None for a text
-    without words)."""
+    density (per :data:`DENSITY_PER` word tokens, ``xref_per_100_tokens`` of the text metrics; both None for a
+    review without text, which then counts in no bin and no correlation)."""
 
     scores: tuple[int | None, ...]
-    xref: int
+    xref: int | None
     density: float | None
 
     @property
@@ -141,13 +142,35 @@ class GroundingSummary:
                 "score": self.score, "spearman": self.spearman, "bins": self.bins}
 
 
+def review_groundings(scores: Sequence[Sequence[int | None]], texts: Sequence[str | None]) -> list[ReviewGrounding]:
+    """Each review's :class:`ReviewGrounding` from its comments' scores and its text, whose cross-references praib's
+    text metrics count (``xref``, ``xref_per_100_tokens``; NaN, kept as None, for a review without text)."""
+    metrics = score_texts(list(texts), workers=1)
+    return [ReviewGrounding(tuple(mine), None if xref != xref else int(xref), None if density != density else
+                            float(density))
+            for mine, xref, density in zip(scores, metrics["xref"], metrics["xref_per_100_tokens"])]
+
+
+def grounding_from_scores(scores: Sequence[Sequence[int | None]], texts: Sequence[str | None]) -> dict:
+    """What ``praib grounding`` reports of one group of reviews (:meth:`GroundingSummary.to_dict`), from each review's
+    comment scores (1-5; None for a comment the judge gave none) and its text: the judge-free part, which the
+    ``evaluate`` module ``metrics/grounding_specificity`` serves. A score off RevUtil's scale is a ValueError."""
+    if len(scores) != len(texts):
+        raise ValueError(f"{len(scores)} reviews' scores but {len(texts)} texts")
+    for number, mine in enumerate(scores, 1):
+        off = [score for score in mine if score is not None and score not in SCALE]
+        if off:
+            raise ValueError(f"review {number}: score {off[0]!r} is not on RevUtil's scale (1-5)")
+    return grounding_summary(review_groundings(scores, texts)).to_dict()
+
+
 def grounding_summary(reviews: Sequence[ReviewGrounding]) -> GroundingSummary:
     """:class:`GroundingSummary` of ``reviews``."""
     rated = [review for review in reviews if review.mean is not None]
     means = [review.mean for review in rated]
     bins: dict[str, dict[str, Any]] = {}
     for name, _, _ in BINS:
-        inside = [review.mean for review in rated if xref_bin(review.xref) == name]
+        inside = [review.mean for review in rated if review.xref is not None and xref_bin(review.xref) == name]
         bins[name] = {"mean": sum(inside) / len(inside) if inside else None, "n": len(inside)}
     base = bins[BINS[0][0]]["mean"]
     for entry in bins.values():
@@ -163,5 +186,5 @@ def grounding_summary(reviews: Sequence[ReviewGrounding]) -> GroundingSummary:
 
 
 __all__ = ["ANSWER_SCHEMA", "BINS", "DENSITY_PER", "LABELS", "MIN_COMMENT_CHARS", "SCALE", "TEMPLATE",
-           "GroundingSummary", "ReviewGrounding", "grounding_summary", "judge_grounding", "parse_answer", "spearman",
-           "weakness_comments", "xref_bin"]
+           "GroundingSummary", "ReviewGrounding", "grounding_from_scores", "grounding_summary", "judge_grounding",
+           "parse_answer", "review_groundings", "spearman", "weakness_comments", "xref_bin"]
