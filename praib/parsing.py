@@ -178,14 +178,33 @@ _VERDICT = re.compile(r"[\s*_\"'“(\[]*(?:(?:very|strong(?:ly)?|weak(?:ly)?|bor
                       r"|lean(?:ing)?(?: towards?)?|probabl[ey])[ -]+)*(accept|reject)(?:s|ed|ance|ion)?\b", re.I)
 _BLANKS = re.compile(r"\s*")
 _RULE_LINE = re.compile(r"[-*_=#+ ]*")
+_RULE_CHARACTERS = frozenset("-*_=#+ ")
+
+# Where a search over every character would cost most of a parse, cheap tests of the whole text or
+# line (substrings, the last character) tell first whether the expression can match at all.
+# The horizontal spaces other than " " and the tab that are left after _CONTROL (what _HSPACE
+# rewrites), and the only character whose lower-case form is longer than itself (a test checks both
+# against the Unicode tables of this Python).
+_OTHER_HSPACE = re.compile(r"[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_GROWS_WHEN_LOWERED = "\u0130"
+# A label line without a colon or a closing bold ends with its label: its last character is a label's,
+# [\w ,/&'’()\-], i.e. alphanumeric (str.isalnum, as \w reads it) or one of these (see _candidate_lines).
+_LABEL_PUNCTUATION = frozenset(" _,/&'’()-")
+_SCORE_SEPARATORS = (":", "=", "：")  # one of them ends every inline score label
+_NORMALISED: dict[str, str] = {}
 
 
 def _normalise(label: str) -> str:
     """Compare labels by their words: "Strengths & Weaknesses", "strengths_and_weaknesses" and
     "2. Strengths and weaknesses (optional)" are the same label."""
-    label = _PAREN.sub(" ", label.lower().replace("&", " and "))
-    label = _NON_ALNUM.sub(" ", label).strip()
-    return _LEADING_NUMBER_WORD.sub("", label)
+    normalised = _NORMALISED.get(label)
+    if normalised is None:
+        normalised = _PAREN.sub(" ", label.lower().replace("&", " and "))
+        normalised = _LEADING_NUMBER_WORD.sub("", _NON_ALNUM.sub(" ", normalised).strip())
+        if len(_NORMALISED) > 100_000:  # labels repeat; the rest of what lines start with need not be kept
+            _NORMALISED.clear()
+        _NORMALISED[label] = normalised
+    return normalised
 
 
 @dataclass
@@ -253,15 +272,22 @@ def _scale_name(scales: VenueScales) -> str:
 
 def _prepare(text: str) -> tuple[str, bool]:
     """Normalise line ends and whitespace, and turn HTML blocks into lines; report whether it was HTML."""
-    text = _CONTROL.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n"))
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL.sub(" ", text)
     is_html = _HTML_TAG.search(text) is not None
     if is_html:
         text = _HTML_HEADING.sub(lambda m: "\n" + "#" * int(m.group(1)) + " ", text)
         text = _HTML_ITEM.sub("\n- ", _HTML_BLOCK.sub("\n", text))
         # Bold tags stay until the labels are read: "<b>Strengths:</b>" is one.
         text = html.unescape(_HTML_INLINE.sub("", text))
-    text = _LINE_EDGES.sub("\n", _HSPACE.sub(" ", text))
-    return _BLANK_LINES.sub("\n\n", text).strip(), is_html
+    if "  " in text or "\t" in text or not text.isascii() and _OTHER_HSPACE.search(text):
+        text = _HSPACE.sub(" ", text)
+    if " \n" in text or "\n " in text:
+        text = _LINE_EDGES.sub("\n", text)
+    if "\n\n\n" in text:
+        text = _BLANK_LINES.sub("\n\n", text)
+    return text.strip(), is_html
 
 
 def _clean(chunk: str, is_html: bool) -> str | None:
@@ -269,9 +295,11 @@ def _clean(chunk: str, is_html: bool) -> str | None:
     if is_html:
         chunk = _HSPACE.sub(" ", _HTML_BOLD.sub("", chunk))
     lines = [line.strip() for line in chunk.split("\n")]
-    text = "\n".join("" if _RULE_LINE.fullmatch(line) else line for line in lines)
-    text = _BLANK_LINES.sub("\n\n", text).strip()
-    return text or None
+    text = "\n".join("" if (not line or line[0] in _RULE_CHARACTERS) and _RULE_LINE.fullmatch(line) else line
+                      for line in lines)
+    if "\n\n\n" in text:
+        text = _BLANK_LINES.sub("\n\n", text)
+    return text.strip() or None
 
 
 def _shorten(text: str, limit: int = 40) -> str:
@@ -330,18 +358,28 @@ def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueSc
         found.scores.setdefault(target, []).append(_Score(_RATING_PRIORITY.get(kind, 0), pos, *read))
 
 
-def _label_lines(text: str) -> Iterator[re.Match]:
-    """``_LABEL_LINE.finditer(text)``: a match never crosses a line, so matching at each line start finds
-    the same ones, without trying the pattern at every character."""
+def _candidate_lines(text: str) -> tuple[list[int], list[int], list[tuple[int, str]]]:
+    """Where a line of ``text`` may match: the starts of the lines that may be label lines (_LABEL_LINE) and
+    header lines (_HEADER_LINE), and (start, line) of those that may hold an inline score label. Every match
+    lies on one line, so trying the patterns at these line starts, in order, finds what finditer finds.
+    A label line holds a colon or a closing bold (``**``, ``__``, ``</b>``, ``</strong>``), or else ends with
+    its label (its last character is one of a label's); a header line has its "#" within its first five
+    characters (after "- " and "**"); an inline score label is followed by one of _SCORE_SEPARATORS."""
+    labels, headers, separated = [], [], []
     start = 0
-    while start <= len(text):
-        m = _LABEL_LINE.match(text, start)
-        if m:
-            yield m
-        end = text.find("\n", start)
-        if end < 0:
-            return
-        start = end + 1
+    for line in text.split("\n"):
+        if line:
+            colon = ":" in line or "：" in line
+            last = line[-1]
+            if (colon or "**" in line or "__" in line or "</" in line or last.isalnum()
+                    or last in _LABEL_PUNCTUATION):
+                labels.append(start)
+            if "#" in line[:5]:
+                headers.append(start)
+            if colon or "=" in line:
+                separated.append((start, line))
+        start += len(line) + 1
+    return labels, headers, separated
 
 
 def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
@@ -352,7 +390,11 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
 
     # (line start, content start, kind, key, header level, line end) of every label and header line
     events: list[tuple[int, int, str, str | None, int | None, int]] = []
-    for m in _label_lines(text):
+    label_lines, header_lines, separated = _candidate_lines(text)
+    for line_start in label_lines:
+        m = _LABEL_LINE.match(text, line_start)
+        if m is None:
+            continue
         entry = table.get(_normalise(m.group("label")))
         if entry is None:
             continue
@@ -371,8 +413,9 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
         if kind == "score":
             found.labels_seen.add(key)
     starts = {e[0] for e in events}
-    for m in _HEADER_LINE.finditer(text):
-        if m.start() not in starts:
+    for line_start in header_lines:
+        m = _HEADER_LINE.match(text, line_start)
+        if m and m.start() not in starts:
             events.append((m.start(), m.end(), "header", None, len(m.group(1)), m.end()))
     events.sort()
     starts = {e[0] for e in events}
@@ -399,25 +442,31 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
     if current:
         found.spans[current[0]].append((current[2], len(text)))
 
-    lowered = text.lower()
-    if len(lowered) != len(text):  # a few characters ("İ") grow when lowercased; keep positions aligned
-        lowered = text.translate(_ASCII_LOWER)
-    for m in inline.finditer(lowered):
+    for start, end, label in _inline_scores(text, separated, inline):
         # Score labels count at the start of a line, in bold, or after a separator ("Soundness: 3; ...").
-        window = max(0, m.start() - _MAX_PREFIX)  # bounded, so that a huge one-line text stays linear
-        before = text[max(window, text.rfind("\n", window, m.start()) + 1):m.start()]
+        window = max(0, start - _MAX_PREFIX)  # bounded, so that a huge one-line text stays linear
+        before = text[max(window, text.rfind("\n", window, start) + 1):start]
         if not (_SCORE_CONTEXT.fullmatch(before) or _OPEN_BEFORE.search(before[-16:])
                 or before.rstrip()[-1:] in (";", ",", "|", "(")):
             continue
-        eol = text.find("\n", m.end())
-        value = text[m.end():min(eol if eol >= 0 else len(text), m.end() + _MAX_VALUE)]
+        eol = text.find("\n", end)
+        value = text[end:min(eol if eol >= 0 else len(text), end + _MAX_VALUE)]
         if not value.strip(_EMPHASIS_EDGES):
             continue
-        kind = table[_normalise(m.group("label"))][1]
+        kind = table[_normalise(label)][1]
         if is_html:
             value = _HTML_BOLD.sub(" ", value)
-        _take_score(found, kind, value, m.start(), scales, scale_name)
+        _take_score(found, kind, value, start, scales, scale_name)
     return found
+
+
+def _inline_scores(text: str, lines: list[tuple[int, str]], inline: re.Pattern) -> Iterator[tuple[int, int, str]]:
+    """(start, end, label) of the matches of ``inline`` in ``text`` lower-cased (only its ASCII letters when
+    lower-casing would move positions: "İ" grows), given (start, line) of the lines that can hold one."""
+    lower = str.lower if _GROWS_WHEN_LOWERED not in text else (lambda line: line.translate(_ASCII_LOWER))
+    for start, line in lines:
+        for m in inline.finditer(lower(line)):
+            yield start + m.start(), start + m.end(), m.group("label")
 
 
 def _pick(scores: list[_Score]) -> _Score | None:

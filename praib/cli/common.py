@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.abc
+import importlib.util
 import json
 import logging
 import os
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,18 +31,59 @@ def configure_output() -> None:
     and huggingface_hub give their loggers a handler of their own, and the root's printed every line
     of theirs a second time), and praib's progress (:mod:`praib.records.progress`), not the libraries'
     bars: none of datasets' (``Map:``, ``Filter:``, ``Generating train split:``), and huggingface_hub's
-    downloads only on a terminal."""
-    import datasets
-    import huggingface_hub.utils
-
+    downloads only on a terminal. The libraries are set so once a command imports them: a command that
+    needs neither (every ``--help``) starts without them."""
     from praib.records.progress import shows_bars
 
     logging.basicConfig(level=logging.WARNING, format="praib: %(message)s")
-    for library in ("datasets", "huggingface_hub"):
-        logging.getLogger(library).handlers.clear()
-    datasets.disable_progress_bars()
-    if not shows_bars():
-        huggingface_hub.utils.disable_progress_bars()
+
+    def quiet_datasets() -> None:
+        import datasets
+
+        logging.getLogger("datasets").handlers.clear()
+        datasets.disable_progress_bars()
+
+    def quiet_huggingface_hub() -> None:
+        import huggingface_hub.utils
+        import huggingface_hub.utils.logging  # (which gives the library's logger its handler)
+
+        logging.getLogger("huggingface_hub").handlers.clear()
+        if not shows_bars():
+            huggingface_hub.utils.disable_progress_bars()
+
+    when_imported("datasets", quiet_datasets)
+    when_imported("huggingface_hub", quiet_huggingface_hub)
+
+
+def when_imported(name: str, action) -> None:
+    """Call ``action()`` now if module ``name`` is imported, else right after it is first imported."""
+    if name in sys.modules:
+        action()
+    else:
+        sys.meta_path.insert(0, _AfterImport(name, action))
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Finds module ``name`` through the finders after it and runs ``action()`` once the module has run: what
+    the command line sets in a library it may never import."""
+
+    def __init__(self, name: str, action) -> None:
+        self.name, self.action = name, action
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None and spec.loader is not None:
+            execute = spec.loader.exec_module
+
+            def execute_then_act(module) -> None:
+                execute(module)
+                self.action()
+
+            spec.loader.exec_module = execute_then_act
+        return spec
 
 
 def _apply(command, options):
@@ -213,10 +257,14 @@ def cache_dir_option(help: str = CACHE_DIR_HELP):
 
 def _hide_download_bars(context, parameter, hidden: bool) -> bool:
     if hidden:
-        import huggingface_hub.utils
-
-        huggingface_hub.utils.disable_progress_bars()
+        when_imported("huggingface_hub", _no_download_bars)
     return hidden
+
+
+def _no_download_bars() -> None:
+    import huggingface_hub.utils
+
+    huggingface_hub.utils.disable_progress_bars()
 
 
 no_progress_option = click.option("--no-progress", is_flag=True, callback=_hide_download_bars,

@@ -16,16 +16,17 @@ import os
 import warnings
 from collections import defaultdict
 from itertools import combinations
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 from datasets import Dataset
 
 from praib._version import __version__
-from praib.metrics.scores.agreement import alpha_by_venue, panel_agreement, self_agreement_by_venue
-from praib.metrics.scores.distributions import confidence_gap, distribution_difference, normalised_distribution
+from praib.metrics.scores.agreement import HumanPanels, alpha_by_venue, self_agreement_by_venue
+from praib.metrics.scores.distributions import (confidence_gap_to_medians, distribution_difference,
+                                                normalised_distribution, panel_medians)
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 from praib.evaluation.partial import INPUT, REFERENCE, Partial
@@ -161,26 +162,26 @@ def _by_venue_year(columns: dict, kind: str) -> dict[tuple, tuple[list, list]]:
     return found
 
 
-def _distributions(group: dict[tuple, tuple[list, list]], human: dict[tuple, tuple[list, list]], kind: str,
-                   scale: str, is_reference: bool) -> dict:
+def _distributions(group: dict[tuple, tuple[list, list]], human: "_Reference", kind: str, scale: str,
+                   is_reference: bool) -> dict:
     """Rating or confidence distributions per venue-year (scores from :func:`_by_venue_year`), with the
     difference from the reference distribution of the same venue-year, overall and by paper decision."""
     result = {}
     for venue, year in sorted(group, key=lambda vy: (str(vy[0]), vy[1] or 0)):
-        (scores, decisions), (human_scores, human_decisions) = group[(venue, year)], human.get((venue, year), ([], []))
+        scores, decisions = group[(venue, year)]
         values = scale_values(venue, year, kind, scale)
         name = f"{venue or 'unknown venue'} {year_group_of(venue, year) if venue else year}"
-        entry = _compare(scores, human_scores, values, is_reference)
+        entry = _compare(scores, human.on_scale(kind, (venue, year), None, values), values, is_reference)
         entry["by_decision"] = {
             decision: _compare(_of_decision(scores, decisions, decision),
-                               _of_decision(human_scores, human_decisions, decision), values, is_reference)
+                               human.on_scale(kind, (venue, year), decision, values), values, is_reference)
             for decision in ("accept", "reject")
         }
         result[name] = entry
     return result
 
 
-def _pooled(group: dict[tuple, tuple[list, list]], human: dict[tuple, tuple[list, list]], kind: str, scale: str,
+def _pooled(group: dict[tuple, tuple[list, list]], human: "_Reference", kind: str, scale: str,
             is_reference: bool) -> dict:
     """The distribution pooled over the group's venue-years, on the union of their scales (PRAIB Tables
     16, 17), against the human scores of the same venue-years; each score counted only where it is on
@@ -189,10 +190,9 @@ def _pooled(group: dict[tuple, tuple[list, list]], human: dict[tuple, tuple[list
     pooled_group, pooled_human, values = [], [], set()
     for venue, year in group:
         allowed = scale_values(venue, year, kind, scale)
-        scores, human_scores = group[(venue, year)][0], human.get((venue, year), ([], []))[0]
         values.update(allowed)
-        pooled_group += [v for v in scores if v in allowed]
-        pooled_human += [v for v in human_scores if v in allowed]
+        pooled_group += [v for v in group[(venue, year)][0] if v in allowed]
+        pooled_human += human.on_scale(kind, (venue, year), None, allowed)[1]
     values = sorted(values)
     if not pooled_group:
         entry = {"distribution": None}
@@ -208,19 +208,21 @@ def _of_decision(scores: list, decisions: list, decision: str) -> list:
     return [score for score, d in zip(scores, decisions) if d == decision]
 
 
-def _compare(group: list, human: list, values: Sequence[int], is_reference: bool) -> dict:
+def _compare(group: list, human: tuple[bool, list], values: Sequence[int], is_reference: bool) -> dict:
+    """``group``'s scores against ``human`` (:meth:`_Reference.on_scale`)."""
     group_values = [v for v in group if v in values]
     out_of_scale = len(group) - len(group_values)
-    if is_reference or not human:
+    any_human, human_values = human
+    if is_reference or not any_human:
         entry = {"distribution": normalised_distribution(group_values, values) if group_values else None}
     else:
-        entry = distribution_difference(group_values, [v for v in human if v in values], values)
+        entry = distribution_difference(group_values, human_values, values)
     entry["n"] = len(group_values)
     entry["n_out_of_scale"] = out_of_scale
     return entry
 
 
-def _gap(group: dict, reference: dict, kind: str) -> dict:
+def _gap(group: dict, human: "_Reference", kind: str) -> dict:
     def pick(columns, by=None, wanted=None):
         if by is None:
             return columns["paper_id"], columns[kind]
@@ -228,12 +230,14 @@ def _gap(group: dict, reference: dict, kind: str) -> dict:
                   if d == wanted]
         return [paper for paper, _ in chosen], [value for _, value in chosen]
 
-    overall = confidence_gap(*pick(group), *pick(reference))
-    overall["by_decision"] = {d: confidence_gap(*pick(group, "decision", d), *pick(reference, "decision", d))
-                              for d in ("accept", "reject")}
+    def gap(by=None, wanted=None):
+        medians = human.once(("medians", kind, by, wanted), lambda: panel_medians(*pick(human.columns, by, wanted)))
+        return confidence_gap_to_medians(*pick(group, by, wanted), medians)
+
+    overall = gap()
+    overall["by_decision"] = {d: gap("decision", d) for d in ("accept", "reject")}
     # PRAIB Table 14 reports the gap per conference.
-    overall["by_venue"] = {venue: confidence_gap(*pick(group, "venue", venue), *pick(reference, "venue", venue))
-                           for venue in sorted({v for v in group["venue"] if v is not None})}
+    overall["by_venue"] = {venue: gap("venue", venue) for venue in sorted({v for v in group["venue"] if v is not None})}
     return overall
 
 
@@ -256,14 +260,15 @@ def _rated_by_year_group(columns: dict) -> tuple[list, ...]:
             [venue for _, _, venue, _ in rated], [year_groups[(venue, year)] for _, _, venue, year in rated])
 
 
-def _agreement(group: dict, panels: tuple[list, ...], is_reference: bool) -> dict:
+def _agreement(group: dict, human: "_Reference", is_reference: bool) -> dict:
     if is_reference:
         # A human group's own panels: grouped by venue, the ICLR row has no NeurIPS alpha.
         return alpha_by_venue(*_rated_by_year_group(group))
     model = _rated(group)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        agreement = panel_agreement(*panels, [paper for paper, *_ in model], [rating for _, rating, _, _ in model])
+        panels = human.once("panels", lambda: HumanPanels(*human.panels))
+        agreement = panels.agreement([paper for paper, *_ in model], [rating for _, rating, _, _ in model])
     # Ratings of papers without a human panel cannot join one; say so in the results, not on stderr.
     notes = [str(w.message) for w in caught]
     for detail in agreement.values():
@@ -542,7 +547,8 @@ def group_entries(partial: Partial) -> list[dict]:
     unknown = unknown_scales(partial.venue_years.values, partial.scale)
     if unknown:
         logger.warning("%s", unknown)
-    reference = partial.columns(partial.reference)
+    reference_chunks = partial.reference_chunks()
+    reference = partial.columns(reference_chunks)
     kept, _ = on_scale(reference, partial.scale)
     # What every group is compared with, gathered once: the distributions leave scores off the scale out
     # themselves (and count them per venue-year); the panels and the gaps take the scores on the scale.
@@ -551,11 +557,14 @@ def group_entries(partial: Partial) -> list[dict]:
     entries = []
     if partial.separate_reference and reference["paper_id"]:
         key = {"source": HUMAN_SOURCE, **{c: None for c in partial.group_by if c != "source"}}
-        entries.append({**_group_entry(key, reference, partial.text_scores(partial.reference), human, True,
+        entries.append({**_group_entry(key, reference, partial.text_scores(reference_chunks), human, True,
                                        partial.scale), "key": None})
+    human_groups = [key for key in partial.groups if partial.is_reference_group(key)]
     for key in sorted(partial.groups, key=lambda k: tuple("" if v is None else str(v) for v in k)):
         chunks = partial.groups[key]
-        entry = _group_entry(dict(zip(partial.group_by, key)), partial.columns(chunks), partial.text_scores(chunks),
+        # The one human group of an input that is its own reference holds the reference's reviews, in its order.
+        columns = reference if human_groups == [key] else partial.columns(chunks)
+        entry = _group_entry(dict(zip(partial.group_by, key)), columns, partial.text_scores(chunks),
                              human, partial.is_reference_group(key), partial.scale)
         entries.append({**entry, "key": key})
     entries.sort(key=lambda e: (not e["is_reference"], e["label"]))
@@ -565,11 +574,30 @@ def group_entries(partial: Partial) -> list[dict]:
 @dataclass(frozen=True)
 class _Reference:
     """The human reference's columns (scores off their scale left out, :func:`on_scale`), its scores per
-    venue-year by kind, and its panels (None: no reference)."""
+    venue-year by kind, and its panels (None: no reference); what the groups are compared with is taken from
+    them once, for all groups (:meth:`once`)."""
 
     columns: dict
     by_venue_year: dict[str, dict[tuple, tuple[list, list]]]
     panels: tuple[list, ...] | None
+    _taken: dict = field(default_factory=dict)
+
+    def once(self, key: Hashable, take: Callable[[], Any]) -> Any:
+        """``take()``, computed the first time ``key`` is asked for."""
+        if key not in self._taken:
+            self._taken[key] = take()
+        return self._taken[key]
+
+    def on_scale(self, kind: str, venue_year: tuple, decision: str | None, values: Sequence[int]) -> tuple[bool, list]:
+        """Whether the reference has ``kind`` scores of ``venue_year`` (of papers of ``decision``, when given),
+        and those of them on the scale ``values``."""
+        def take() -> tuple[bool, list]:
+            scores, decisions = self.by_venue_year[kind].get(venue_year, ([], []))
+            if decision is not None:
+                scores = _of_decision(scores, decisions, decision)
+            return bool(scores), [v for v in scores if v in values]
+
+        return self.once(("on scale", kind, venue_year, decision, tuple(values)), take)
 
 
 def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_reference: bool, scale: str) -> dict:
@@ -577,12 +605,12 @@ def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_r
     n = len(columns["paper_id"])
     with_text = int(np.isfinite(scores["tkc"]).sum())
     kept, out_of_scale = on_scale(columns, scale)
-    agreement = _agreement(kept, human.panels, is_reference) if human.panels is not None else {}
+    agreement = _agreement(kept, human, is_reference) if human.panels is not None else {}
     alpha_key = "alpha" if is_reference else "alpha_with_model"
     given = {kind: _by_venue_year(columns, kind) for kind in ("rating", "confidence")}
-    distributions = {kind: json_ready(_distributions(given[kind], human.by_venue_year[kind], kind, scale, is_reference))
+    distributions = {kind: json_ready(_distributions(given[kind], human, kind, scale, is_reference))
                      for kind in ("rating", "confidence")}
-    pooled = {kind: json_ready(_pooled(given[kind], human.by_venue_year[kind], kind, scale, is_reference))
+    pooled = {kind: json_ready(_pooled(given[kind], human, kind, scale, is_reference))
               for kind in ("rating", "confidence")}
     entry = {
         "group": key,
@@ -599,7 +627,7 @@ def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_r
         "confidence_distribution": distributions["confidence"],
         "pooled_distributions": pooled,
         "confidence_gap": None if is_reference or human.panels is None
-        else json_ready(_gap(kept, human.columns, "confidence")),
+        else json_ready(_gap(kept, human, "confidence")),
         "skipped": Skipped(
             text_metrics=n - with_text,
             rating=columns["rating"].count(None),

@@ -4,8 +4,10 @@ Reviews are read batch by batch (:func:`praib.records.stream.iter_record_batches
 (:func:`praib.metrics.text.columns.text_columns`), and what the metrics need of each review is kept in
 compact columns, per group: codes of its paper and venue-year, its decision class, rating, confidence
 and parse status, and the columns of its text metrics the registry names
-(:func:`praib.metrics.registry.kept_columns`: the counts as integers, the scores as floats): about 80
-bytes a review, and never its text. A :class:`Partial` holds the columns of the batches it has seen.
+(:func:`praib.metrics.registry.kept_columns`: the counts as integers, the scores as floats) and its place
+in its batch: about 85 bytes a review, and never its text. The human reviews of an input that is its own
+reference are kept once, in their groups: the reference is laid out from them, in input order. A
+:class:`Partial` holds the columns of the batches it has seen.
 Partials of disjoint batches merge (:meth:`Partial.merge`) into what one pass over all of them keeps,
 so one process, a shard of an input (``praib evaluate --shard I/N``), a worker process or a Ray task
 may each fold some batches. :meth:`Partial.result` lays every group's columns out in batch order and
@@ -20,7 +22,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -37,7 +39,7 @@ STATUSES = (None, PARSE_OK, PARSE_PARTIAL, PARSE_FAILED, PARSE_GIVEN)
 DECISIONS = (None, "accept", "reject")
 _NO_COUNT = -1
 _NO_SCORE = np.iinfo(np.int32).min  # a missing rating or confidence
-_FORMAT = 1  # of a saved partial
+_FORMAT = 2  # of a saved partial
 
 
 class Codes:
@@ -74,6 +76,7 @@ class Chunk:
     confidence: np.ndarray   # int32, _NO_SCORE where missing
     counts: np.ndarray       # int16 or int32 (rows x count columns), _NO_COUNT where the review has no text
     scores: np.ndarray       # float64 (rows x score columns)
+    row: np.ndarray          # int32: each review's place in its batch
     human: int               # how many of the rows are human reviews
 
     def __len__(self) -> int:
@@ -100,7 +103,8 @@ def humans_apart(group_by: Sequence[str], separate_reference: bool) -> tuple[str
 class Partial:
     """The compact columns of the batches folded so far, per group of ``group_by`` on the input side
     and for the human reference; ``separate_reference`` when the reference is an input of its own
-    (else it is the human reviews of the input, which are also members of their groups)."""
+    (else it is the human reviews of the input, kept only as members of their groups: see
+    :meth:`reference_chunks`)."""
 
     group_by: tuple[str, ...]
     scale: str
@@ -108,7 +112,7 @@ class Partial:
     papers: Codes = field(default_factory=Codes)
     venue_years: Codes = field(default_factory=Codes)
     groups: dict[tuple, list[Chunk]] = field(default_factory=dict)
-    reference: list[Chunk] = field(default_factory=list)
+    reference: list[Chunk] = field(default_factory=list)  # when separate_reference
     batches: dict[str, set[int]] = field(default_factory=lambda: {INPUT: set(), REFERENCE: set()})
     #: What the readers let pass (unknown fields, scores given with a label), by input: said once for the
     #: merged whole (:func:`praib.evaluation.evaluate.group_entries`), not once per shard.
@@ -143,10 +147,6 @@ class Partial:
             members.setdefault(tuple(row[c] for c in self.group_by), []).append(i)
         for key, positions in members.items():
             self.groups.setdefault(key, []).append(self._chunk(batch, positions, rows, scores))
-        if not self.separate_reference:
-            human = [i for i, row in enumerate(rows) if row["source"] == HUMAN_SOURCE]
-            if human:
-                self.reference.append(self._chunk(batch, human, rows, scores))
 
     def _chunk(self, batch: int, positions: Sequence[int], rows: Sequence[dict],
                scores: dict[str, np.ndarray]) -> Chunk:
@@ -164,6 +164,7 @@ class Partial:
                                 dtype=np.int32),
             counts=_compact_counts(np.where(np.isfinite(counts), counts, _NO_COUNT)),
             scores=np.stack([scores[m][at] for m in self.score_columns], axis=1).astype(np.float64),
+            row=at.astype(np.int32),
             human=sum(r["source"] == HUMAN_SOURCE for r in picked),
         )
 
@@ -194,7 +195,8 @@ class Partial:
 
         def moved(chunk: Chunk) -> Chunk:
             return Chunk(chunk.batch, papers[chunk.paper], venue_years[chunk.venue_year], chunk.decision,
-                         chunk.status, chunk.rating, chunk.confidence, chunk.counts, chunk.scores, chunk.human)
+                         chunk.status, chunk.rating, chunk.confidence, chunk.counts, chunk.scores, chunk.row,
+                         chunk.human)
 
         for key, chunks in other.groups.items():
             self.groups.setdefault(key, []).extend(moved(c) for c in chunks)
@@ -205,17 +207,13 @@ class Partial:
 
     # -- the numbers ------------------------------------------------------------------------
 
-    def text_scores(self, chunks: list[Chunk]) -> dict[str, np.ndarray]:
-        """The text metrics of ``chunks``' reviews, in batch order, by name (NaN where undefined)."""
+    def text_scores(self, chunks: list[Chunk]) -> Mapping[str, np.ndarray]:
+        """The text metrics of ``chunks``' reviews, in batch order, by name (NaN where undefined): each column
+        made when it is read (those of a million reviews, all at once, would take 140 MB)."""
         chunks = sorted(chunks, key=lambda c: c.batch)
-        scores = {}
-        counts = _concat(chunks, "counts", np.empty((0, len(self.count_columns)), dtype=np.int32))
-        for j, name in enumerate(self.count_columns):
-            scores[name] = np.where(counts[:, j] == _NO_COUNT, np.nan, counts[:, j].astype(np.float64))
-        floats = _concat(chunks, "scores", np.empty((0, len(self.score_columns))))
-        for j, name in enumerate(self.score_columns):
-            scores[name] = floats[:, j]
-        return scores
+        return _TextScores(_concat(chunks, "counts", np.empty((0, len(self.count_columns)), dtype=np.int32)),
+                           _concat(chunks, "scores", np.empty((0, len(self.score_columns)))),
+                           self.count_columns, self.score_columns)
 
     def columns(self, chunks: list[Chunk]) -> dict[str, list]:
         """The fields of ``chunks``' reviews, in batch order, as the metrics read them."""
@@ -231,10 +229,29 @@ class Partial:
             "confidence": _scores(_concat(chunks, "confidence", _EMPTY_CODES)),
         }
 
+    def reference_chunks(self) -> list[Chunk]:
+        """The chunks of the human reference, one a batch. An input that is its own reference keeps its
+        human reviews in their groups only (all-human groups: see :func:`humans_apart`); each batch's are
+        gathered from them here, in the order they had in the batch."""
+        if self.separate_reference:
+            return self.reference
+        by_batch: dict[int, list[Chunk]] = {}
+        for key, chunks in self.groups.items():
+            if self.is_reference_group(key):
+                for chunk in chunks:
+                    by_batch.setdefault(chunk.batch, []).append(chunk)
+        gathered = []
+        for batch, chunks in by_batch.items():
+            order = np.argsort(np.concatenate([c.row for c in chunks]), kind="stable")
+            columns = [np.concatenate([getattr(c, name) for c in chunks])[order] for name in _ARRAYS]
+            gathered.append(Chunk(batch, *columns, human=len(order)))
+        return gathered
+
     def sizes(self) -> tuple[int, int]:
         """Reviews folded: (input, reference)."""
-        return (sum(len(c) for chunks in self.groups.values() for c in chunks),
-                sum(len(c) for c in self.reference))
+        reference = self.reference if self.separate_reference else [
+            c for key, chunks in self.groups.items() if self.is_reference_group(key) for c in chunks]
+        return sum(len(c) for chunks in self.groups.values() for c in chunks), sum(len(c) for c in reference)
 
     def is_reference_group(self, key: tuple) -> bool:
         """A group of the input that is all human reviews, when the reference is the input's own."""
@@ -250,6 +267,12 @@ class Partial:
         with replace_atomically(path) as temporary:
             with open(temporary, "wb") as handle:
                 self._write(handle)
+
+    def dump(self, path: str | Path) -> None:
+        """Write this partial to ``path`` as :meth:`save` does, in place: for a file of praib's own that nobody
+        reads before it is whole (a worker process's hand-off)."""
+        with open(path, "wb") as handle:
+            self._write(handle)
 
     def to_bytes(self) -> bytes:
         """This partial as the bytes :meth:`save` writes (how Ray tasks hand theirs back)."""
@@ -321,7 +344,29 @@ class Partial:
         return partial
 
 
-_ARRAYS = ("paper", "venue_year", "decision", "status", "rating", "confidence", "counts", "scores")
+class _TextScores(Mapping):
+    """The text metrics of some reviews by name, each a float column made from the compact ones when read."""
+
+    def __init__(self, counts: np.ndarray, scores: np.ndarray, count_columns: tuple[str, ...],
+                 score_columns: tuple[str, ...]) -> None:
+        self._counts, self._scores = counts, scores
+        self._count_at = {name: j for j, name in enumerate(count_columns)}
+        self._score_at = {name: j for j, name in enumerate(score_columns)}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name in self._count_at:
+            counts = self._counts[:, self._count_at[name]]
+            return np.where(counts == _NO_COUNT, np.nan, counts.astype(np.float64))
+        return self._scores[:, self._score_at[name]]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((*self._count_at, *self._score_at))
+
+    def __len__(self) -> int:
+        return len(self._count_at) + len(self._score_at)
+
+
+_ARRAYS = ("paper", "venue_year", "decision", "status", "rating", "confidence", "counts", "scores", "row")
 _EMPTY_CODES = np.empty(0, dtype=np.int32)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import operator
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -125,17 +126,22 @@ class StreamRepeats:
     """
 
     def __init__(self, kind: str):
-        self._id_field = SCHEMAS[kind][2]
+        features, _, self._id_field = SCHEMAS[kind]
+        # A record's content, hashed: its plain values, taken at once, and a hashable form of each list and mapping.
+        nested = {name: _hashable_form(feature) for name, feature in features.items() if not hasattr(feature, "dtype")}
+        self._plain = operator.itemgetter(*[name for name in features if name not in nested])
+        self._nested = list(nested.items())
         self._runs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # sorted hashes, contents, positions
         self._conflicting: dict[int, tuple[int, str]] = {}  # identity hash -> (first position, label)
         self._exact: list[int] = []
         self._position = 0
 
     def fresh(self, rows: Sequence[dict]) -> list[dict]:
-        """``rows``, the next records of the stream, less those that repeat an earlier record exactly."""
+        """``rows``, the next records of the stream (as :func:`~praib.records.io.coerce_record` gives them), less
+        those that repeat an earlier record exactly."""
         identities = [(row[self._id_field], *_edit(row)) for row in rows]
         keys = np.array([hash(identity) for identity in identities], dtype=np.int64)
-        contents = [hash(_content(row)) for row in rows]
+        contents = [hash((self._plain(row), *[form(row[name]) for name, form in self._nested])) for row in rows]
         earlier = self._earlier(keys)
         new: dict[int, tuple[int, int]] = {}  # identity hash -> (content, position) of the batch's new ones
         kept = []
@@ -186,9 +192,15 @@ class StreamRepeats:
             self._runs.append(tuple(np.insert(old, at, new) for old, new in zip(older, newer)))
 
 
-def _content(row: dict) -> tuple:
-    """A hashable form of a record as :func:`~praib.records.io.coerce_record` returns it (every field and
-    sub-field in the schema's order, of the schema's type), equal for records of equal JSON: lists and
-    mappings are written as their repr, in which a NaN (the schemas' floats are all in mappings) equals
-    itself."""
-    return tuple(repr(value) if isinstance(value, (list, dict)) else value for value in row.values())
+_SUBSCORE = operator.itemgetter("name", "value")
+
+
+def _hashable_form(feature: Any) -> Callable[[Any], Hashable]:
+    """A function giving a hashable form of a value of ``feature`` (a list or a mapping, as coerce_record gives
+    it) that is equal for equal values: a tuple of the sub-scores' (name, value) pairs, a tuple of a list of
+    strings; the repr of a mapping (in which a NaN, as its floats may hold, equals itself), None for none."""
+    if isinstance(feature, dict):
+        return lambda value: None if value is None else repr(value)
+    if isinstance(getattr(feature, "feature", None), dict):  # the sub-scores: a list of {name, value}
+        return lambda value: tuple(map(_SUBSCORE, value))
+    return tuple

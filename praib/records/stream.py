@@ -19,6 +19,7 @@ from typing import IO, Any
 import datasets
 from datasets import Dataset
 
+from praib.records.columns import coerce_batch
 from praib.records.duplicates import StreamRepeats
 from praib.records.io import (RECORD_FILES, ReadNotes, check_hub, coerce_record, hub_error, is_dataset_repo, jsonl_values,
                               load_saved_dataset, open_parquet, read_csv_rows, read_json_list, record_files,
@@ -41,7 +42,8 @@ class RecordBatch:
 
     ``index``: the batch's position among the batches of the whole input, from 0, the same for a given
     input and ``batch_rows`` whether the input is read whole or in shards; ``rows``: its records, each
-    validated and coerced by :func:`~praib.records.io.coerce_record`, less those that repeat an earlier
+    validated and coerced as :func:`~praib.records.io.coerce_record` does (column by column where the batch
+    is already in the schema's form: :mod:`praib.records.columns`), less those that repeat an earlier
     record of the stream exactly; ``where``: the file (or dataset) and the lines, records or rows it
     was read from, e.g. ``reviews.jsonl: lines 4097-8192`` or ``part-1.parquet: rows 0-4095``.
     """
@@ -150,8 +152,7 @@ def _record_batches(batches: Iterator[_RawBatch], kind: str, label: str, *, allo
     repeats = StreamRepeats(kind)
     seen = 0
     for batch in batches:
-        prepared = ((where, formats.prepare(raw, batch.path, where)) for where, raw in batch.items)
-        rows = [coerce_record(raw, kind, where, found) for where, raw in prepared if raw is not None]
+        rows = _checked_rows(batch, kind, formats, found)
         seen += len(rows)
         yield RecordBatch(batch.index, tuple(repeats.fresh(rows)), batch.where)
     found.left_out_notes.update(formats.left_out)
@@ -165,6 +166,27 @@ def _record_batches(batches: Iterator[_RawBatch], kind: str, label: str, *, allo
             raise RecordError(label, None, "holds no records")
         logger.warning("%s: holds no %s records", label, kind.replace("_", "-"))
     repeats.finish(label)
+
+
+def _checked_rows(batch: _RawBatch, kind: str, formats: RecordFormats, found: ReadNotes) -> list[dict]:
+    """The records of ``batch`` in praib's form (other tools' formats converted), checked against the schema of
+    ``kind``: column by column (:func:`~praib.records.columns.coerce_batch`) when they are already in its form,
+    else record by record, which raises for the first bad record what it always raised."""
+    prepared, failure = [], None
+    for where, raw in batch.items:
+        try:
+            raw = formats.prepare(raw, batch.path, where)
+        except Exception as error:  # noqa: BLE001 - raised after the errors of the records before it, as ever
+            failure = error
+            break
+        if raw is not None:
+            prepared.append((where, raw))
+    rows = None if failure else coerce_batch([raw for _, raw in prepared], kind, found)
+    if rows is None:
+        rows = [coerce_record(raw, kind, where, found) for where, raw in prepared]
+    if failure:
+        raise failure
+    return rows
 
 
 def _raw_batches(source: str | Path, split: str, batch_rows: int, owned: Owned,

@@ -3,6 +3,7 @@ other machines, Ray Data), the result is the one of a single pass over all recor
 
 import json
 import re
+import tempfile
 from importlib import resources
 
 import numpy as np
@@ -83,13 +84,19 @@ def test_a_shard_is_i_of_n():
             parse_shard(text)
 
 
-def test_a_bad_record_in_a_worker_process_is_the_one_line_error_of_one_process(tmp_path):
+def test_a_bad_record_in_a_worker_process_is_the_one_line_error_of_one_process(tmp_path, monkeypatch):
     rows = [json.loads(line) for line in open(DEMO)]
     rows[40]["confidence"] = "very"
     path = tmp_path / "reviews.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    handed_over = tmp_path / "temporary"
+    handed_over.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(handed_over))  # where the workers hand their partials back
     with pytest.raises(RecordError, match=r"reviews.jsonl: line 41: field 'confidence'"):
         fold_shards(Inputs(str(path), batch_rows=8), workers=2)
+    assert list(handed_over.iterdir()) == []  # the other worker's partial too is gone
+    fold_shards(Inputs(DEMO, batch_rows=8), workers=2)
+    assert list(handed_over.iterdir()) == []
 
 
 def test_an_empty_reference_is_named(tmp_path):
@@ -150,12 +157,27 @@ def test_a_partial_holds_compact_columns_not_texts(tmp_path):
                 copied = {"paper_id": f"{row['paper_id']}-{copy}", "review_id": f"{row['review_id']}-{copy}"}
                 handle.write(json.dumps({**row, **copied}) + "\n")
     stored = tmp_path / "part.npz"
-    fold(Inputs(str(many))).save(stored)
+    partial = fold(Inputs(str(many)))
+    partial.save(stored)
     with np.load(stored, allow_pickle=False) as arrays:
         assert all(arrays[name].dtype != object for name in arrays.files)
-    # a review's columns take about 100 bytes (its human reviews twice: as input and as reference);
-    # its texts alone take 1.2 KB
-    assert stored.stat().st_size / (50 * len(rows)) < 200
+    # a review's columns take about 85 bytes, its human reviews kept once (in their groups, not again as
+    # the reference); its texts alone take 1.2 KB
+    assert partial.reference == [] and partial.sizes() == (50 * len(rows), 50 * sum(r["source"] == "human" for r in rows))
+    assert stored.stat().st_size / (50 * len(rows)) < 110
+
+
+def test_the_reference_laid_out_from_its_groups_keeps_the_input_order(demo_result, tmp_path):
+    """Grouped by venue and year, the human reviews of a batch fall into several groups; the reference gathered
+    from them is in input order, so the numbers are the in-memory evaluation's to the last bit."""
+    expected = in_memory(DEMO, group_by=["venue", "year"])
+    for workers, batch_rows in ((1, 4096), (2, 5)):
+        partial = fold_shards(Inputs(DEMO, group_by=("venue", "year"), batch_rows=batch_rows), workers=workers)
+        humans = [json.loads(line) for line in open(DEMO)]
+        humans = [r["paper_id"] for r in humans if r["source"] == "human"]
+        assert partial.columns(partial.reference_chunks())["paper_id"] == humans
+        assert len({key[1:] for key in partial.groups if key[0] == "human"}) > 1  # not vacuous
+        assert streamed(Inputs(DEMO, group_by=("venue", "year"), batch_rows=batch_rows), workers=workers) == expected
 
 
 def test_ray_data_folds_the_shards_to_the_single_result(demo_result):

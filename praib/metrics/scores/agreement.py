@@ -235,59 +235,81 @@ def panel_agreement(
     """
     if len(model_paper_ids) != len(model_ratings):
         raise ValueError(f"{len(model_paper_ids)} model paper ids but {len(model_ratings)} model ratings")
-    slices = _slices(human_paper_ids, human_ratings, human_venues, human_year_groups)
-    human_counts: dict[str, int] = defaultdict(int)
-    for paper, rating in zip(human_paper_ids, human_ratings):
-        if _is_rating(rating):
-            human_counts[paper] += 1
-    model_by_paper: dict[str, list[float]] = defaultdict(list)
-    n_unmatched = 0
-    for paper, rating in zip(model_paper_ids, model_ratings):
-        if not _is_rating(rating):
-            continue
-        if human_counts.get(paper, 0) >= 2:
-            model_by_paper[paper].append(rating)
-        else:
-            n_unmatched += 1
-    if n_unmatched:
-        warnings.warn(f"{n_unmatched} model ratings are of papers without a human panel "
-                      "(two or more human ratings) and were left out", stacklevel=2)
+    return HumanPanels(human_paper_ids, human_ratings, human_venues, human_year_groups).agreement(
+        model_paper_ids, model_ratings)
 
-    result = {}
-    for venue, by_year in slices.items():
-        per_year, averaged, n_papers, n_model_ratings = {}, [], 0, 0
-        for year, rows in by_year.items():
-            rows = [i for i in rows if human_counts.get(human_paper_ids[i], 0) >= 2]
-            ids, values = [human_paper_ids[i] for i in rows], [human_ratings[i] for i in rows]
-            panels = sorted(set(ids))
-            added = [(paper, r) for paper in panels for r in model_by_paper.get(paper, ())]
-            domain = sorted({*values, *(r for _, r in added)})
-            draw_human, draw_with_model = panel_alpha_draws(
-                _panel_counts(panels, domain, zip(ids, values)), _panel_counts(panels, domain, added), domain,
-                np.ones((1, len(panels))))
-            alpha_human = None if np.isnan(draw_human[0]) else float(draw_human[0])
-            alpha_with_model = None if np.isnan(draw_with_model[0]) else float(draw_with_model[0])
-            both = alpha_human is not None and alpha_with_model is not None
-            per_year[year] = {
+
+class HumanPanels:
+    """The human side of :func:`panel_agreement`, prepared once for the ratings of any number of models: per
+    venue and year group, the ratings of the papers with two or more valid human ratings, and their counts."""
+
+    def __init__(self, human_paper_ids: Sequence[str], human_ratings: Sequence[float | None],
+                 human_venues: Sequence[str], human_year_groups: Sequence[str]) -> None:
+        slices = _slices(human_paper_ids, human_ratings, human_venues, human_year_groups)
+        self._counts: dict[str, int] = defaultdict(int)
+        for paper, rating in zip(human_paper_ids, human_ratings):
+            if rating is not None and not math.isnan(rating):
+                self._counts[paper] += 1
+        self._years: dict[str, dict[str, tuple]] = {}
+        for venue, by_year in slices.items():
+            self._years[venue] = {}
+            for year, rows in by_year.items():
+                rows = [i for i in rows if self._counts.get(human_paper_ids[i], 0) >= 2]
+                ids, values = [human_paper_ids[i] for i in rows], [human_ratings[i] for i in rows]
+                panels, domain = sorted(set(ids)), sorted(set(values))
+                self._years[venue][year] = panels, domain, _panel_counts(panels, domain, zip(ids, values))
+
+    def agreement(self, model_paper_ids: Sequence[str], model_ratings: Sequence[float | None]) -> dict[str, dict]:
+        """:func:`panel_agreement` of these panels and a model's ratings."""
+        if len(model_paper_ids) != len(model_ratings):
+            raise ValueError(f"{len(model_paper_ids)} model paper ids but {len(model_ratings)} model ratings")
+        model_by_paper: dict[str, list[float]] = defaultdict(list)
+        n_unmatched = 0
+        for paper, rating in zip(model_paper_ids, model_ratings):
+            if not _is_rating(rating):
+                continue
+            if self._counts.get(paper, 0) >= 2:
+                model_by_paper[paper].append(rating)
+            else:
+                n_unmatched += 1
+        if n_unmatched:
+            warnings.warn(f"{n_unmatched} model ratings are of papers without a human panel "
+                          "(two or more human ratings) and were left out", stacklevel=2)
+        result = {}
+        for venue, by_year in self._years.items():
+            per_year, averaged, n_papers, n_model_ratings = {}, [], 0, 0
+            for year, (panels, human_domain, human_counts) in by_year.items():
+                added = [(paper, r) for paper in panels for r in model_by_paper.get(paper, ())]
+                domain = sorted({*human_domain, *(r for _, r in added)})
+                if domain != human_domain:  # values only the model gave: columns of zeros for the panels
+                    widened = np.zeros((len(panels), len(domain)), dtype=int)
+                    widened[:, [domain.index(v) for v in human_domain]] = human_counts
+                    human_counts = widened
+                draw_human, draw_with_model = panel_alpha_draws(
+                    human_counts, _panel_counts(panels, domain, added), domain, np.ones((1, len(panels))))
+                alpha_human = None if np.isnan(draw_human[0]) else float(draw_human[0])
+                alpha_with_model = None if np.isnan(draw_with_model[0]) else float(draw_with_model[0])
+                both = alpha_human is not None and alpha_with_model is not None
+                per_year[year] = {
+                    "alpha_human": alpha_human,
+                    "alpha_with_model": alpha_with_model,
+                    "delta": alpha_with_model - alpha_human if both else None,
+                }
+                if both:
+                    averaged.append(per_year[year])
+                    n_papers += len(panels)
+                    n_model_ratings += len(added)
+            alpha_human = _mean([y["alpha_human"] for y in averaged])
+            alpha_with_model = _mean([y["alpha_with_model"] for y in averaged])
+            result[venue] = {
                 "alpha_human": alpha_human,
                 "alpha_with_model": alpha_with_model,
-                "delta": alpha_with_model - alpha_human if both else None,
+                "delta": alpha_with_model - alpha_human if averaged else None,
+                "per_year": per_year,
+                "n_papers": n_papers,
+                "n_model_ratings": n_model_ratings,
             }
-            if both:
-                averaged.append(per_year[year])
-                n_papers += len(panels)
-                n_model_ratings += len(added)
-        alpha_human = _mean([y["alpha_human"] for y in averaged])
-        alpha_with_model = _mean([y["alpha_with_model"] for y in averaged])
-        result[venue] = {
-            "alpha_human": alpha_human,
-            "alpha_with_model": alpha_with_model,
-            "delta": alpha_with_model - alpha_human if averaged else None,
-            "per_year": per_year,
-            "n_papers": n_papers,
-            "n_model_ratings": n_model_ratings,
-        }
-    return result
+        return result
 
 
 def self_agreement(

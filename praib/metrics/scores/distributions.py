@@ -66,8 +66,13 @@ def by_decision(decisions: Sequence[str | None], *columns: Sequence) -> dict[str
     }
 
 
-def _is_score(value: float | None) -> bool:
-    return value is not None and not math.isnan(value)
+def _scores(values: Sequence[float | None]) -> list:
+    """The values that are scores: neither None nor NaN (a reference holds a million: whole numbers alone are
+    taken at once, the others tested inline)."""
+    if set(map(type, values)) <= {int}:
+        return list(values)
+    isnan = math.isnan
+    return [v for v in values if v is not None and not isnan(v)]
 
 
 def normalised_distribution(values: Sequence[float | None], scale_values: Sequence[int]) -> dict[int, float | None]:
@@ -77,7 +82,10 @@ def normalised_distribution(values: Sequence[float | None], scale_values: Sequen
     ValueError naming the offending values: the caller decides whether such scores are
     parse errors to drop or a wrong scale. With no value at all every share is None.
     """
-    present = [v for v in values if _is_score(v)]
+    return _distribution(_scores(values), scale_values)
+
+
+def _distribution(present: list, scale_values: Sequence[int]) -> dict[int, float | None]:
     scale = set(scale_values)
     outside = sorted({v for v in present if v not in scale})
     if outside:
@@ -109,10 +117,9 @@ def distribution_difference(
     "n_human": int}``; when either side has no value, its shares, the differences and
     the distances are None.
     """
-    model = normalised_distribution(model_values, scale_values)
-    human = normalised_distribution(human_values, scale_values)
-    n_model = sum(_is_score(v) for v in model_values)
-    n_human = sum(_is_score(v) for v in human_values)
+    model_scores, human_scores = _scores(model_values), _scores(human_values)
+    model, human = _distribution(model_scores, scale_values), _distribution(human_scores, scale_values)
+    n_model, n_human = len(model_scores), len(human_scores)
     if n_model and n_human:
         diff_pp = {v: 100 * (model[v] - human[v]) for v in model}
         abs_diff = float(_sum_abs_differences(np.array([model[v] for v in model]), np.array([human[v] for v in model])))
@@ -160,18 +167,36 @@ def gaps_to_panel_median(
 ) -> np.ndarray:
     """Per model review: its score minus the median human score of its paper; NaN for a model
     review without a score or whose paper has no human score (see :func:`confidence_gap`)."""
-    for ids, scores, side in ((model_paper_ids, model_scores, "model"),
-                              (human_paper_ids, human_scores, "human")):
+    _check_parallel(model_paper_ids, model_scores, human_paper_ids, human_scores)
+    return gaps_to_medians(model_paper_ids, model_scores, panel_medians(human_paper_ids, human_scores,
+                                                                        set(model_paper_ids)))
+
+
+def _check_parallel(model_paper_ids: Sequence, model_scores: Sequence, human_paper_ids: Sequence,
+                    human_scores: Sequence) -> None:
+    for ids, scores, side in ((model_paper_ids, model_scores, "model"), (human_paper_ids, human_scores, "human")):
         if len(ids) != len(scores):
             raise ValueError(f"{len(ids)} {side} paper ids but {len(scores)} {side} scores")
-    needed = set(model_paper_ids)
-    human_by_paper: dict[str, list[float]] = defaultdict(list)
-    for paper, score in zip(human_paper_ids, human_scores):
-        if paper in needed and _is_score(score):
-            human_by_paper[paper].append(score)
-    medians = {paper: _median(scores) for paper, scores in human_by_paper.items()}
-    return np.array([score - medians[paper] if _is_score(score) and paper in medians else np.nan
-                     for paper, score in zip(model_paper_ids, model_scores)], dtype=float)
+
+
+def panel_medians(paper_ids: Sequence[str], scores: Sequence[float | None],
+                  papers: set[str] | None = None) -> dict[str, float]:
+    """The median of each paper's scores that are neither None nor NaN (of the ``papers`` only, when given), for
+    :func:`gaps_to_medians`: the human side of the gaps, taken once for any number of models."""
+    isnan = math.isnan
+    by_paper: dict[str, list[float]] = defaultdict(list)
+    for paper, score in zip(paper_ids, scores):
+        if (papers is None or paper in papers) and score is not None and not isnan(score):
+            by_paper[paper].append(score)
+    return {paper: _median(values) for paper, values in by_paper.items()}
+
+
+def gaps_to_medians(model_paper_ids: Sequence[str], model_scores: Sequence[float | None],
+                    medians: dict[str, float]) -> np.ndarray:
+    """:func:`gaps_to_panel_median` given the human :func:`panel_medians`."""
+    isnan = math.isnan
+    return np.array([score - medians[paper] if score is not None and not isnan(score) and paper in medians
+                     else np.nan for paper, score in zip(model_paper_ids, model_scores)], dtype=float)
 
 
 def _median(values: list[float]) -> float:
@@ -201,7 +226,15 @@ def confidence_gap(
     few; n the reviews compared, n_papers their distinct papers, n_skipped the model
     reviews without a confidence or without a human confidence for their paper.
     """
-    gaps = gaps_to_panel_median(model_paper_ids, model_confidences, human_paper_ids, human_confidences)
+    _check_parallel(model_paper_ids, model_confidences, human_paper_ids, human_confidences)
+    return confidence_gap_to_medians(model_paper_ids, model_confidences,
+                                     panel_medians(human_paper_ids, human_confidences, set(model_paper_ids)))
+
+
+def confidence_gap_to_medians(model_paper_ids: Sequence[str], model_confidences: Sequence[float | None],
+                              medians: dict[str, float]) -> dict:
+    """:func:`confidence_gap` given the human :func:`panel_medians`."""
+    gaps = gaps_to_medians(model_paper_ids, model_confidences, medians)
     compared = np.isfinite(gaps)
     papers = {paper for paper, kept in zip(model_paper_ids, compared) if kept}
     gaps = gaps[compared].tolist()

@@ -1,4 +1,4 @@
-"""Batch engine: every deterministic text metric of many reviews in one pass per text.
+"""Batch engine: every deterministic text metric of many reviews in one pass per chunk of texts.
 
 :func:`score_texts` returns, for each text, the columns of :data:`TEXT_METRICS`:
 
@@ -17,18 +17,30 @@ every column is NaN for a text that is ``None``, empty or only whitespace, and `
 ``fre``, ``fkg`` and ``xref_per_100_tokens`` are NaN for a text without any word (whose
 ``tkc`` is 0).
 
-Speed: the texts of a chunk (:data:`CHUNK_SIZE` of them) are tokenised together, into
-lower-cased word tokens that serve all four readability scores and the search for
-cross-references; counts per text come from numpy over the whole chunk. What depends on a
-word alone is worked out once per distinct word in each process and kept for the life of the
-process, from one call to the next: its syllables (so the CMU dictionary and Pyphen are
-consulted once per distinct word) and whether a cross-reference keyword begins in it. The
-cross-reference expression is then tried only right before such words (and before "§", see
-:data:`praib.metrics.text.xref.KEYWORD_RUN`) instead of at every non-word character, and the
-citation expressions run only on texts that contain a year-like number. The calling process
-and worker processes forked for the call take chunks in turn from a shared counter; the
-workers read the texts, the CMU dictionary and what has been learnt about words from the
-memory they share with the calling process.
+Speed: the texts of a chunk (:data:`CHUNK_SIZE` of them) are joined into one string and read
+as an array of code points, each classed (letter, ``\\w``, ``\\s``, ``\\d``) by a table built
+from the regular-expression engine itself, so that array operations decide what the expressions
+of :mod:`~praib.metrics.text.readability` decide:
+
+- *words* are the runs of letters and inner apostrophes; their lower-cased bytes become one Arrow
+  binary array, dictionary-encoded in C++, so that Python sees each distinct word of a chunk once;
+- what depends on a word alone is worked out once per distinct word in each process and kept for
+  the life of the process, from one call to the next: its syllables (the CMU dictionary and
+  Pyphen are consulted once per distinct word) and whether a cross-reference keyword begins in
+  it; syllables and distinct words per text are then numpy reductions;
+- *sentences*: the split expression never consumes a letter, so two neighbouring words are in
+  different sentences exactly when the expression matches somewhere between them, and whether
+  it matches at a character depends only on the few characters around it, which array
+  operations test (a full stop right after a short word is checked against the abbreviation
+  look-behinds of the expression itself);
+- *cross-references*: the expression is tried only right before words in which a keyword
+  begins (and before "§", see :data:`praib.metrics.text.xref.KEYWORD_RUN`), over the joined
+  chunk, whose separator no reference can cross;
+- *citations*: the citation expressions run only on texts that contain a year-like number.
+
+The calling process and worker processes forked for the call take chunks in turn from a shared
+counter; the workers read the texts, the CMU dictionary and what has been learnt about words
+from the memory they share with the calling process.
 """
 
 from __future__ import annotations
@@ -37,10 +49,12 @@ import math
 import multiprocessing
 import multiprocessing.connection
 import os
+import re
 import signal
 from typing import Optional, Sequence
 
 import numpy as np
+import pyarrow as pa
 
 from praib.metrics.registry import READABILITY
 from praib.metrics.summary import summarise
@@ -57,8 +71,9 @@ TEXT_METRICS: tuple[str, ...] = (
     *(f"xref_{t}" for t in XREF_TYPES),
     "citations",
 )
-#: Texts per unit of work (a chunk) of a process.
-CHUNK_SIZE = 100
+#: Texts per unit of work (a chunk) of a process. (The arrays of a larger chunk, a few MB each, are
+#: mapped afresh by the allocator, next to a batch's records, at the cost of a page fault every 4 KB.)
+CHUNK_SIZE = 200
 
 _NAN = math.nan
 _N_COLUMNS = len(TEXT_METRICS)
@@ -68,11 +83,11 @@ _TYPE_POSITION = [0] * (XREF_PATTERN.groups + 1)
 for _name, _number in XREF_PATTERN.groupindex.items():
     _TYPE_POSITION[_number] = XREF_TYPES.index(GROUP_TYPES[_name])
 
-# What this process has learnt about the word tokens (of readability._tokens) it has seen,
-# kept for the life of the process (forked workers send back what they learn): each token's
-# number, and by number the token, its syllables and, for a token in which a cross-reference
-# keyword begins, the number of its entry in _XREF_OFFSETS: where in the token the keywords
-# begin (0, or after one of its apostrophes).
+# What this process has learnt about the words (lower-cased, as readability._tokens gives them)
+# it has seen, kept for the life of the process (forked workers send back what they learn): each
+# word's number, and by number the word, its syllables and the number of its entry in
+# _XREF_OFFSETS: where in the word cross-reference keywords begin (0, or after one of its
+# apostrophes), () for most words; entry 1 is (0,), a keyword at the start.
 class _Numbers(dict):
     def __missing__(self, word: bytes) -> int:
         return _learn(word)
@@ -82,11 +97,12 @@ _WORD_NUMBERS = _Numbers()
 _WORDS: list[bytes] = []
 _SYLLABLES = np.zeros(1 << 12, dtype=np.int64)
 _XREF_ENTRIES = np.zeros(1 << 12, dtype=np.int64)
-_XREF_OFFSETS: list[tuple[int, ...]] = [()]
+_XREF_OFFSETS: list[tuple[int, ...]] = [(), (0,)]
+_XREF_ENTRY = {offsets: entry for entry, offsets in enumerate(_XREF_OFFSETS)}
 # The non-ASCII characters that case-insensitive ASCII letters match in ``re`` ("ı" and "İ"
 # match "i", "ſ" "s", the Kelvin sign "k"): keywords written with them are not ASCII words,
 # so a text that contains one is searched everywhere.
-_FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
+_FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
 
 
 def _learn(word: bytes) -> int:
@@ -96,7 +112,7 @@ def _learn(word: bytes) -> int:
         if KEYWORD_RUN.fullmatch(part):
             offsets.append(offset)
         offset += len(part) + 1
-    # (the token is its own word type: the memo of readability.count_syllables is not needed)
+    # (the word is its own word type: the memo of readability.count_syllables is not needed)
     return _remember(word, _readability._syllables_uncached(text), tuple(offsets))
 
 
@@ -107,118 +123,300 @@ def _remember(word: bytes, syllables: int, offsets: tuple[int, ...]) -> int:
         _SYLLABLES = np.concatenate((_SYLLABLES, np.zeros_like(_SYLLABLES)))
         _XREF_ENTRIES = np.concatenate((_XREF_ENTRIES, np.zeros_like(_XREF_ENTRIES)))
     _SYLLABLES[number] = syllables
-    if offsets:
-        _XREF_ENTRIES[number] = len(_XREF_OFFSETS)
+    if offsets not in _XREF_ENTRY:
+        _XREF_ENTRY[offsets] = len(_XREF_OFFSETS)
         _XREF_OFFSETS.append(offsets)
+    _XREF_ENTRIES[number] = _XREF_ENTRY[offsets]
     _WORDS.append(word)
     _WORD_NUMBERS[word] = number
     return number
 
 
 def _learnt_since(number: int) -> list[tuple[bytes, int, tuple[int, ...]]]:
-    """(token, syllables, keyword offsets) of the tokens learnt since token ``number``."""
+    """(word, syllables, keyword offsets) of the words learnt since word ``number``."""
     return [(word, int(_SYLLABLES[n]), _XREF_OFFSETS[_XREF_ENTRIES[n]])
             for n, word in enumerate(_WORDS[number:], number)]
 
 
-def _xref_counts(text: str, starts: list[int]) -> list[int]:
-    """Mentions per type in XREF_TYPES order, given where in ``" " + text`` a reference can
-    start before each ASCII keyword of ``text`` (see _score_chunk)."""
-    per_type = [0] * len(XREF_TYPES)
-    spaced = " " + text  # see praib.metrics.text.xref.iter_xref_matches
-    if not text.isascii():
-        if any(char in text for char in _FOLDS_TO_ASCII):  # (faster than one regex search)
-            for match in XREF_PATTERN.finditer(spaced):
-                per_type[_TYPE_POSITION[match.lastindex]] += 1
-            return per_type
-        i = text.find("§")
-        while i >= 0:
-            starts.append(i)
-            i = text.find("§", i + 1)
-    # Trying the expression at each possible start in order, after the end of the previous
-    # match, finds what finditer finds.
-    starts.sort()
+# The texts of a chunk are joined with this separator, and _PAD of them before the first and
+# after the last text (so that looking a few characters behind or ahead stays in the string).
+# No cross-reference can cross it or end differently before it than at the end of a text: it is
+# neither a letter, a digit, an underscore, a space nor a joiner of identifiers, and the one
+# look-ahead that accepts the end of a text (a Roman "I") also accepts ";" (see _xref_matches).
+_SEPARATOR = ";"
+_PAD = 8
+
+# Classes of characters by code point (flags), as Python's ``re`` reads them: _classes() builds
+# the table from the regular-expression engine itself, so that array tests of a class agree with
+# the expressions (Unicode letters are \w, Unicode digits \d, and so on).
+_LETTER, _WORD, _SPACE, _DIGIT = 1, 2, 4, 8  # _LETTER: an ASCII letter, [A-Za-z]
+(_MARK, _CLOSER, _APOSTROPHE, _FOLD, _SPACE_TAB, _BULLET, _HASH, _SECTION_SIGN, _NEWLINE, _ONE_OR_TWO,
+ _RARE) = (1 << k for k in range(4, 15))
+_MEMBERS = {_LETTER: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", _MARK: ".!?", _CLOSER: "\"'”’)]",
+            _APOSTROPHE: "'’", _FOLD: _FOLDS_TO_ASCII, _SPACE_TAB: " \t", _BULLET: "-*+•", _HASH: "#",
+            _SECTION_SIGN: "§", _NEWLINE: "\n", _ONE_OR_TWO: "12"}
+# The characters whose positions are looked at one by one (_RARE, the highest flag, is set for them):
+# they are found in one pass.
+_RARE_CLASSES = _MARK | _APOSTROPHE | _FOLD | _SECTION_SIGN | _NEWLINE | _ONE_OR_TWO
+_CLASSES = np.zeros(0x110000, dtype=np.uint16)
+_CLASSIFIED = np.zeros(0x110000, dtype=bool)
+
+
+def _classify(code_points: np.ndarray) -> None:
+    """Fill the table of classes for ``code_points`` (distinct, not yet classified)."""
+    characters = "".join(map(chr, code_points.tolist()))
+    found = np.zeros(len(code_points), dtype=np.uint16)
+    for flag, pattern in ((_WORD, r"\w"), (_SPACE, r"\s"), (_DIGIT, r"\d")):
+        found[[m.start() for m in re.finditer(pattern, characters)]] |= flag
+    for flag, members in _MEMBERS.items():
+        found[np.isin(code_points, [ord(c) for c in members])] |= flag
+    found[(found & _RARE_CLASSES) != 0] |= _RARE
+    _CLASSES[code_points] = found
+    _CLASSIFIED[code_points] = True
+
+
+def _classes() -> np.ndarray:
+    """The table of classes, filled for the Basic Multilingual Plane (others as texts bring them)."""
+    if not _CLASSIFIED[0]:
+        _classify(np.arange(0x10000))
+    return _CLASSES
+
+
+def _code_points(text: str) -> np.ndarray:
+    """The code points of ``text``, one per character (as its indexes count them)."""
+    units = np.frombuffer(text.encode("utf-16-le", "surrogatepass"), dtype="<u2")
+    if len(units) == len(text):  # no character beyond the Basic Multilingual Plane
+        return units
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    beyond = np.unique(codes[codes > 0xFFFF])
+    beyond = beyond[~_CLASSIFIED[beyond]]
+    if len(beyond):
+        _classify(beyond)
+    return codes
+
+
+def _run_end(classes: np.ndarray, flag: int, positions: np.ndarray) -> np.ndarray:
+    """For each of ``positions``, the first position at or after it whose class is not ``flag``
+    (the joined chunk ends with separators, whose class is none). Runs are short: they are
+    followed a step at a time, the few long ones found at once."""
+    ends = positions.copy()
+    moving = np.flatnonzero(classes[ends] & flag)
+    for _ in range(8):
+        if not len(moving):
+            return ends
+        ends[moving] += 1
+        moving = moving[(classes[ends[moving]] & flag) != 0]
+    outside = np.flatnonzero((classes & flag) == 0)
+    ends[moving] = outside[np.searchsorted(outside, ends[moving])]
+    return ends
+
+
+# A full stop ends a sentence unless one of these look-behinds of SENTENCE_SPLIT_RE matches
+# (tried at the position after it).
+_NOT_AFTER_ABBREVIATION = re.compile("".join(f"(?<!{a})" for a in _readability._NO_BREAK_AFTER))
+#: Every abbreviation of readability's sentence rule is a whole run of ASCII letters before its
+#: full stop (it starts at a word boundary), lower-cased one of these, or a letter after "x." (as
+#: in "e.g.", "w.r.t."); the abbreviation look-behinds are tried only after such runs (a test
+#: checks that these cover the rule's list).
+ABBREVIATION_RUNS = ("p", "l", "al", "cf", "vs", "eq", "pp", "ll", "fig", "eqs", "eqn", "sec", "tab", "thm",
+                     "def", "ref", "lem", "cor", "vol", "figs", "sect", "secs", "tabs", "eqns", "defn", "refs",
+                     "prop", "coro", "appx", "resp", "approx")
+_LONGEST_ABBREVIATION = max(map(len, ABBREVIATION_RUNS))
+# Each run's bytes, the last one lowest, in one integer.
+_ABBREVIATIONS_PACKED = np.sort(np.array(
+    [sum(ord(c) << (8 * k) for k, c in enumerate(reversed(run))) for run in ABBREVIATION_RUNS], dtype=np.int64))
+
+
+def _after_abbreviation(joined: str, codes: np.ndarray, classes: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """Whether each full stop at ``stops`` closes an abbreviation (see ABBREVIATION_RUNS)."""
+    run = np.zeros(len(stops), dtype=np.int64)  # letters right before, up to one more than the longest
+    packed = np.zeros(len(stops), dtype=np.int64)
+    going = np.arange(len(stops))
+    for back in range(1, _LONGEST_ABBREVIATION + 2):
+        going = going[(classes[stops[going] - back] & _LETTER) != 0]
+        run[going] = back
+        packed[going] |= (codes[stops[going] - back].astype(np.int64) | 32) << (8 * (back - 1))
+    known = _ABBREVIATIONS_PACKED[np.minimum(np.searchsorted(_ABBREVIATIONS_PACKED, packed),
+                                             len(_ABBREVIATIONS_PACKED) - 1)] == packed
+    maybe = (run <= _LONGEST_ABBREVIATION) & known
+    maybe |= (run == 1) & (codes[stops - 2] == ord(".")) & ((classes[stops - 3] & _LETTER) != 0)
+    after = np.zeros(len(stops), dtype=bool)
+    after[maybe] = [_NOT_AFTER_ABBREVIATION.match(joined, stop + 1) is None for stop in stops[maybe].tolist()]
+    return after
+
+
+def _sentence_cuts(joined: str, codes: np.ndarray, classes: np.ndarray, marks: np.ndarray, breaks: np.ndarray,
+                   text_ends: np.ndarray) -> np.ndarray:
+    """Sorted positions in ``joined`` where a match of SENTENCE_SPLIT_RE starts in the text alone:
+    each position is tested on its own, which finds every match the expression finds when it
+    scans the text, and possibly positions inside a longer match, which does not change which
+    words a match separates (see _score_present). ``marks``: the positions of [.!?]; ``breaks``:
+    of line breaks."""
+    # [.!?], more of them and closing marks, then a space or the end of the text (?=\s|\Z).
+    after = _run_end(classes, _CLOSER, _run_end(classes, _MARK, marks + 1))
+    ends = (classes[after] & _SPACE) != 0
+    ends |= text_ends[np.minimum(np.searchsorted(text_ends, after), len(text_ends) - 1)] == after
+    stops = np.flatnonzero(ends & (codes[marks] == ord(".")))  # (of marks)
+    ends[stops] = ~_after_abbreviation(joined, codes, classes, marks[stops])
+
+    # A line break before a blank line, a list item or a Markdown header.
+    line = _run_end(classes, _SPACE_TAB, breaks + 1)  # where the next line's text starts
+    first = codes[line]
+    digits = _run_end(classes, _DIGIT, line) - line
+    hashes = _run_end(classes, _HASH, line)
+    cut = ((first == ord("\n"))
+           | ((classes[line] & _BULLET != 0) & (classes[line + 1] & _SPACE_TAB != 0))
+           | ((digits >= 1) & (digits <= 3) & ((codes[line + digits] == ord(".")) | (codes[line + digits] == ord(")")))
+              & (classes[line + digits + 1] & _SPACE_TAB != 0))
+           | ((hashes - line >= 1) & (hashes - line <= 6) & (classes[hashes] & _SPACE_TAB != 0)))
+    return np.sort(np.concatenate((marks[ends], breaks[cut])))
+
+
+def _xref_matches(joined: str, candidates: np.ndarray) -> tuple[list[int], list[int]]:
+    """Where (the position of the character after its start) and of which type (position in
+    XREF_TYPES) each cross-reference of ``joined`` is, given (sorted) where one can start: right
+    before each ASCII keyword and each "§". Trying the expression at each possible start in
+    order, after the end of the previous match, finds what finditer finds text by text: no
+    match crosses the separator, and the expression reads ";" before and after a text as it
+    reads the start and the end of a text (see _SEPARATOR)."""
+    positions, types = [], []
+    match = XREF_PATTERN.match
     end = 0
-    for start in starts:
+    for start in candidates.tolist():
         if start >= end:
-            match = XREF_PATTERN.match(spaced, start)
-            if match is not None:
-                per_type[_TYPE_POSITION[match.lastindex]] += 1
-                end = match.end()
-    return per_type
+            found = match(joined, start)
+            if found is not None:
+                positions.append(start + 1)
+                types.append(_TYPE_POSITION[found.lastindex])
+                end = found.end()
+    return positions, types
+
+
+def _distinct_per_group(groups: np.ndarray, values: np.ndarray, n_values: int, n_groups: int) -> np.ndarray:
+    """The number of distinct ``values`` (from 0 to ``n_values - 1``) in each group, given the group
+    of each value in ascending order."""
+    if n_values <= 1 << 16:  # a stable sort of 16-bit keys is a radix sort
+        order = np.argsort(values.astype(np.uint16), kind="stable")
+        sorted_groups, sorted_values = groups[order], values[order]
+        new = np.empty(len(order), dtype=bool)
+        new[:1] = True
+        np.not_equal(sorted_groups[1:], sorted_groups[:-1], out=new[1:])
+        new[1:] |= sorted_values[1:] != sorted_values[:-1]
+        return np.bincount(sorted_groups[new], minlength=n_groups)
+    pairs = np.sort(groups * n_values + values)
+    new = np.ones(len(pairs), dtype=bool)
+    new[1:] = pairs[1:] != pairs[:-1]
+    return np.bincount(pairs[new] // n_values, minlength=n_groups)
 
 
 def _score_chunk(texts: Sequence[Optional[str]]) -> np.ndarray:
     """Rows of :data:`TEXT_METRICS` for ``texts``."""
     table = np.full((len(texts), _N_COLUMNS), _NAN)
     rows = [i for i, text in enumerate(texts) if not (text is None or not text or text.isspace())]
-    if not rows:
-        return table
-    present = [texts[i] for i in rows]
-    # The texts one after the other, a space between them, as ASCII (one byte a character)
-    # and with only their words (see readability._tokens).
-    ascii_joined = _readability._ascii(" ".join(present))
-    joined = _readability._word_bytes(ascii_joined)
-    words = joined.split()
-    numbers = np.fromiter(map(_WORD_NUMBERS.__getitem__, words), np.int64, len(words))
+    if rows:
+        table[rows] = _score_present([texts[i] for i in rows])
+    return table
 
-    # Each word's start in ``joined`` and the first word of each text.
-    letters = np.frombuffer(joined, dtype=np.uint8) != 32
-    first = letters.copy()
-    first[1:] &= ~letters[:-1]
-    word_starts = np.flatnonzero(first)
-    text_starts = np.concatenate(([0], np.cumsum([len(text) + 1 for text in present])))
-    word_bounds = np.searchsorted(word_starts, text_starts)
+
+def _score_present(texts: list[str]) -> np.ndarray:
+    """Rows of :data:`TEXT_METRICS` for ``texts``, none of them blank."""
+    n = len(texts)
+    joined = _SEPARATOR * _PAD + _SEPARATOR.join(texts) + _SEPARATOR * _PAD
+    codes = _code_points(joined)
+    classes = _classes()[codes]
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    text_starts = _PAD + np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
+    text_ends = text_starts + lengths  # where the separator after each text is
+
+    # Words (readability.WORD_RE): runs of ASCII letters with the apostrophes between two letters.
+    rare = np.flatnonzero(classes >= _RARE)
+    rare_classes = classes[rare]
+    in_word = (classes & _LETTER) != 0
+    apostrophes = rare[(rare_classes & _APOSTROPHE) != 0]
+    in_word[apostrophes[in_word[apostrophes - 1] & in_word[apostrophes + 1]]] = True
+    edges = np.flatnonzero(in_word[1:] != in_word[:-1]) + 1
+    word_starts, word_ends = edges[0::2], edges[1::2]
+    n_tokens = len(word_starts)
+    # Each word lower-cased, "’" as "'", as the bytes of one Arrow array: dictionary-encoded,
+    # each distinct word of the chunk is looked up once.
+    characters = codes[in_word]
+    data = (characters | 32).astype(np.uint8)
+    if len(apostrophes):
+        data[characters == ord("’")] = ord("'")
+    offsets = np.zeros(n_tokens + 1, dtype=np.int32)
+    np.cumsum(word_ends - word_starts, out=offsets[1:])
+    encoded = pa.Array.from_buffers(pa.binary(), n_tokens, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+                                    ).dictionary_encode()
+    indices = encoded.indices  # int32 without nulls: read from its buffer (to_numpy would import pandas)
+    local = np.frombuffer(indices.buffers()[1], dtype=np.int32, count=len(indices), offset=4 * indices.offset)
+    distinct = encoded.dictionary.to_pylist()
+    numbers = np.fromiter(map(_WORD_NUMBERS.__getitem__, distinct), dtype=np.int64, count=len(distinct))[local]
+
+    word_bounds = np.append(np.searchsorted(word_starts, text_starts), n_tokens)
     n_words = np.diff(word_bounds)
-    text_of_word = np.repeat(np.arange(len(present)), n_words)
-
+    text_of_word = np.repeat(np.arange(n), n_words)
     syllable_sums = np.concatenate(([0], np.cumsum(_SYLLABLES[numbers])))
     syllables = syllable_sums[word_bounds[1:]] - syllable_sums[word_bounds[:-1]]
-    # Distinct words per text: distinct (text, word number) pairs.
-    pairs = np.sort((text_of_word << 32) | numbers)
-    distinct = np.ones(len(pairs), dtype=bool)
-    distinct[1:] = pairs[1:] != pairs[:-1]
-    n_types = np.bincount(pairs[distinct] >> 32, minlength=len(present))
+    n_types = _distinct_per_group(text_of_word, local, len(distinct), n)
 
-    # Where a reference can start in each " " + text: right before a keyword token (a token
-    # that starts at i in the text starts at i + 1 there), or after one of its apostrophes.
-    keyword_starts: list[list[int]] = [[] for _ in present]
-    entries = _XREF_ENTRIES[numbers]
-    keyword_words = np.flatnonzero(entries)
-    texts_of = text_of_word[keyword_words]
-    token_starts = word_starts[keyword_words] - text_starts[texts_of]
-    for j, start, entry in zip(texts_of.tolist(), token_starts.tolist(), entries[keyword_words].tolist()):
-        keyword_starts[j].extend([start + offset for offset in _XREF_OFFSETS[entry]])
+    # Sentences with a word: a word starts one when it is the first of its text, or when the
+    # split expression matches between it and the word before (a match never takes a letter,
+    # so each piece of the split holds whole words, and a piece without a word is dropped).
+    cuts = _sentence_cuts(joined, codes, classes, rare[(rare_classes & _MARK) != 0],
+                          rare[(rare_classes & _NEWLINE) != 0], text_ends)
+    new_sentence = np.zeros(n_tokens + 1, dtype=bool)
+    new_sentence[np.searchsorted(word_starts, cuts)] = True  # the word after each cut
+    new_sentence[word_bounds[:-1]] = True
+    new_sentence = new_sentence[:-1]
+    n_sentences = np.bincount(text_of_word[new_sentence], minlength=n)
+
+    # Cross-references: tried right before keyword words and "§"; texts with the non-ASCII
+    # characters that case-insensitive ASCII letters match ("ı" matches "i") are searched whole.
+    keyword_words = np.flatnonzero(_XREF_ENTRIES[numbers])
+    entries = _XREF_ENTRIES[numbers[keyword_words]]
+    at_start = entries == 1  # entry 1: the offsets (0,)
+    special = rare[(rare_classes & (_SECTION_SIGN | _FOLD)) != 0]
+    candidates = np.concatenate((
+        word_starts[keyword_words[at_start]] - 1,
+        special[codes[special] == ord("§")] - 1,
+        np.array([start - 1 + offset
+                  for start, entry in zip(word_starts[keyword_words[~at_start]].tolist(), entries[~at_start].tolist())
+                  for offset in _XREF_OFFSETS[entry]], dtype=np.int64)))
+    candidates.sort()
+    searched_whole = np.unique(np.searchsorted(text_starts, special[codes[special] != ord("§")], side="right") - 1)
+    if len(searched_whole):
+        owner = np.searchsorted(text_starts, candidates + 1, side="right") - 1
+        candidates = candidates[~np.isin(owner, searched_whole)]
+    positions, types = _xref_matches(joined, candidates)
+    text_of_match = np.searchsorted(text_starts, np.array(positions, dtype=np.int64), side="right") - 1
+    xref = np.bincount(text_of_match * len(XREF_TYPES) + np.array(types, dtype=np.int64),
+                       minlength=n * len(XREF_TYPES)).reshape(n, len(XREF_TYPES)).astype(np.float64)
+    for j in searched_whole.tolist():
+        for found in XREF_PATTERN.finditer(" " + texts[j]):
+            xref[j, _TYPE_POSITION[found.lastindex]] += 1
 
     # Every formatted citation has a year, 18xx, 19xx or 20xx (praib.metrics.text.citations;
-    # its last two digits may be non-ASCII ones, "?" here): texts without one have none.
-    codes = np.frombuffer(ascii_joined, dtype=np.uint8)
-    digit = ((codes >= ord("0")) & (codes <= ord("9"))) | (codes == ord("?"))
-    first_two = (((codes[:-3] == ord("1")) & ((codes[1:-2] == ord("8")) | (codes[1:-2] == ord("9"))))
-                 | ((codes[:-3] == ord("2")) & (codes[1:-2] == ord("0"))))
-    years = np.flatnonzero(first_two & digit[2:-1] & digit[3:])
-    may_cite = np.zeros(len(present), dtype=bool)
-    may_cite[np.searchsorted(text_starts, years, side="right") - 1] = True
+    # its last two digits are any \d): texts without one have none.
+    ones_and_twos = rare[(rare_classes & _ONE_OR_TWO) != 0]
+    second = codes[ones_and_twos + 1]
+    century = np.where(codes[ones_and_twos] == ord("1"), (second == ord("8")) | (second == ord("9")), second == ord("0"))
+    years = ones_and_twos[century & (classes[ones_and_twos + 2] & _DIGIT != 0)
+                          & (classes[ones_and_twos + 3] & _DIGIT != 0)]
+    n_citations = np.zeros(n)
+    for j in np.unique(np.searchsorted(text_starts, years, side="right") - 1).tolist():
+        n_citations[j] = count_citations(texts[j])
 
-    per_type, n_sentences, n_citations = [], [], []
-    for text, count, starts, cites in zip(present, n_words.tolist(), keyword_starts, may_cite.tolist()):
-        per_type.append(_xref_counts(text, starts))
-        n_sentences.append(_readability.count_sentences(text) if count else 0)
-        n_citations.append(count_citations(text) if cites else 0)
-
-    scores = np.full((len(present), _N_COLUMNS), _NAN)
-    xref = np.array(per_type, dtype=np.float64)
+    scores = np.full((n, _N_COLUMNS), _NAN)
     scores[:, _COLUMN["tkc"]] = n_words
     scores[:, _COLUMN["xref"]] = xref.sum(axis=1)
     scores[:, [_COLUMN[f"xref_{t}"] for t in XREF_TYPES]] = xref
     scores[:, _COLUMN["citations"]] = n_citations
     has_words = n_words > 0  # the other scores are undefined without a word
     for name, values in zip(("ttr", "fre", "fkg"), _readability._scores(
-            n_words[has_words], n_types[has_words], np.array(n_sentences)[has_words], syllables[has_words])):
+            n_words[has_words], n_types[has_words], n_sentences[has_words], syllables[has_words])):
         scores[has_words, _COLUMN[name]] = values
     scores[has_words, _COLUMN["xref_per_100_tokens"]] = 100 * scores[has_words, _COLUMN["xref"]] / n_words[has_words]
-    table[rows] = scores
-    return table
+    return scores
 
 
 def _claim(next_chunk, n_chunks: int):
@@ -255,7 +453,8 @@ def _score_forked(texts: list, n_chunks: int, workers: int, bar) -> list[np.ndar
     """Rows of every chunk, scored by this process and ``workers - 1`` forked ones, which
     take chunks from a shared counter and read the texts from the memory they share."""
     context = multiprocessing.get_context("fork")
-    _readability._load()  # before forking, so that the workers have it too
+    _readability._load()  # before forking, so that the workers have them too
+    _classes()
     next_chunk = context.Value("q", 0)
     results: list = [None] * n_chunks
     processes, connections = [], []

@@ -9,8 +9,8 @@ import krippendorff
 import numpy as np
 import pytest
 
-from praib.metrics.scores.agreement import (alpha_by_venue, ordinal_alpha, panel_agreement, panel_alpha_draws,
-                                           self_agreement)
+from praib.metrics.scores.agreement import (HumanPanels, alpha_by_venue, ordinal_alpha, panel_agreement,
+                                           panel_alpha_draws, self_agreement)
 
 
 def rows(panels):
@@ -256,6 +256,17 @@ def test_panel_agreement_averages_over_years_the_model_rated():
     assert result["alpha_with_model"] == pytest.approx((-5 / 16 + with_model_2025) / 2)
     assert result["delta"] == pytest.approx(result["alpha_with_model"] - result["alpha_human"])
     assert (result["n_papers"], result["n_model_ratings"]) == (6, 4)
+
+
+def test_panels_taken_once_serve_every_model_even_one_rating_a_value_no_human_gave():
+    panels = HumanPanels(*panel_columns(PANELS))
+    ids, ratings = rows(PANELS)  # the panels rate 1 and 3 only
+    between = panels.agreement(["p1", "p3"], [2, 2])["ICLR"]
+    assert between["alpha_with_model"] == pytest.approx(ordinal_alpha(ids + ["p1", "p3"], ratings + [2, 2]))
+    assert between["alpha_human"] == pytest.approx(4 / 9)
+    agreeing = panels.agreement(["p1", "p2"], [1, 3])["ICLR"]  # after the other, as if alone
+    assert agreeing == panel_agreement(*panel_columns(PANELS), ["p1", "p2"], [1, 3])["ICLR"]
+    assert agreeing["alpha_with_model"] == pytest.approx(9 / 16)
 
 
 def test_panel_agreement_without_model_ratings():

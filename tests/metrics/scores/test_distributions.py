@@ -7,9 +7,11 @@ from praib.metrics.scores.distributions import (
     DECISION_CLASSES,
     by_decision,
     confidence_gap,
+    confidence_gap_to_medians,
     decision_class,
     distribution_difference,
     normalised_distribution,
+    panel_medians,
 )
 
 SCALE = [1, 2, 3, 4, 5]
@@ -73,6 +75,16 @@ def test_confidence_gap_against_medians_of_even_sized_panels():
     result = confidence_gap(model_ids, model, human_ids, human)
     assert result == {"mean": pytest.approx(0.5), "std": pytest.approx(1.0), "n": 3, "n_papers": 2,
                       "n_skipped": 3}
+
+
+def test_medians_taken_once_give_every_model_its_gap():
+    medians = panel_medians(["p1", "p1", "p2", "p2", "p2", "p2", "p3", "p4"], [3, 4, 2, 5, 3, 4, 4, None])
+    assert medians == {"p1": 3.5, "p2": 3.5, "p3": 4.0}
+    result = confidence_gap_to_medians(["p1", "p1", "p2", "p3", "p4", "p9"], [4, 5, 3, None, 4, 4], medians)
+    assert result == {"mean": pytest.approx(0.5), "std": pytest.approx(1.0), "n": 3, "n_papers": 2,
+                      "n_skipped": 3}
+    assert confidence_gap_to_medians(["p3"], [5.0], medians) == {"mean": 1.0, "std": None, "n": 1, "n_papers": 1,
+                                                                  "n_skipped": 0}
 
 
 def test_confidence_gap_of_nothing():

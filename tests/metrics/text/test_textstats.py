@@ -1,10 +1,14 @@
 """The batch engine gives exactly the per-text functions' values, in order, with any workers."""
 
+import json
 import math
 import multiprocessing
 import os
 import random
+import re
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +19,9 @@ from praib.metrics.text.citations import find_citations
 from praib.metrics.text.readability import readability
 from praib.metrics.text.textstats import CHUNK_SIZE, TEXT_METRICS, score_texts
 from praib.metrics.text.xref import KEYWORD_RUN, XREF_TYPES, xref_counts
+from tests.review_variants import corpus, variant
+
+DISAPERE = Path("/work/shared/data/disapere/disapere_review_rebuttal_pairs.jsonl")
 
 VARIED = [
     "The method is sound. The results are weak.",
@@ -236,3 +243,69 @@ def test_words_learnt_in_a_worker_are_kept_by_the_caller(monkeypatch):
         number = textstats._WORD_NUMBERS.get(word.encode())
         assert number is not None, word
         assert textstats._SYLLABLES[number] == readability_module._syllables_uncached(word)
+
+
+# Where the array engine decides what the sentence expression decides: marks, closing marks and what
+# follows them, abbreviations (in and out of case, glued to digits and non-ASCII letters, doubled full
+# stops), list markers and headers at their limits, Unicode spaces and digits, and text edges.
+SENTENCE_EDGES = [
+    "Good. Bad! Ugly? Fine?! Yes... No.) Maybe.\" Sure.' Ok.] End",
+    "It works?). Next ?)x no cut. \"Quoted.\" Then ...",
+    "e.g. this, i.e. that, w.r.t. it, et al. said, cf. Fig. 2, Figs. 3, Eq. 4, Eqs. 5, Sec. 2 and Tab. 3 hold.",
+    "FIG. 2 is shouted. RESP. too. Resp. too. resp. not. Approx. cut. approx. not. APPX. cut. Appx. not.",
+    "x3al. cut, éal. cut, _cf. cut, 2vs. cut, a.b.c. not, A.B. not, et al.. cut, e.g.. cut, p. 3 and l. 4.",
+    "Line one\n\nLine two\n \t\nLine three\n- item\n* item\n+ item\n• item\n-not an item\n1. one\n12) two",
+    "\n123. three\n1234. not\n٣. Arabic digit\n# h1\n###### h6\n####### not\n#not\n  - indented\n\t2. tab",
+    "Stop.\u00a0Next.\u2028Next.\u3000Next.\x1cNext.\x85Next.\x0bNext.\x0cNext",
+    "Ends with a mark.", "No mark at the end", "...", ". Starts with a mark", "a", "A.B", "Mr.\nSmith",
+    "Emoji 🙂. After. “Curly.” ‘Single.’ Done’s done. Trailing’",
+]
+
+
+def test_sentence_rule_at_its_edges():
+    texts = SENTENCE_EDGES + [a + b for a in SENTENCE_EDGES for b in SENTENCE_EDGES[::3]]
+    assert_identical(score_texts(texts, workers=1), texts)
+
+
+def test_the_suites_review_corpus():
+    texts = [text for text, _, _ in corpus()]
+    assert_identical(score_texts(texts, workers=1), texts)
+
+
+@pytest.mark.skipif(not DISAPERE.exists(), reason="the DISAPERE sample in ../shared/data is not available")
+def test_real_reviews_and_pieces_of_them():
+    records = [json.loads(line) for line in DISAPERE.read_text(encoding="utf-8").splitlines()]
+    texts = [r["review_text"] for r in records] + [r["rebuttal_text"] for r in records]
+    rng = random.Random(5)
+    texts += [variant(texts, rng) for _ in range(1000)]
+    assert_identical(score_texts(texts, workers=1), texts)
+
+
+def test_character_classes_agree_with_the_regex_engine():
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    textstats._code_points(every[0x10000:])  # classes the characters beyond the Basic Multilingual Plane
+    classes = textstats._classes()
+    for flag, pattern in ((textstats._WORD, r"\w"), (textstats._SPACE, r"\s"), (textstats._DIGIT, r"\d")):
+        expected = np.zeros(len(every), dtype=bool)
+        expected[[m.start() for m in re.finditer(pattern, every)]] = True
+        assert np.array_equal((classes & flag) != 0, expected), pattern
+
+
+def test_abbreviation_runs_cover_the_sentence_rule():
+    # Every alternative of the rule's look-behinds, its character classes expanded, is a listed run
+    # (lower-cased) or the "x.y" form ("e.g.", "w.r.t.").
+    alternatives = set()
+    for group in readability_module._NO_BREAK_AFTER:
+        body = re.fullmatch(r"\\b(?:\(\?:)?(.*?)\)?\\\.", group)[1]
+        for alternative in body.split("|"):
+            expanded = [""]
+            for part in re.findall(r"\[[^]]+\]|\\.|.", alternative):
+                if part == "[A-Za-z]":
+                    choices = ["<letter>"]
+                elif part.startswith("["):
+                    choices = list(part[1:-1])
+                else:
+                    choices = [part.lstrip("\\")]
+                expanded = [e + c for e in expanded for c in choices]
+            alternatives.update(e.lower() for e in expanded)
+    assert alternatives == {*textstats.ABBREVIATION_RUNS, "<letter>.<letter>"}

@@ -1,0 +1,177 @@
+"""A batch of records checked column by column: the common case of :func:`~praib.records.io.coerce_record`
+without its per-record dispatch.
+
+:func:`coerce_batch` takes the raw records of a batch (the dicts a reader decoded, or the rows of an Arrow
+table) and returns what ``coerce_record`` returns for each of them when every record is already in the
+schema's form: each value None or of the field's exact type (a string for text, an int in range for a whole
+number, a list of strings for a list), every required field present, the ids plain printable ASCII,
+sub-scores whole numbers in range. Each field is checked over the whole batch at once (the set of the
+types in a column, its least and greatest number, whether it holds a None or an empty string), and the
+per-record work left is what the records' layouts ask: the records that share their keys, in one order,
+share the sub-scores they give as keys of their own (``"soundness": 3``) and the unknown fields they hold.
+Anything else (a number given as text, a score out of range, a missing field, an id to normalise) makes it
+return None, and the caller reads the batch record by record, which names the first bad record in the same
+words as ever.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from praib.records.io import ReadNotes, _as_struct, _as_subscores, _review_id
+from praib.records.ids import record_id
+from praib.records.schema import IDENTITY_FIELDS, REVIEW_SECTIONS, SCHEMAS, RecordError
+from praib.scales import subscore_names
+
+__all__ = ["coerce_batch"]
+
+_NONE = type(None)
+# The Python types a value of each dtype already has when coerce_record keeps it as it is.
+_KEPT_AS_IS = {"string": {str, _NONE}, "int32": {int, _NONE}, "int64": {int, _NONE}, "bool": {bool, _NONE}}
+_INT_BITS = {"int32": 32, "int64": 64}
+_SUBSCORE_BOUND = 2 ** 31  # their values are int32
+
+
+class _NotCanonical(Exception):
+    """A value the per-record path would convert, note or refuse."""
+
+
+def coerce_batch(raws: list[Any], kind: str, notes: ReadNotes) -> list[dict] | None:
+    """``[coerce_record(raw, kind, where, notes) for raw in raws]`` when every record is already in the schema's
+    form (see the module docstring), else None, with ``notes`` untouched."""
+    if not raws or set(map(type, raws)) != {dict}:
+        return None
+    layouts: dict[tuple, list[int]] = {}  # the keys of some records, in their order -> their positions
+    for position, layout in enumerate(map(tuple, raws)):
+        layouts.setdefault(layout, []).append(position)
+    found = ReadNotes()
+    rows: list[Any] = [None] * len(raws)
+    try:
+        for layout, positions in layouts.items():
+            group = [raws[position] for position in positions]
+            for position, row in zip(positions, _layout_rows(kind, layout, group, found)):
+                rows[position] = row
+    except (_NotCanonical, RecordError):  # whatever the per-record path says, it says for the right record
+        return None
+    _, _, id_field = SCHEMAS[kind]
+    for row in rows:
+        if kind == "review" and row["text"] is None:
+            # As coerce_record: the text of a record that only carries sections.
+            sections = [row[s] for s in REVIEW_SECTIONS if row[s]]
+            row["text"] = "\n\n".join(sections) if sections else None
+        if row[id_field] is None:
+            row[id_field] = _review_id(row) if kind == "review" else record_id(row)
+    notes.add(found)
+    return rows
+
+
+def _layout_rows(kind: str, layout: tuple, raws: list[dict], found: ReadNotes) -> list[dict]:
+    """The rows of ``raws``, records whose keys are ``layout`` in that order, each field checked over all of them
+    at once; raises :class:`_NotCanonical` where coerce_record would convert, note or refuse a value."""
+    features, required, _ = SCHEMAS[kind]
+    subscore_keys = subscore_names() if "subscores" in features else frozenset()
+    present = tuple(key for key in layout if key in features)
+    if any(name not in present for name in required):
+        raise _NotCanonical("required")
+    extra = [key for key in layout if key not in features]
+    folded = tuple(key for key in extra if key in subscore_keys)
+    found.unknown_fields.update(key for key in extra if key not in subscore_keys)
+    values = list(map(_values_of(present), raws))
+    columns = dict(zip(present, zip(*values)))
+    template = dict.fromkeys(features)
+    # The schema's fields in its order, each record's values over them; its other keys are dropped.
+    rows = ([{**template, **raw} for raw in raws] if not extra
+            else [{**template, **dict(zip(present, record))} for record in values])
+    for name, column in columns.items():
+        feature = features[name]
+        if name in required and (None in column or "" in column):
+            raise _NotCanonical(name)
+        if name == "subscores" or isinstance(feature, dict) or not hasattr(feature, "dtype"):
+            continue  # below, record by record
+        _check_plain(column, feature.dtype)
+        if name in IDENTITY_FIELDS:
+            ids = "".join(filter(None, column))
+            if not (ids.isascii() and ids.isprintable()):  # canonical_id would normalise or refuse them
+                raise _NotCanonical(name)
+    if "source" in columns and kind in ("review", "meta_review"):
+        for row in rows:
+            row["source"] = row["source"].strip()
+    for name, feature in features.items():
+        if name == "subscores":
+            given = columns.get(name, ())
+            own = _own_subscores(raws, folded)
+            if set(map(type, given)) <= {_NONE}:
+                for row, scores in zip(rows, own):
+                    row[name] = scores
+            else:
+                for row, value, scores in zip(rows, given, own):
+                    row[name] = _given_subscores(value) + scores
+        elif isinstance(feature, dict):
+            if name in columns and set(map(type, columns[name])) != {_NONE}:
+                for row in rows:
+                    row[name] = _as_struct(row[name], feature, "", name)
+        elif not hasattr(feature, "dtype"):  # a list of strings
+            _check_string_lists(columns.get(name, ()))
+            for row in rows:
+                if row[name] is None:
+                    row[name] = []
+    return rows
+
+
+def _given_subscores(value: Any) -> list[dict]:
+    """The sub-scores of a ``subscores`` field, read as coerce_record reads them; raises where it would note one
+    given as text (the first noted in the input is the example its warning shows)."""
+    noted = ReadNotes()
+    scores = _as_subscores(value, "", noted)
+    if noted.numbers_from_text:
+        raise _NotCanonical("subscores")
+    return scores
+
+
+def _check_plain(column: tuple, dtype: str) -> None:
+    """Raises unless every value of ``column`` is None or of ``dtype``'s type already, in its range."""
+    types = set(map(type, column))
+    if not types <= _KEPT_AS_IS.get(dtype, set()):
+        raise _NotCanonical(dtype)
+    if dtype in _INT_BITS and int in types:
+        _check_range([value for value in column if value is not None] if _NONE in types else column,
+                     2 ** (_INT_BITS[dtype] - 1))
+
+
+def _check_range(numbers: Any, bound: int) -> None:
+    if min(numbers) < -bound or max(numbers) >= bound:
+        raise _NotCanonical("range")
+
+
+def _check_string_lists(column: tuple) -> None:
+    """Raises unless every value of a list-of-strings column is None or a list of strings (or Nones)."""
+    if not set(map(type, column)) <= {list, _NONE}:
+        raise _NotCanonical("list")
+    if not set(map(type, [item for value in column if value for item in value])) <= {str, _NONE}:
+        raise _NotCanonical("list item")
+
+
+def _own_subscores(raws: list[dict], keys: tuple[str, ...]) -> list[list[dict]]:
+    """The sub-scores each record gives as keys of their own (``keys``, in its order), without the missing ones;
+    raises unless they are whole numbers in range."""
+    if not keys:
+        return [[] for _ in raws]
+    values = list(map(_values_of(keys), raws))
+    scores = [score for record in values for score in record]
+    types = set(map(type, scores))
+    if not types <= {int, _NONE}:
+        raise _NotCanonical("subscores")
+    if int in types:
+        _check_range([score for score in scores if score is not None] if _NONE in types else scores,
+                     _SUBSCORE_BOUND)
+    return [[{"name": key, "value": score} for key, score in zip(keys, record) if score is not None]
+            for record in values]
+
+
+def _values_of(keys: tuple[str, ...]):
+    """A function giving a record's values of ``keys`` as a tuple."""
+    if not keys:
+        return lambda raw: ()
+    getter = operator.itemgetter(*keys)
+    return getter if len(keys) > 1 else lambda raw: (getter(raw),)
