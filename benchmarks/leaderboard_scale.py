@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from evaluate_scale import leaderboard_files  # noqa: E402
+from evaluate_scale import _counts, leaderboard_files  # noqa: E402
 
 HERE = Path(__file__).resolve().parents[1]
 GB = 1e9
@@ -102,16 +102,6 @@ def same_tables(first: Path, second: Path) -> bool:
     import pyarrow.parquet as pq
 
     return all(pq.read_table(first / name).equals(pq.read_table(second / name)) for name in TABLES)
-
-
-def _counts(text: str) -> list[int]:
-    try:
-        counts = [int(part) for part in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers, got {text!r}") from None
-    if not counts or min(counts) < 1:
-        raise argparse.ArgumentTypeError(f"expected numbers of at least 1, got {text!r}")
-    return counts
 
 
 def main(argv=None) -> int:

@@ -40,10 +40,12 @@ are computed once per review, and every draw only reweights per-paper sums.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 from datasets import Dataset, Features, Value
@@ -59,7 +61,7 @@ from praib.records.atomic import RECORD, replace_folder, write_text_atomically
 from praib.records.progress import progress_bar
 from praib.metrics.registry import (BY_NAME, DIFFERENCE, METRICS, SHORTFALL, judged_metrics, per_review_metrics,
                                     score_metrics, text_metrics)
-from praib.metrics.scores.agreement import panel_alpha_draws
+from praib.metrics.scores.agreement import alpha_draws
 from praib.metrics.scores.distributions import gaps_to_panel_median, total_variation
 from praib.leaderboard.provenance import input_label
 from praib.leaderboard.submission import Submission, carried_validations
@@ -163,6 +165,64 @@ def bootstrap_weights(n_papers: int, n_bootstrap: int, seed: int) -> np.ndarray:
     return weights
 
 
+#: Below this, every partial sum of a product of whole-number weights and multiples of 1/4 is a float exactly.
+_EXACT_SUMS_BELOW = 2.0 ** 50
+
+
+class _Products:
+    """The products ``weights @ x`` of the per-paper sums and counts of any number of slices over one set of
+    draws (:func:`bootstrap_weights`: whole numbers), asked for first (:meth:`ask`) and made together
+    (:meth:`make`), each ``x`` once however often it is asked for (the human reference's counts, in every
+    submission's slice).
+
+    An ``x`` of multiples of 1/4 (counts, scores, gaps to a median) whose sums stay below
+    :data:`_EXACT_SUMS_BELOW` has an exact product, whatever order its terms are added in: all of those of a
+    ``group`` (the papers that can have a value, e.g. those of one venue-year) go into one matrix product over
+    those papers' weights, one pass over them. Any other ``x`` (a sum of TTR or of FRE values) is multiplied
+    alone, as ``weights @ x``, the product every run made, so that its terms are added in the same order and give
+    the same last bits."""
+
+    def __init__(self, weights: np.ndarray):
+        self.weights = weights
+        self._largest = float(weights.max()) if weights.size else 0.0
+        self._asked: dict[tuple, tuple[np.ndarray, Hashable]] = {}
+        self._made: dict[tuple, np.ndarray] = {}
+
+    def ask(self, x: np.ndarray, group: Hashable = None) -> Callable[[], np.ndarray]:
+        """``weights @ x`` (``x``: papers x ...), to be read once :meth:`make` has run."""
+        x = np.ascontiguousarray(x, dtype=float)
+        key = (x.shape, hashlib.blake2b(x.data, digest_size=16).digest())
+        self._asked.setdefault(key, (x, group))
+        return lambda: self._made[key]
+
+    def _exact(self, x: np.ndarray) -> bool:
+        quarters = x * 4
+        return bool(np.array_equal(quarters, np.round(quarters))
+                    and np.abs(x).sum() * self._largest < _EXACT_SUMS_BELOW)
+
+    def make(self) -> None:
+        groups: dict[Hashable, list[tuple]] = defaultdict(list)
+        for key, (x, group) in self._asked.items():
+            if self._exact(x):
+                groups[group].append(key)
+            else:
+                self._made[key] = self.weights @ x
+        n_papers = self.weights.shape[1]
+        for keys in groups.values():
+            columns = np.hstack([self._asked[key][0].reshape(n_papers, -1) for key in keys])
+            used = np.flatnonzero(columns.any(axis=1))
+            product = (self.weights[:, used] @ columns[used] if 2 * len(used) < n_papers
+                       else self.weights @ columns)
+            start = 0
+            for key in keys:
+                x = self._asked[key][0]
+                width = x[0].size if x.ndim > 1 else 1
+                self._made[key] = np.ascontiguousarray(product[:, start:start + width]).reshape(
+                    (len(self.weights), *x.shape[1:]))
+                start += width
+        self._asked = {}
+
+
 class _Slice:
     """The reviews of one venue (or all) of both sides, indexed by the slice's papers: by default every
     paper either side reviewed in the venue; given ``papers`` (sorted by id), those papers, each side's
@@ -178,7 +238,7 @@ class _Slice:
                 found = found[np.array([p in kept for p in table.paper_id[found]], dtype=bool)]
             return found
 
-        self.model, self.human = model, human
+        self.model, self.human, self.venue = model, human, venue
         self.model_rows, self.human_rows = rows(model), rows(human)
         ids = set(human.paper_id[self.human_rows])
         if model is not None:
@@ -193,14 +253,18 @@ class _Slice:
         return (self.model, self.model_rows, self.model_paper) if is_model else \
             (self.human, self.human_rows, self.human_paper)
 
-    def mean(self, values: np.ndarray, is_model: bool, weights: np.ndarray) -> np.ndarray:
+    def mean(self, values: np.ndarray, is_model: bool, products: _Products) -> Callable[[], np.ndarray]:
+        """Per draw of ``products``: the mean of one side's finite ``values``, paper-weighted."""
         _, rows, paper = self.side(is_model)
         values = values[rows]
         finite = np.isfinite(values)
-        sums = np.bincount(paper[finite], weights=values[finite], minlength=len(self.papers))
-        counts = np.bincount(paper[finite], minlength=len(self.papers)).astype(float)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (weights @ sums) / (weights @ counts)
+        sums = products.ask(np.bincount(paper[finite], weights=values[finite], minlength=len(self.papers)))
+        counts = products.ask(np.bincount(paper[finite], minlength=len(self.papers)).astype(float))
+
+        def mean() -> np.ndarray:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return sums() / counts()
+        return mean
 
     def rating_gap(self) -> np.ndarray:
         """Per model review of the slice: rating minus the median human rating of its paper (NaN without)."""
@@ -211,42 +275,54 @@ class _Slice:
         return gap
 
     def _counts(self, table, rows, paper, kind, keep, domain) -> np.ndarray:
-        """Papers x domain counts of the ``kind`` scores of ``rows[keep]``."""
+        """Papers x domain counts of the ``kind`` scores of ``rows[keep]`` (a score not in ``domain`` is not
+        counted)."""
         counts = np.zeros((len(self.papers), len(domain)))
-        position = {v: j for j, v in enumerate(domain)}
-        for i, p in zip(rows[keep], paper[keep]):
-            value = table.values[kind][i]
-            if value in position:
-                counts[p, position[value]] += 1
+        if not len(domain):
+            return counts
+        domain = np.asarray(domain, dtype=float)
+        order = np.argsort(domain, kind="stable")
+        values = table.values[kind][rows[keep]]
+        at = np.minimum(np.searchsorted(domain[order], values), len(domain) - 1)
+        found = domain[order][at] == values
+        np.add.at(counts, (paper[keep][found], order[at[found]]), 1)
         return counts
 
-    def total_variation(self, kind: str, weights: np.ndarray) -> np.ndarray:
-        """Per weight row: TV between model and human distributions, averaged over venue-years."""
+    def total_variation(self, kind: str, products: _Products) -> Callable[[], np.ndarray]:
+        """Per draw of ``products``: TV between model and human distributions, averaged over venue-years."""
         per_year = []
-        keys = {(v, y) for v, y in zip(self.model.venue[self.model_rows], np.asarray(self.model.year, dtype=object)
-                                       [self.model_rows])}
-        for venue, year in sorted(keys, key=lambda k: (str(k[0]), k[1] or 0)):
+        model_venue = self.model.venue[self.model_rows]
+        model_year = np.asarray(self.model.year, dtype=object)[self.model_rows]
+        human_venue = self.human.venue[self.human_rows]
+        human_year = np.asarray(self.human.year, dtype=object)[self.human_rows]
+        for venue, year in sorted(set(zip(model_venue, model_year)), key=lambda k: (str(k[0]), k[1] or 0)):
             domain = scale_values(None if venue == "unknown" else venue, year, kind, self.model.scale)
             if not domain:
                 continue
-            in_model = (self.model.venue[self.model_rows] == venue) & \
-                (np.asarray(self.model.year, dtype=object)[self.model_rows] == year)
-            in_human = (self.human.venue[self.human_rows] == venue) & \
-                (np.asarray(self.human.year, dtype=object)[self.human_rows] == year)
-            p = weights @ self._counts(self.model, self.model_rows, self.model_paper, kind, in_model, domain)
-            q = weights @ self._counts(self.human, self.human_rows, self.human_paper, kind, in_human, domain)
-            per_year.append(total_variation(p, q))
-        return _nanmean_rows(per_year, len(weights))
+            in_model = (model_venue == venue) & (model_year == year)
+            in_human = (human_venue == venue) & (human_year == year)
+            group = (venue, year)  # the papers of a venue-year are the only ones with counts
+            per_year.append((
+                products.ask(self._counts(self.model, self.model_rows, self.model_paper, kind, in_model, domain),
+                             group),
+                products.ask(self._counts(self.human, self.human_rows, self.human_paper, kind, in_human, domain),
+                             group)))
+        n_draws = len(products.weights)
+        return lambda: _nanmean_rows([total_variation(p(), q()) for p, q in per_year], n_draws)
 
-    def alpha(self, weights: np.ndarray, with_model: bool) -> tuple[np.ndarray, np.ndarray]:
+    def alpha(self, weights: np.ndarray, with_model: bool,
+              shared: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Per weight row: the slice's alpha (per year group, then venue, then mean of venues) and,
-        with the model, |alpha_H+L - alpha_H| over the same year groups."""
+        with the model, |alpha_H+L - alpha_H| over the same year groups. ``shared``: the human reference's
+        alpha_H by year group and rating values, kept there for the next slice over the same papers."""
+        shared = {} if shared is None else shared
         human_venue = self.human.venue[self.human_rows]
         human_group = self.human.year_group[self.human_rows]
-        rated = np.isfinite(self.human.values["rating"][self.human_rows])
+        human_ratings = self.human.values["rating"][self.human_rows]
+        rated = np.isfinite(human_ratings)
         panel_size = np.bincount(self.human_paper[rated], minlength=len(self.papers))
-        model_rated = (np.isfinite(self.model.values["rating"][self.model_rows]) if with_model
-                       else np.zeros(0, dtype=bool))
+        model_ratings = self.model.values["rating"][self.model_rows] if with_model else np.zeros(0)
+        model_rated = np.isfinite(model_ratings)
         values, deltas = [], []
         for venue in sorted(set(human_venue[rated]), key=str):
             with_alpha, without_alpha = [], []
@@ -256,13 +332,19 @@ class _Slice:
                 panels[self.human_paper[keep]] = True
                 panels &= panel_size >= 2
                 model_keep = model_rated & panels[self.model_paper] if with_model else model_rated
-                domain = sorted(set(self.human.values["rating"][self.human_rows][keep])
-                                | set(self.model.values["rating"][self.model_rows][model_keep] if with_model else ()))
-                human_counts = self._counts(self.human, self.human_rows, self.human_paper, "rating", keep, domain)
-                model_counts = (self._counts(self.model, self.model_rows, self.model_paper, "rating", model_keep,
-                                             domain) if with_model else np.zeros_like(human_counts))
-                a_h, a_hl = panel_alpha_draws(human_counts[panels], model_counts[panels], domain, weights[:, panels])
+                domain = sorted(set(human_ratings[keep]) | set(model_ratings[model_keep]))
+                human_counts = self._counts(self.human, self.human_rows, self.human_paper, "rating", keep,
+                                            domain)[panels]
+                if (venue, group, tuple(domain)) not in shared:
+                    panel_weights = weights[:, panels]
+                    shared[(venue, group, tuple(domain))] = (panel_weights,
+                                                             alpha_draws(human_counts, domain, panel_weights))
+                panel_weights, a_h = shared[(venue, group, tuple(domain))]
                 if with_model:
+                    model_counts = self._counts(self.model, self.model_rows, self.model_paper, "rating",
+                                                model_keep, domain)[panels]
+                    a_hl = alpha_draws(human_counts + model_counts, domain, panel_weights)
+                    a_hl[panel_weights @ model_counts.sum(1) == 0] = np.nan
                     both = np.isfinite(a_h) & np.isfinite(a_hl)
                     without_alpha.append(np.where(both, a_h, np.nan))
                     with_alpha.append(np.where(both, a_hl, np.nan))
@@ -296,26 +378,48 @@ def _finite(value) -> float | None:
     return float(value) if value is not None and np.isfinite(value) else None
 
 
-def slice_draws(piece: _Slice, weights: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+Series = dict[str, tuple[np.ndarray, "np.ndarray | None"]]
+
+
+def slices_draws(pieces: Sequence[_Slice], weights: np.ndarray) -> list[Series]:
+    """:func:`slice_draws` of slices over the same papers and human reviews (one venue's slice of the human
+    reference and of every submission), on the same draws, in one pass: their products with the weights made
+    together (:class:`_Products`) and the human reference's alpha once for all."""
+    products, shared = _Products(weights), {}
+    finishers = [_series_of(piece, products, shared) for piece in pieces]
+    products.make()
+    return [finish() for finish in finishers]
+
+
+def _series_of(piece: _Slice, products: _Products, shared: dict) -> Callable[[], Series]:
+    """The products :func:`slice_draws` needs of ``piece``, asked of ``products``; what gives its series once
+    they are made."""
+    is_model = piece.model is not None
+    table, _, _ = piece.side(is_model)
+    means = {metric: piece.mean(table.values[metric], is_model, products) for metric in per_review_metrics()}
+    gap = piece.mean(piece.rating_gap(), True, products) if is_model else None
+    variations = {kind: piece.total_variation(kind, products) for kind in score_metrics()} if is_model else {}
+
+    def finish() -> Series:
+        series: Series = {metric: (mean(), None) for metric, mean in means.items()}
+        if is_model:
+            drawn_gap = gap()
+            series["rating_gap"] = (drawn_gap, np.abs(drawn_gap))
+            for kind, variation in variations.items():
+                drawn = variation()
+                series[f"{kind}_tv"] = (drawn, drawn)
+        alpha, delta = piece.alpha(products.weights, with_model=is_model, shared=shared)
+        series["krippendorff_alpha"] = (alpha, delta if is_model else None)
+        return series
+    return finish
+
+
+def slice_draws(piece: _Slice, weights: np.ndarray) -> Series:
     """Per metric, one value per row of ``weights`` of the slice's model side (its human side where the
     slice has no model) and, for a metric that carries its own distance to human (rating gap, total
     variation, alpha with the model added), the distance's; None for a metric whose distance is to the
     human value (:data:`praib.metrics.registry.DIFFERENCE`)."""
-    is_model = piece.model is not None
-    table, _, _ = piece.side(is_model)
-    series: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
-    for metric in per_review_metrics():
-        series[metric] = (piece.mean(table.values[metric], is_model, weights), None)
-    if is_model:
-        gap = piece.mean(piece.rating_gap(), True, weights)
-        series["rating_gap"] = (gap, np.abs(gap))
-        for kind in score_metrics():
-            tv = piece.total_variation(kind, weights)
-            series[f"{kind}_tv"] = (tv, tv)
-    series["krippendorff_alpha"] = piece.alpha(weights, with_model=is_model)
-    if not is_model:
-        series["krippendorff_alpha"] = (series["krippendorff_alpha"][0], None)
-    return series
+    return slices_draws([piece], weights)[0]
 
 
 @dataclass
@@ -324,25 +428,51 @@ class SliceDraws:
     :func:`bootstrap_weights` over them) and :func:`slice_draws`' values and distances on each draw."""
 
     papers: list
-    series: dict[str, tuple[np.ndarray, np.ndarray | None]]
+    series: Series
 
 
-def slice_metrics(model: ReviewTable | None, human: ReviewTable, venue: str, n_bootstrap: int,
-                  seed: int) -> tuple[dict[str, dict], int, int, SliceDraws]:
-    """``{metric: {"value", "ci_low", "ci_high", "distance"}}`` of one side on one slice, with the
-    slice's paper and review counts of that side and the draws behind the intervals. ``model`` None
-    scores the human reference itself."""
-    piece = _Slice(model, human, venue)
-    is_model = model is not None
-    weights = bootstrap_weights(len(piece.papers), n_bootstrap, seed)
-    _, rows, paper = piece.side(is_model)
-    series = slice_draws(piece, weights)
+SliceMetrics = tuple[dict[str, dict], int, int, SliceDraws]
+
+
+def _slice_metrics(piece: _Slice, series: Series) -> SliceMetrics:
+    _, rows, paper = piece.side(piece.model is not None)
     out = {}
     for metric, (value, distance) in series.items():
         low, high = _interval(value[1:])
         out[metric] = {"value": _finite(value[0]), "ci_low": low, "ci_high": high,
                        "distance": None if distance is None else _finite(distance[0])}
     return out, len(set(paper.tolist())), len(rows), SliceDraws(piece.papers, series)
+
+
+def slice_metrics(model: ReviewTable | None, human: ReviewTable, venue: str, n_bootstrap: int,
+                  seed: int) -> SliceMetrics:
+    """``{metric: {"value", "ci_low", "ci_high", "distance"}}`` of one side on one slice, with the
+    slice's paper and review counts of that side and the draws behind the intervals. ``model`` None
+    scores the human reference itself."""
+    piece = _Slice(model, human, venue)
+    return _slice_metrics(piece, slice_draws(piece, bootstrap_weights(len(piece.papers), n_bootstrap, seed)))
+
+
+def sides_metrics(sides: Mapping[str, ReviewTable | None], human: ReviewTable, venues: Sequence[str],
+                  n_bootstrap: int, seed: int, progress: bool = False) -> dict[tuple[str, str], SliceMetrics]:
+    """:func:`slice_metrics` of every side (a submission's table by name; None: the human reference itself) on
+    every venue, by (side, venue), in one pass a venue: the slices over the same papers (every submission that
+    reviewed the reference's papers) share one set of draws, the weights are drawn once per number of papers,
+    and their products are made together (:func:`slices_draws`)."""
+    found = {}
+    for venue in progress_bar(venues, desc="bootstrap", enabled=progress):
+        by_papers: dict[tuple, dict[str, _Slice]] = defaultdict(dict)
+        for name, table in sides.items():
+            piece = _Slice(table, human, venue)
+            by_papers[tuple(piece.papers)][name] = piece
+        weights: dict[int, np.ndarray] = {}
+        for papers, pieces in by_papers.items():
+            if len(papers) not in weights:
+                weights[len(papers)] = bootstrap_weights(len(papers), n_bootstrap, seed)
+            for (name, piece), series in zip(pieces.items(), slices_draws(list(pieces.values()),
+                                                                          weights[len(papers)])):
+                found[(name, venue)] = _slice_metrics(piece, series)
+    return found
 
 
 def select_rows(reviews: Dataset, keep) -> Dataset:
@@ -490,9 +620,9 @@ def score_reference(reference: Dataset, n_bootstrap: int = 1000, seed: int = 0, 
     venues = [ALL_VENUES, *sorted(set(human.venue), key=str)]
     rows: list[dict] = []
     draws: dict[tuple[str, str], SliceDraws] = {}
-    for venue in progress_bar(venues, desc="human reference bootstrap", enabled=progress):
-        metrics, n_papers, n_reviews, draws[(HUMAN_SOURCE, venue)] = slice_metrics(None, human, venue,
-                                                                                   n_bootstrap, seed)
+    found = sides_metrics({HUMAN_SOURCE: None}, human, venues, n_bootstrap, seed, progress)
+    for venue in venues:
+        metrics, n_papers, n_reviews, draws[(HUMAN_SOURCE, venue)] = found[(HUMAN_SOURCE, venue)]
         for metric, m in metrics.items():
             rows.append(_row(HUMAN_SOURCE, HUMAN_SOURCE, metric, venue, m, n_papers, n_reviews, m["value"], None))
     return ScoredReference(human_reviews, {"venue": scored}, human, venues, rows, draws, n_bootstrap, seed)
@@ -529,20 +659,15 @@ def score_run(submissions: Sequence[Submission], reference: "Dataset | ScoredRef
     human_values = reference.values()
     draws = dict(reference.draws)
 
+    scored = [_score_submission(submission, reference, judge, workers, progress) for submission in submissions]
+    tables = {submission.name: one.table for submission, one in zip(submissions, scored)}
+    found = sides_metrics(tables, human, venues, n_bootstrap, seed, progress)
     details: dict[str, dict] = {}
-    tables: dict[str, ReviewTable] = {}
-    for submission in submissions:
-        originals = select_rows(submission.reviews, lambda row: perturbation_kind(row) is None)
+    for submission, one in zip(submissions, scored):
         model_name = submission.manifest.get("model") or submission.name
-        scored = ScoredReviews.score(originals, submission.scale, workers=workers, progress=progress)
-        table = tables[submission.name] = ReviewTable.from_scored(scored)
-        result = evaluate_reviews(scored, reference.on_scale(submission.scale, workers, progress),
-                                  group_by=("source",), scale=submission.scale, workers=workers, judge=judge,
-                                  progress=progress)
-        details[submission.name] = result.to_dict()
-        for venue in progress_bar(venues, desc=f"{submission.name} bootstrap", enabled=progress):
-            metrics, n_papers, n_reviews, draws[(submission.name, venue)] = slice_metrics(
-                table, human, venue, n_bootstrap, seed)
+        details[submission.name] = one.details
+        for venue in venues:
+            metrics, n_papers, n_reviews, draws[(submission.name, venue)] = found[(submission.name, venue)]
             if not n_reviews:
                 continue
             for metric, m in metrics.items():
@@ -552,20 +677,47 @@ def score_run(submissions: Sequence[Submission], reference: "Dataset | ScoredRef
                     distance = abs(m["value"] - human_value)
                 rows.append(_row(submission.name, model_name, metric, venue, m, n_papers, n_reviews,
                                  human_value, distance))
-        if judge is not None:
-            for metric, m in _judged_rows(result).items():
-                rows.append(_row(submission.name, model_name, metric, ALL_VENUES, m,
-                                 len(set(table.paper_id.tolist())), len(table), m["human_value"], m["distance"]))
-        if len(originals) < len(submission.reviews):
-            extra, metrics = _perturbation_details(submission, judge)
-            details[submission.name].update(extra)
-            n_perturbed = len(submission.reviews) - len(originals)
-            for metric, m in metrics:
-                rows.append(_row(submission.name, model_name, metric, ALL_VENUES,
-                                 {"value": _finite(m["value"]), "ci_low": None, "ci_high": None},
-                                 len(set(table.paper_id.tolist())), n_perturbed, None, None))
+        n_papers = len(set(one.table.paper_id.tolist()))
+        for metric, m in one.judged.items():
+            rows.append(_row(submission.name, model_name, metric, ALL_VENUES, m, n_papers, len(one.table),
+                             m["human_value"], m["distance"]))
+        for metric, m in one.perturbation_metrics:
+            rows.append(_row(submission.name, model_name, metric, ALL_VENUES,
+                             {"value": _finite(m["value"]), "ci_low": None, "ci_high": None},
+                             n_papers, one.n_perturbed, None, None))
     mark_closest(rows)
     return ScoredRun(rows, details, human, tables, draws, n_bootstrap, seed)
+
+
+@dataclass
+class _ScoredSubmission:
+    """What a run keeps of one submission once it is scored (:func:`_score_submission`): its original records'
+    table, its details, its judged metrics (with a judge) and the metrics of its perturbed records."""
+
+    table: ReviewTable
+    details: dict
+    judged: dict[str, dict]
+    perturbation_metrics: list[tuple[str, dict]]
+    n_perturbed: int
+
+
+def _score_submission(submission: Submission, reference: ScoredReference, judge: "Judge | None",
+                      workers: int | None, progress: bool) -> _ScoredSubmission:
+    """A submission's original records parsed and scored once, for its table and its details
+    (:func:`praib.evaluation.evaluate.evaluate_reviews` against the reference scored on its scale), and its
+    perturbed records' robustness (and, with a judge, treatment effects)."""
+    originals = select_rows(submission.reviews, lambda row: perturbation_kind(row) is None)
+    scored = ScoredReviews.score(originals, submission.scale, workers=workers, progress=progress)
+    result = evaluate_reviews(scored, reference.on_scale(submission.scale, workers, progress), group_by=("source",),
+                              scale=submission.scale, workers=workers, judge=judge, progress=progress)
+    details = result.to_dict()
+    perturbation_metrics: list[tuple[str, dict]] = []
+    if len(originals) < len(submission.reviews):
+        extra, perturbation_metrics = _perturbation_details(submission, judge)
+        details.update(extra)
+    return _ScoredSubmission(ReviewTable.from_scored(scored), details,
+                             _judged_rows(result) if judge is not None else {}, perturbation_metrics,
+                             len(submission.reviews) - len(originals))
 
 
 def _row(submission, model, metric, venue, m, n_papers, n_reviews, human_value, distance) -> dict:
