@@ -1,0 +1,62 @@
+"""The leaderboard's bootstrap in one pass (:func:`praib.leaderboard.run.sides_metrics`): the products of many slices
+with one set of draws made together give every draw to the last bit, as each slice drawn alone does."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from praib.leaderboard.run import ALL_VENUES, _Products, bootstrap_weights, sides_metrics, slice_metrics
+from tests.leaderboard.simulated import BOTH, LENIENT, MODEL, simulated_run
+
+
+def test_every_product_is_the_one_of_its_array_alone_to_the_bit():
+    """Counts, scores and halves may be stacked into one matrix product (their sums are exact in any order); a sum
+    of fractional values (a mean of TTR or FRE) must be multiplied alone, as it always was, or its last bits move."""
+    rng = np.random.default_rng(3)
+    weights = bootstrap_weights(2000, 300, seed=1)
+    counts = rng.integers(0, 4, size=2000).astype(float)
+    sparse = np.zeros((2000, 6))
+    sparse[:150] = rng.integers(0, 3, size=(150, 6))  # one venue-year's papers only
+    arrays = {
+        "counts": counts,
+        "ratings": counts * rng.integers(1, 11, size=2000),
+        "halves": rng.integers(-9, 10, size=2000) / 2,
+        "fractional": rng.normal(40.0, 12.0, size=2000),
+        "nearly whole": counts + 1e-9,
+        "too large to be exact": counts * 2.0 ** 45,
+        "sparse counts": sparse,
+    }
+    products = _Products(weights)
+    asked = {name: products.ask(x, group="venue-year" if name == "sparse counts" else None)
+             for name, x in arrays.items()}
+    again = products.ask(counts.copy())
+    products.make()
+    for name, x in arrays.items():
+        alone = weights @ x
+        assert asked[name]().shape == alone.shape
+        assert np.array_equal(asked[name](), alone), name
+    assert again() is asked["counts"]()
+
+
+def test_sides_drawn_together_give_the_draws_of_each_side_drawn_alone():
+    """The human reference and three submissions (one also reviewing papers no human reviewed, so with draws over
+    papers of its own) in one pass, against slice_metrics side by side and venue by venue."""
+    human, tables = simulated_run(60, {"model": MODEL, "lenient": LENIENT}, seed=11, venues=BOTH)
+    _, more = simulated_run(70, {"more": MODEL}, seed=12, venues=BOTH)
+    sides = {"human": None, **tables, **more}
+    venues = [ALL_VENUES, "ICLR", "NeurIPS"]
+    together = sides_metrics(sides, human, venues, 200, seed=5)
+    for name, table in sides.items():
+        for venue in venues:
+            metrics, n_papers, n_reviews, draws = slice_metrics(table, human, venue, 200, seed=5)
+            found = together[(name, venue)]
+            assert (found[0], found[1], found[2]) == (metrics, n_papers, n_reviews)
+            assert len(draws.papers) == (70 if name == "more" and venue == ALL_VENUES else
+                                         35 if name == "more" else 60 if venue == ALL_VENUES else 30)
+            assert found[3].papers == draws.papers
+            assert list(found[3].series) == list(draws.series)
+            for metric, (value, distance) in draws.series.items():
+                assert np.array_equal(found[3].series[metric][0], value, equal_nan=True), (name, venue, metric)
+                assert (distance is None) == (found[3].series[metric][1] is None)
+                if distance is not None:
+                    assert np.array_equal(found[3].series[metric][1], distance, equal_nan=True)
