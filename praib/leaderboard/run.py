@@ -40,12 +40,15 @@ are computed once per review, and every draw only reweights per-paper sums.
 from __future__ import annotations
 
 import datetime
+import functools
 import hashlib
 import json
+import multiprocessing
+import os
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Hashable, Iterator, Mapping, Sequence
 
 import numpy as np
 from datasets import Dataset, Features, Value
@@ -475,9 +478,78 @@ def sides_metrics(sides: Mapping[str, ReviewTable | None], human: ReviewTable, v
     return found
 
 
-def select_rows(reviews: Dataset, keep) -> Dataset:
-    """The rows of ``reviews`` for which ``keep(row)`` holds (without datasets' progress bars)."""
-    return reviews.select([i for i, row in enumerate(reviews.to_list()) if keep(row)])
+def select_rows(reviews: Dataset, keep, fields: Sequence[str] | None = None) -> Dataset:
+    """The rows of ``reviews`` for which ``keep(row)`` holds (without datasets' progress bars). With ``fields``,
+    ``row`` holds only those of them the reviews have, and nothing else is read (not the texts)."""
+    if fields is not None:
+        reviews_read = reviews.select_columns([f for f in fields if f in reviews.column_names])
+    else:
+        reviews_read = reviews
+    return reviews.select([i for i, row in enumerate(reviews_read.to_list()) if keep(row)])
+
+
+def _is_original(row: dict) -> bool:
+    return perturbation_kind(row) is None
+
+
+def _is_human_original(row: dict) -> bool:
+    return row["source"] == HUMAN_SOURCE and perturbation_kind(row) is None
+
+
+#: The most reviews one scoring task of :func:`score_in_processes` takes: a submission of 5,000 is two tasks, so
+#: that the processes share even a run of one submission evenly.
+TASK_REVIEWS = 2500
+_forked_review_sets: tuple[Sequence[tuple[Dataset, str]], bool] | None = None
+
+
+def score_in_processes(review_sets: Sequence[tuple[Dataset, str]], workers: int | None = None,
+                       keep_texts: bool = True, progress: bool = False) -> Iterator[ScoredReviews]:
+    """Each ``(reviews, scale)`` parsed and scored (:meth:`ScoredReviews.score`), in order, their texts dropped
+    unless ``keep_texts`` (:meth:`ScoredReviews.without_texts`: a leaderboard reads texts again only with a judge).
+
+    The reviews of all sets are cut into tasks of at most :data:`TASK_REVIEWS` that ``workers`` processes
+    (default: the CPU count), forked once for all of them, score one after the other, each task in its
+    process alone (its reviews read from the memory the process shares with this one, only the scores sent
+    back); a set is given as soon as its tasks are done, so that the caller works on it while the processes
+    score the next. The same scores as one call of :meth:`ScoredReviews.score` a set: every review is parsed
+    and scored on its own. Where processes cannot be forked, or one is enough, each set is scored here with
+    ``workers``."""
+    processes = workers or os.cpu_count() or 1
+    tasks = [(number, start, min(start + TASK_REVIEWS, len(reviews)))
+             for number, (reviews, _) in enumerate(review_sets) for start in range(0, len(reviews), TASK_REVIEWS)]
+    processes = min(processes, len(tasks))
+    if processes < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        for reviews, scale in review_sets:
+            scored = ScoredReviews.score(reviews, scale, workers=workers, progress=progress)
+            yield scored if keep_texts else scored.without_texts()
+        return
+    global _forked_review_sets
+    _forked_review_sets = (review_sets, keep_texts)
+    try:
+        with multiprocessing.get_context("fork").Pool(processes) as pool:
+            done = pool.imap(_score_task, tasks)
+            bar = progress_bar(total=sum(len(reviews) for reviews, _ in review_sets), desc="parse and score",
+                               unit="review", enabled=progress)
+            for number, (reviews, scale) in enumerate(review_sets):
+                parts = []
+                for _ in range(-(-len(reviews) // TASK_REVIEWS)):
+                    parts.append(next(done))
+                    bar.update(len(parts[-1]))
+                if not parts:  # no review: nothing to send to a process
+                    scored = ScoredReviews.score(reviews, scale, workers=1)
+                    parts = [scored if keep_texts else scored.without_texts()]
+                yield functools.reduce(ScoredReviews.concat, parts)
+            bar.close()
+    finally:
+        _forked_review_sets = None
+
+
+def _score_task(task: tuple[int, int, int]) -> ScoredReviews:
+    number, start, stop = task
+    review_sets, keep_texts = _forked_review_sets
+    reviews, scale = review_sets[number]
+    scored = ScoredReviews.score(reviews.select(range(start, stop)), scale, workers=1)
+    return scored if keep_texts else scored.without_texts()
 
 
 def _perturbation_details(submission: Submission, judge: "Judge | None") -> tuple[dict, list[tuple[str, dict]]]:
@@ -578,6 +650,7 @@ class ScoredRun:
     draws: dict[tuple[str, str], SliceDraws]
     n_bootstrap: int
     seed: int
+    reference: "ScoredReference | None" = None
 
 
 @dataclass
@@ -585,7 +658,8 @@ class ScoredReference:
     """The human reference scored once for any number of runs over it (:func:`score_reference`): its
     original human reviews, parsed and scored per scale (its venue scale for the bootstrap table, another
     when a submission asks for it, :meth:`on_scale`), its table, its result rows per venue and the draws
-    behind them, with the ``n_bootstrap`` and ``seed`` they were drawn with."""
+    behind them, with the ``n_bootstrap`` and ``seed`` they were drawn with; ``texts``: whether the scored
+    reviews keep their texts (a judge reads them; without one they are dropped once scored)."""
 
     reviews: Dataset
     scored: dict[str, ScoredReviews]
@@ -595,11 +669,12 @@ class ScoredReference:
     draws: dict[tuple[str, str], SliceDraws]
     n_bootstrap: int
     seed: int
+    texts: bool = True
 
     def on_scale(self, scale: str, workers: int | None = None, progress: bool = False) -> ScoredReviews:
         """The reviews parsed and scored on ``scale``, the first time it is asked for."""
         if scale not in self.scored:
-            self.scored[scale] = ScoredReviews.score(self.reviews, scale, workers=workers, progress=progress)
+            self.scored[scale] = next(score_in_processes([(self.reviews, scale)], workers, self.texts, progress))
         return self.scored[scale]
 
     def values(self) -> dict[tuple[str, str], float | None]:
@@ -608,14 +683,14 @@ class ScoredReference:
 
 
 def score_reference(reference: Dataset, n_bootstrap: int = 1000, seed: int = 0, workers: int | None = None,
-                    progress: bool = False) -> ScoredReference:
-    """The human reviews of ``reference`` (source ``human``, original papers) scored, with their result rows
-    per venue and their bootstrap draws, for :func:`score_run` to take as they are."""
-    human_reviews = select_rows(reference,
-                                lambda row: row["source"] == HUMAN_SOURCE and perturbation_kind(row) is None)
+                    progress: bool = False, keep_texts: bool = True) -> ScoredReference:
+    """The human reviews of ``reference`` (source ``human``, original papers) scored (in ``workers`` processes,
+    :func:`score_in_processes`; their texts dropped unless ``keep_texts``: a judge needs them), with their result
+    rows per venue and their bootstrap draws, for :func:`score_run` to take as they are."""
+    human_reviews = select_rows(reference, _is_human_original, fields=("source", "perturbation"))
     if not len(human_reviews):
         raise ValueError("the reference holds no human review (source 'human')")
-    scored = ScoredReviews.score(human_reviews, "venue", workers=workers, progress=progress)
+    scored = next(score_in_processes([(human_reviews, "venue")], workers, keep_texts, progress))
     human = ReviewTable.from_scored(scored)
     venues = [ALL_VENUES, *sorted(set(human.venue), key=str)]
     rows: list[dict] = []
@@ -625,7 +700,8 @@ def score_reference(reference: Dataset, n_bootstrap: int = 1000, seed: int = 0, 
         metrics, n_papers, n_reviews, draws[(HUMAN_SOURCE, venue)] = found[(HUMAN_SOURCE, venue)]
         for metric, m in metrics.items():
             rows.append(_row(HUMAN_SOURCE, HUMAN_SOURCE, metric, venue, m, n_papers, n_reviews, m["value"], None))
-    return ScoredReference(human_reviews, {"venue": scored}, human, venues, rows, draws, n_bootstrap, seed)
+    return ScoredReference(human_reviews, {"venue": scored}, human, venues, rows, draws, n_bootstrap, seed,
+                           keep_texts)
 
 
 def score_submissions(submissions: Sequence[Submission], reference: "Dataset | ScoredReference",
@@ -641,17 +717,23 @@ def score_run(submissions: Sequence[Submission], reference: "Dataset | ScoredRef
               seed: int = 0, judge: "Judge | None" = None, workers: int | None = None,
               progress: bool = False) -> ScoredRun:
     """Score the human reference (unless given scored, :func:`score_reference`, with the same ``n_bootstrap``
-    and ``seed``) and every submission. With ``progress``, each stage (a side's text metrics, its bootstrap,
-    the judge's requests) shows its own."""
+    and ``seed``) and every submission: the reviews of all parsed and scored once, in ``workers`` processes
+    (:func:`score_in_processes`), their texts dropped once scored unless a ``judge`` reads them; each
+    submission's details computed here as its scores come back, while the processes score the next; then the
+    bootstrap of all in one pass (:func:`sides_metrics`). With ``progress``, each stage (the scoring, the
+    bootstrap, the judge's requests) shows its own."""
     names = [s.name for s in submissions]
     if len(set(names)) != len(names) or HUMAN_SOURCE in names:
         raise ValueError(f"submission names must be distinct and not '{HUMAN_SOURCE}': {', '.join(names)}")
     _refuse_unscorable(submissions)
     if not isinstance(reference, ScoredReference):
-        reference = score_reference(reference, n_bootstrap, seed, workers, progress)
+        reference = score_reference(reference, n_bootstrap, seed, workers, progress, keep_texts=judge is not None)
     elif (reference.n_bootstrap, reference.seed) != (n_bootstrap, seed):
         raise ValueError(f"the reference was drawn with n_bootstrap {reference.n_bootstrap} and seed "
                          f"{reference.seed}, not {n_bootstrap} and {seed}")
+    elif judge is not None and not reference.texts:
+        raise ValueError("the reference was scored without its texts (score_reference(keep_texts=False)); "
+                         "a judge needs them")
     # The reference is parsed and scored once per scale the submissions use, each submission once:
     # evaluate_reviews takes them as they are.
     human, venues = reference.table, reference.venues
@@ -659,7 +741,14 @@ def score_run(submissions: Sequence[Submission], reference: "Dataset | ScoredRef
     human_values = reference.values()
     draws = dict(reference.draws)
 
-    scored = [_score_submission(submission, reference, judge, workers, progress) for submission in submissions]
+    for scale in dict.fromkeys(s.scale for s in submissions):
+        reference.on_scale(scale, workers, progress)
+    originals = [select_rows(s.reviews, _is_original, fields=("perturbation",)) for s in submissions]
+    scored = [_score_submission(submission, reviews, scored_reviews, reference, judge, progress)
+              for submission, reviews, scored_reviews in zip(
+                  submissions, originals, score_in_processes([(reviews, s.scale) for s, reviews in
+                                                              zip(submissions, originals)],
+                                                             workers, judge is not None, progress))]
     tables = {submission.name: one.table for submission, one in zip(submissions, scored)}
     found = sides_metrics(tables, human, venues, n_bootstrap, seed, progress)
     details: dict[str, dict] = {}
@@ -686,7 +775,7 @@ def score_run(submissions: Sequence[Submission], reference: "Dataset | ScoredRef
                              {"value": _finite(m["value"]), "ci_low": None, "ci_high": None},
                              n_papers, one.n_perturbed, None, None))
     mark_closest(rows)
-    return ScoredRun(rows, details, human, tables, draws, n_bootstrap, seed)
+    return ScoredRun(rows, details, human, tables, draws, n_bootstrap, seed, reference)
 
 
 @dataclass
@@ -701,15 +790,13 @@ class _ScoredSubmission:
     n_perturbed: int
 
 
-def _score_submission(submission: Submission, reference: ScoredReference, judge: "Judge | None",
-                      workers: int | None, progress: bool) -> _ScoredSubmission:
-    """A submission's original records parsed and scored once, for its table and its details
-    (:func:`praib.evaluation.evaluate.evaluate_reviews` against the reference scored on its scale), and its
-    perturbed records' robustness (and, with a judge, treatment effects)."""
-    originals = select_rows(submission.reviews, lambda row: perturbation_kind(row) is None)
-    scored = ScoredReviews.score(originals, submission.scale, workers=workers, progress=progress)
-    result = evaluate_reviews(scored, reference.on_scale(submission.scale, workers, progress), group_by=("source",),
-                              scale=submission.scale, workers=workers, judge=judge, progress=progress)
+def _score_submission(submission: Submission, originals: Dataset, scored: ScoredReviews, reference: ScoredReference,
+                      judge: "Judge | None", progress: bool) -> _ScoredSubmission:
+    """What a run keeps of a submission whose original records (``originals``) are ``scored``: their table, the
+    details (:func:`praib.evaluation.evaluate.evaluate_reviews` against the reference scored on the submission's
+    scale) and its perturbed records' robustness (and, with a judge, treatment effects)."""
+    result = evaluate_reviews(scored, reference.on_scale(submission.scale), group_by=("source",),
+                              scale=submission.scale, judge=judge, progress=progress)
     details = result.to_dict()
     perturbation_metrics: list[tuple[str, dict]] = []
     if len(originals) < len(submission.reviews):
@@ -745,13 +832,12 @@ def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, outpu
     import pyarrow.parquet as pq
 
     from praib.leaderboard.compare import compare_run, write_comparison
-    from praib.leaderboard.eras import era_analysis, spans_both_eras
 
     scored = score_run(submissions, reference, n_bootstrap, seed, judge, workers, progress)
     rows, details = scored.rows, scored.details
     comparison = compare_run(scored, fdr)
     results = Dataset.from_list(rows, features=RESULT_FEATURES)
-    human_reviews = select_rows(reference, lambda row: row["source"] == HUMAN_SOURCE)
+    eras = reference_eras(reference, scored.reference, workers)
     with replace_folder(output) as folder:
         pq.write_table(results.data.table, folder / "results.parquet")
         write_comparison(comparison, folder)
@@ -760,8 +846,8 @@ def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, outpu
         for submission in submissions:
             _write_json(folder / "manifests" / f"{submission.name}.json", submission.manifest)
             _write_json(folder / "details" / f"{submission.name}.json", details[submission.name])
-        if spans_both_eras(human_reviews):
-            _write_json(folder / "eras.json", era_analysis(human_reviews))
+        if eras is not None:
+            _write_json(folder / "eras.json", eras)
         _write_json(folder / "run.json", {
             "reference": reference_label,
             "submissions": {s.name: input_label(s.source) for s in submissions},
@@ -776,6 +862,19 @@ def run_leaderboard(submissions: Sequence[Submission], reference: Dataset, outpu
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         })
     return results
+
+
+def reference_eras(reference: Dataset, scored: ScoredReference, workers: int | None = None) -> dict | None:
+    """The era analysis (:func:`praib.leaderboard.eras.era_analysis`) of the human reviews of ``reference`` when
+    they span both eras, else None: from their scores in ``scored`` (its reference, scored for the run) when it
+    holds them all (the reference has no perturbed human record), else scored afresh."""
+    from praib.leaderboard.eras import era_analysis, spans_both_eras
+
+    human_reviews = select_rows(reference, lambda row: row["source"] == HUMAN_SOURCE, fields=("source",))
+    if not spans_both_eras(human_reviews):
+        return None
+    scored_human = scored.scored["venue"]
+    return era_analysis(scored_human if len(scored_human) == len(human_reviews) else human_reviews, workers=workers)
 
 
 def push_results(directory: str | Path, repo_id: str, token: str | None = None, private: bool = False) -> None:
