@@ -1,12 +1,19 @@
-"""The leaderboard's bootstrap in one pass (:func:`praib.leaderboard.run.sides_metrics`): the products of many slices
-with one set of draws made together give every draw to the last bit, as each slice drawn alone does."""
+"""The leaderboard's run in one pass: the reviews of all sides scored in tasks over worker processes
+(:func:`praib.leaderboard.run.score_in_processes`) as in one call, and the bootstrap of all sides
+(:func:`praib.leaderboard.run.sides_metrics`), whose products with one set of draws made together give every draw
+to the last bit, as each slice drawn alone does."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from praib.evaluation.scored import ScoredReviews
+from praib.leaderboard import run as run_module
 from praib.leaderboard.run import ALL_VENUES, _Products, bootstrap_weights, sides_metrics, slice_metrics
+from praib.leaderboard.submission import load_submission
+from praib.records import load_records
 from tests.leaderboard.simulated import BOTH, LENIENT, MODEL, simulated_run
+from tests.leaderboard.synthetic_board import write_board
 
 
 def test_every_product_is_the_one_of_its_array_alone_to_the_bit():
@@ -60,3 +67,25 @@ def test_sides_drawn_together_give_the_draws_of_each_side_drawn_alone():
                 assert (distance is None) == (found[3].series[metric][1] is None)
                 if distance is not None:
                     assert np.array_equal(found[3].series[metric][1], distance, equal_nan=True)
+
+
+def test_reviews_scored_in_tasks_over_processes_are_scored_as_in_one_call(tmp_path, monkeypatch):
+    """score_in_processes cuts the reviews of every set into tasks (here of 7 reviews: human reviews with fields,
+    model reviews whose Markdown is parsed, on the venue and the generic scale) and joins them back: the same
+    parsed columns and text scores, to the bit, as ScoredReviews.score of each set at once; the texts dropped."""
+    reference, submissions = write_board(tmp_path)
+    sets = [(load_records(str(reference), "review"), "venue"),
+            (load_submission(str(submissions[0])).reviews, "venue"),
+            (load_submission(str(submissions[2])).reviews, "generic")]
+    monkeypatch.setattr(run_module, "TASK_REVIEWS", 7)
+    for (reviews, scale), scored in zip(sets, run_module.score_in_processes(sets, workers=2, keep_texts=False)):
+        whole = ScoredReviews.score(reviews, scale, workers=1)
+        assert len(reviews) > 7 * 5
+        assert scored.scale == scale and list(scored.columns) == list(whole.columns)
+        for name, values in whole.columns.items():
+            assert scored.columns[name] == (values if name != "text" else [None] * len(values)), name
+        assert list(scored.text_scores) == list(whole.text_scores)
+        for name, values in whole.text_scores.items():
+            assert np.array_equal(scored.text_scores[name], values, equal_nan=True), name
+    kept = next(run_module.score_in_processes(sets[1:2], workers=2, keep_texts=True))
+    assert kept.columns["text"] == sets[1][0]["text"]
