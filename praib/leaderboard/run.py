@@ -170,6 +170,8 @@ def bootstrap_weights(n_papers: int, n_bootstrap: int, seed: int) -> np.ndarray:
     return weights
 
 
+#: The most arrays' columns one product of :class:`_Products` takes (a matrix of 10 MB over 5,000 papers).
+_COLUMNS_A_PRODUCT = 256
 #: Below this, every partial sum of a product of whole-number weights and multiples of 1/4 is a float exactly.
 _EXACT_SUMS_BELOW = 2.0 ** 50
 
@@ -213,18 +215,30 @@ class _Products:
             else:
                 self._made[key] = self.weights @ x
         n_papers = self.weights.shape[1]
-        for keys in groups.values():
-            columns = np.hstack([self._asked[key][0].reshape(n_papers, -1) for key in keys])
-            used = np.flatnonzero(columns.any(axis=1))
-            product = (self.weights[:, used] @ columns[used] if 2 * len(used) < n_papers
-                       else self.weights @ columns)
+
+        def width(key) -> int:
+            return int(np.prod(self._asked[key][0].shape[1:], dtype=int))
+
+        batches = []
+        for keys in groups.values():  # a group's arrays in batches, so that a run of many sides stays small
+            batch, columns = [], 0
+            for key in keys:
+                if batch and columns + width(key) > _COLUMNS_A_PRODUCT:
+                    batches.append(batch)
+                    batch, columns = [], 0
+                batch.append(key)
+                columns += width(key)
+            batches.append(batch)
+        for keys in batches:
+            stacked = np.hstack([self._asked[key][0].reshape(n_papers, -1) for key in keys])
+            used = np.flatnonzero(stacked.any(axis=1))
+            product = (self.weights[:, used] @ stacked[used] if 2 * len(used) < n_papers
+                       else self.weights @ stacked)
             start = 0
             for key in keys:
-                x = self._asked[key][0]
-                width = x[0].size if x.ndim > 1 else 1
-                self._made[key] = np.ascontiguousarray(product[:, start:start + width]).reshape(
-                    (len(self.weights), *x.shape[1:]))
-                start += width
+                self._made[key] = np.ascontiguousarray(product[:, start:start + width(key)]).reshape(
+                    (len(self.weights), *self._asked[key][0].shape[1:]))
+                start += width(key)
         self._asked = {}
 
 
@@ -318,8 +332,9 @@ class _Slice:
     def alpha(self, weights: np.ndarray, with_model: bool,
               shared: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Per weight row: the slice's alpha (per year group, then venue, then mean of venues) and,
-        with the model, |alpha_H+L - alpha_H| over the same year groups. ``shared``: the human reference's
-        alpha_H by year group and rating values, kept there for the next slice over the same papers."""
+        with the model, |alpha_H+L - alpha_H| over the same year groups. ``shared``: the weights of each year
+        group's panels and the human reference's alpha_H by year group and rating values, kept there for the next
+        slice over the same papers."""
         shared = {} if shared is None else shared
         human_venue = self.human.venue[self.human_rows]
         human_group = self.human.year_group[self.human_rows]
@@ -340,11 +355,12 @@ class _Slice:
                 domain = sorted(set(human_ratings[keep]) | set(model_ratings[model_keep]))
                 human_counts = self._counts(self.human, self.human_rows, self.human_paper, "rating", keep,
                                             domain)[panels]
+                if (venue, group) not in shared:
+                    shared[(venue, group)] = weights[:, panels]
+                panel_weights = shared[(venue, group)]
                 if (venue, group, tuple(domain)) not in shared:
-                    panel_weights = weights[:, panels]
-                    shared[(venue, group, tuple(domain))] = (panel_weights,
-                                                             alpha_draws(human_counts, domain, panel_weights))
-                panel_weights, a_h = shared[(venue, group, tuple(domain))]
+                    shared[(venue, group, tuple(domain))] = alpha_draws(human_counts, domain, panel_weights)
+                a_h = shared[(venue, group, tuple(domain))]
                 if with_model:
                     model_counts = self._counts(self.model, self.model_rows, self.model_paper, "rating",
                                                 model_keep, domain)[panels]

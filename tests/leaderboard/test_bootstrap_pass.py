@@ -6,6 +6,7 @@ to the last bit, as each slice drawn alone does."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from praib.evaluation.scored import ScoredReviews
 from praib.leaderboard import run as run_module
@@ -16,9 +17,12 @@ from tests.leaderboard.simulated import BOTH, LENIENT, MODEL, simulated_run
 from tests.leaderboard.synthetic_board import write_board
 
 
-def test_every_product_is_the_one_of_its_array_alone_to_the_bit():
-    """Counts, scores and halves may be stacked into one matrix product (their sums are exact in any order); a sum
-    of fractional values (a mean of TTR or FRE) must be multiplied alone, as it always was, or its last bits move."""
+@pytest.mark.parametrize("columns_a_product", [256, 3])
+def test_every_product_is_the_one_of_its_array_alone_to_the_bit(monkeypatch, columns_a_product):
+    """Counts, scores and halves may be stacked into one matrix product (their sums are exact in any order; so many
+    of them at most, 3 here to make several products); a sum of fractional values (a mean of TTR or FRE) must be
+    multiplied alone, as it always was, or its last bits move."""
+    monkeypatch.setattr(run_module, "_COLUMNS_A_PRODUCT", columns_a_product)
     rng = np.random.default_rng(3)
     weights = bootstrap_weights(2000, 300, seed=1)
     counts = rng.integers(0, 4, size=2000).astype(float)
