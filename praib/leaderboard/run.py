@@ -48,6 +48,8 @@ import json
 import multiprocessing
 import os
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Hashable, Iterator, Mapping, Sequence
@@ -475,13 +477,14 @@ def slice_metrics(model: ReviewTable | None, human: ReviewTable, venue: str, n_b
 
 
 def sides_metrics(sides: Mapping[str, ReviewTable | None], human: ReviewTable, venues: Sequence[str],
-                  n_bootstrap: int, seed: int, progress: bool = False) -> dict[tuple[str, str], SliceMetrics]:
+                  n_bootstrap: int, seed: int, progress: bool = False,
+                  desc: str = "bootstrap") -> dict[tuple[str, str], SliceMetrics]:
     """:func:`slice_metrics` of every side (a submission's table by name; None: the human reference itself) on
     every venue, by (side, venue), in one pass a venue: the slices over the same papers (every submission that
     reviewed the reference's papers) share one set of draws, the weights are drawn once per number of papers,
     and their products are made together (:func:`slices_draws`)."""
     found = {}
-    for venue in progress_bar(venues, desc="bootstrap", enabled=progress):
+    for venue in progress_bar(venues, desc=desc, enabled=progress):
         by_papers: dict[tuple, dict[str, _Slice]] = defaultdict(dict)
         for name, table in sides.items():
             piece = _Slice(table, human, venue)
@@ -544,22 +547,27 @@ def score_in_processes(review_sets: Sequence[tuple[Dataset, str]], workers: int 
     global _forked_review_sets
     _forked_review_sets = (review_sets, keep_texts)
     _release_freed_memory()  # a forked process starts with all this one holds: not what it freed
+    pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
+    bar = progress_bar(total=sum(len(reviews) for reviews, _ in review_sets), desc="parse and score",
+                       unit="review", enabled=progress)
     try:
-        with multiprocessing.get_context("fork").Pool(processes) as pool:
-            done = pool.imap(_score_task, tasks)
-            bar = progress_bar(total=sum(len(reviews) for reviews, _ in review_sets), desc="parse and score",
-                               unit="review", enabled=progress)
-            for number, (reviews, scale) in enumerate(review_sets):
-                parts = []
-                for _ in range(-(-len(reviews) // TASK_REVIEWS)):
+        done = pool.map(_score_task, tasks)
+        for number, (reviews, scale) in enumerate(review_sets):
+            parts = []
+            for _ in range(-(-len(reviews) // TASK_REVIEWS)):
+                try:
                     parts.append(next(done))
-                    bar.update(len(parts[-1]))
-                if not parts:  # no review: nothing to send to a process
-                    scored = ScoredReviews.score(reviews, scale, workers=1)
-                    parts = [scored if keep_texts else scored.without_texts()]
-                yield functools.reduce(ScoredReviews.concat, parts)
-            bar.close()
+                except BrokenProcessPool:
+                    raise RuntimeError("a worker process scoring reviews stopped without a result (killed, or "
+                                       "out of memory?)") from None
+                bar.update(len(parts[-1]))
+            if not parts:  # no review: nothing to send to a process
+                scored = ScoredReviews.score(reviews, scale, workers=1)
+                parts = [scored if keep_texts else scored.without_texts()]
+            yield functools.reduce(ScoredReviews.concat, parts)
     finally:
+        bar.close()
+        pool.shutdown(cancel_futures=True)  # after an error, or a caller that stops early: no task left to run
         _forked_review_sets = None
 
 
@@ -726,7 +734,8 @@ def score_reference(reference: Dataset, n_bootstrap: int = 1000, seed: int = 0, 
     venues = [ALL_VENUES, *sorted(set(human.venue), key=str)]
     rows: list[dict] = []
     draws: dict[tuple[str, str], SliceDraws] = {}
-    found = sides_metrics({HUMAN_SOURCE: None}, human, venues, n_bootstrap, seed, progress)
+    found = sides_metrics({HUMAN_SOURCE: None}, human, venues, n_bootstrap, seed, progress,
+                          "human reference bootstrap")
     for venue in venues:
         metrics, n_papers, n_reviews, draws[(HUMAN_SOURCE, venue)] = found[(HUMAN_SOURCE, venue)]
         for metric, m in metrics.items():
@@ -781,7 +790,7 @@ def score_run(submissions: Sequence[Submission], reference: "Dataset | ScoredRef
                                                               zip(submissions, originals)],
                                                              workers, judge is not None, progress))]
     tables = {submission.name: one.table for submission, one in zip(submissions, scored)}
-    found = sides_metrics(tables, human, venues, n_bootstrap, seed, progress)
+    found = sides_metrics(tables, human, venues, n_bootstrap, seed, progress, "submissions bootstrap")
     details: dict[str, dict] = {}
     for submission, one in zip(submissions, scored):
         model_name = submission.manifest.get("model") or submission.name

@@ -7,8 +7,8 @@ and a venue without a scale file (rated on the generic scale); papers with one h
 papers no human reviewed; three submissions: one reviewing every paper at length (its text metrics far from
 human: detected differences), one most of them (its pairs are drawn over their own shared papers) with perturbed
 records besides (robustness rows), and one that rates on the generic scale; model reviews whose scores cannot be
-parsed, ratings off their venue's scale and ratings no human gave. Texts are sentences of common words with section references and citations, so that every text metric
-varies."""
+parsed, ratings off their venue's scale and ratings no human gave. Texts are sentences of common words with section
+references and citations, so that every text metric varies."""
 
 from __future__ import annotations
 
@@ -147,7 +147,8 @@ def run_outputs(folder: Path) -> dict:
     return {
         **{name: _columns(pq.read_table(results / name).to_pylist()) for name in OUTPUT_TABLES},
         "results.jsonl": _columns([json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]),
-        "details sha256": {path.stem: _sha256(path.read_bytes()) for path in sorted((results / "details").glob("*.json"))},
+        "details sha256": {path.stem: _sha256(path.read_bytes())
+                           for path in sorted((results / "details").glob("*.json"))},
         "printed": run.stdout.replace(str(folder), "FOLDER").splitlines(),
         "report.md sha256": _sha256(_unstamped((folder / "report.md").read_text(), folder).encode()),
     }

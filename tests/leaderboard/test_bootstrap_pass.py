@@ -5,6 +5,8 @@ to the last bit, as each slice drawn alone does."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -93,3 +95,30 @@ def test_reviews_scored_in_tasks_over_processes_are_scored_as_in_one_call(tmp_pa
             assert np.array_equal(scored.text_scores[name], values, equal_nan=True), name
     kept = next(run_module.score_in_processes(sets[1:2], workers=2, keep_texts=True))
     assert kept.columns["text"] == sets[1][0]["text"]
+
+
+def test_a_task_that_fails_or_a_worker_that_dies_stops_the_scoring_with_its_error(tmp_path, monkeypatch):
+    """A bad review raised in a worker process reaches the caller as it was raised; a worker killed mid-task (out
+    of memory) gives an error that says so, where a pool would wait for its result for ever."""
+    reference, _ = write_board(tmp_path)
+    sets = [(load_records(str(reference), "review"), "venue")]
+    monkeypatch.setattr(run_module, "TASK_REVIEWS", 50)
+    score = ScoredReviews.score
+
+    def failing(reviews, scale, *args, **kwargs):
+        if reviews[0]["review_id"] == sets[0][0][100]["review_id"]:
+            raise ValueError("a review that cannot be scored")
+        return score(reviews, scale, *args, **kwargs)
+
+    monkeypatch.setattr(ScoredReviews, "score", failing)
+    with pytest.raises(ValueError, match="a review that cannot be scored"):
+        list(run_module.score_in_processes(sets, workers=2))
+
+    def dying(reviews, scale, *args, **kwargs):
+        if reviews[0]["review_id"] == sets[0][0][100]["review_id"]:
+            os._exit(9)
+        return score(reviews, scale, *args, **kwargs)
+
+    monkeypatch.setattr(ScoredReviews, "score", dying)
+    with pytest.raises(RuntimeError, match="stopped without a result"):
+        list(run_module.score_in_processes(sets, workers=2))
