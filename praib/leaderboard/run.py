@@ -524,7 +524,8 @@ _forked_review_sets: tuple[Sequence[tuple[Dataset, str]], bool] | None = None
 
 
 def score_in_processes(review_sets: Sequence[tuple[Dataset, str]], workers: int | None = None,
-                       keep_texts: bool = True, progress: bool = False) -> Iterator[ScoredReviews]:
+                       keep_texts: bool = True, progress: bool = False,
+                       labels: Sequence[str] | None = None) -> Iterator[ScoredReviews]:
     """Each ``(reviews, scale)`` parsed and scored (:meth:`ScoredReviews.score`), in order, their texts dropped
     unless ``keep_texts`` (:meth:`ScoredReviews.without_texts`: a leaderboard reads texts again only with a judge).
 
@@ -534,7 +535,7 @@ def score_in_processes(review_sets: Sequence[tuple[Dataset, str]], workers: int 
     back); a set is given as soon as its tasks are done, so that the caller works on it while the processes
     score the next. The same scores as one call of :meth:`ScoredReviews.score` a set: every review is parsed
     and scored on its own. Where processes cannot be forked, or one is enough, each set is scored here with
-    ``workers``."""
+    ``workers``. With ``progress``, the wait for each set is a stage of its own, named by ``labels``."""
     processes = workers or os.cpu_count() or 1
     tasks = [(number, start, min(start + TASK_REVIEWS, len(reviews)))
              for number, (reviews, _) in enumerate(review_sets) for start in range(0, len(reviews), TASK_REVIEWS)]
@@ -548,25 +549,27 @@ def score_in_processes(review_sets: Sequence[tuple[Dataset, str]], workers: int 
     _forked_review_sets = (review_sets, keep_texts)
     _release_freed_memory()  # a forked process starts with all this one holds: not what it freed
     pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
-    bar = progress_bar(total=sum(len(reviews) for reviews, _ in review_sets), desc="parse and score",
-                       unit="review", enabled=progress)
     try:
         done = pool.map(_score_task, tasks)
         for number, (reviews, scale) in enumerate(review_sets):
+            # A stage of its own: the caller's stages (a bootstrap, a judge's requests) come between two sets.
+            bar = progress_bar(desc=" ".join(["parse and score", *(labels or ())[number:number + 1]]),
+                               total=len(reviews), unit="review", enabled=progress)
             parts = []
-            for _ in range(-(-len(reviews) // TASK_REVIEWS)):
-                try:
+            try:
+                for _ in range(-(-len(reviews) // TASK_REVIEWS)):
                     parts.append(next(done))
-                except BrokenProcessPool:
-                    raise RuntimeError("a worker process scoring reviews stopped without a result (killed, or "
-                                       "out of memory?)") from None
-                bar.update(len(parts[-1]))
+                    bar.update(len(parts[-1]))
+            except BrokenProcessPool:
+                raise RuntimeError("a worker process scoring reviews stopped without a result (killed, or out of "
+                                   "memory?)") from None
+            finally:
+                bar.close()
             if not parts:  # no review: nothing to send to a process
                 scored = ScoredReviews.score(reviews, scale, workers=1)
                 parts = [scored if keep_texts else scored.without_texts()]
             yield functools.reduce(ScoredReviews.concat, parts)
     finally:
-        bar.close()
         pool.shutdown(cancel_futures=True)  # after an error, or a caller that stops early: no task left to run
         _forked_review_sets = None
 
@@ -726,10 +729,21 @@ def score_reference(reference: Dataset, n_bootstrap: int = 1000, seed: int = 0, 
     """The human reviews of ``reference`` (source ``human``, original papers) scored (in ``workers`` processes,
     :func:`score_in_processes`; their texts dropped unless ``keep_texts``: a judge needs them), with their result
     rows per venue and their bootstrap draws, for :func:`score_run` to take as they are."""
+    human_reviews = _human_originals(reference)
+    scored = next(score_in_processes([(human_reviews, "venue")], workers, keep_texts, progress, ["human reference"]))
+    return _reference_of(human_reviews, scored, n_bootstrap, seed, progress, keep_texts)
+
+
+def _human_originals(reference: Dataset) -> Dataset:
     human_reviews = select_rows(reference, _is_human_original, fields=("source", "perturbation"))
     if not len(human_reviews):
         raise ValueError("the reference holds no human review (source 'human')")
-    scored = next(score_in_processes([(human_reviews, "venue")], workers, keep_texts, progress))
+    return human_reviews
+
+
+def _reference_of(human_reviews: Dataset, scored: ScoredReviews, n_bootstrap: int, seed: int, progress: bool,
+                  keep_texts: bool) -> ScoredReference:
+    """The scored reference of these human reviews, scored on the venue scale: its table, rows and draws."""
     human = ReviewTable.from_scored(scored)
     venues = [ALL_VENUES, *sorted(set(human.venue), key=str)]
     rows: list[dict] = []
@@ -766,29 +780,38 @@ def score_run(submissions: Sequence[Submission], reference: "Dataset | ScoredRef
     if len(set(names)) != len(names) or HUMAN_SOURCE in names:
         raise ValueError(f"submission names must be distinct and not '{HUMAN_SOURCE}': {', '.join(names)}")
     _refuse_unscorable(submissions)
+    keep_texts = judge is not None
+    scales = list(dict.fromkeys(s.scale for s in submissions))
     if not isinstance(reference, ScoredReference):
-        reference = score_reference(reference, n_bootstrap, seed, workers, progress, keep_texts=judge is not None)
+        # The reference's reviews go first into the processes that score the submissions': its bootstrap is
+        # drawn here while they score the next.
+        human_reviews = _human_originals(reference)
+        reference_sets = [(human_reviews, scale) for scale in ("venue", *(s for s in scales if s != "venue"))]
     elif (reference.n_bootstrap, reference.seed) != (n_bootstrap, seed):
         raise ValueError(f"the reference was drawn with n_bootstrap {reference.n_bootstrap} and seed "
                          f"{reference.seed}, not {n_bootstrap} and {seed}")
     elif judge is not None and not reference.texts:
         raise ValueError("the reference was scored without its texts (score_reference(keep_texts=False)); "
                          "a judge needs them")
+    else:
+        reference_sets = [(reference.reviews, scale) for scale in scales if scale not in reference.scored]
     # The reference is parsed and scored once per scale the submissions use, each submission once:
     # evaluate_reviews takes them as they are.
+    originals = [select_rows(s.reviews, _is_original, fields=("perturbation",)) for s in submissions]
+    scored_sets = score_in_processes([*reference_sets, *((reviews, s.scale) for s, reviews in
+                                                         zip(submissions, originals))], workers, keep_texts, progress,
+                                     ["human reference"] * len(reference_sets) + names)
+    if not isinstance(reference, ScoredReference):
+        reference = _reference_of(human_reviews, next(scored_sets), n_bootstrap, seed, progress, keep_texts)
+        reference_sets = reference_sets[1:]
+    for _, scale in reference_sets:
+        reference.scored[scale] = next(scored_sets)
     human, venues = reference.table, reference.venues
     rows = [dict(row) for row in reference.rows]
     human_values = reference.values()
     draws = dict(reference.draws)
-
-    for scale in dict.fromkeys(s.scale for s in submissions):
-        reference.on_scale(scale, workers, progress)
-    originals = [select_rows(s.reviews, _is_original, fields=("perturbation",)) for s in submissions]
     scored = [_score_submission(submission, reviews, scored_reviews, reference, judge, progress)
-              for submission, reviews, scored_reviews in zip(
-                  submissions, originals, score_in_processes([(reviews, s.scale) for s, reviews in
-                                                              zip(submissions, originals)],
-                                                             workers, judge is not None, progress))]
+              for submission, reviews, scored_reviews in zip(submissions, originals, scored_sets)]
     tables = {submission.name: one.table for submission, one in zip(submissions, scored)}
     found = sides_metrics(tables, human, venues, n_bootstrap, seed, progress, "submissions bootstrap")
     details: dict[str, dict] = {}

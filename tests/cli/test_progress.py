@@ -64,12 +64,14 @@ def test_a_leaderboard_run_shows_each_stage_in_plain_lines(tmp_path, submissions
     output = invoke("leaderboard", "run", *submissions, "--demo", "--n-bootstrap", 5, "-o", tmp_path / "results")
     assert_plain(output)
     progress = [line for line in output.splitlines() if re.match(r"[\w -]+: \d+/\d+ ", line)]
-    # The demo's human reference: 26 reviews in 2 venues (bootstrapped per venue and pooled), scored in this
-    # process (one task); 8 per model, the two submissions scored in two worker processes, then bootstrapped together.
+    # The demo's human reference: 26 reviews in 2 venues (bootstrapped per venue and pooled); 8 per model. All are
+    # scored in worker processes, the reference first: its bootstrap runs while they score the submissions, which
+    # are bootstrapped together.
     assert [line.split(" (")[0].split(" in ")[0] for line in progress if "/" in line.split(":")[1]] == [
-        *(f"text metrics: {n}/26" for n in (26, 26)),
+        *(f"parse and score human reference: {n}/26" for n in (26, 26)),
         *(f"human reference bootstrap: {n}/3" for n in (1, 2, 3, 3)),
-        *(f"parse and score: {n}/16" for n in (8, 16, 16)),
+        *(f"parse and score demo-model-a: {n}/8" for n in (8, 8)),
+        *(f"parse and score demo-model-b: {n}/8" for n in (8, 8)),
         *(f"submissions bootstrap: {n}/3" for n in (1, 2, 3, 3))]
     assert re.search(r"^human reference bootstrap: 2/3 \(67%\) after 0:\d\d$", output, re.MULTILINE)
     assert re.search(r"^submissions bootstrap: 3/3 in 0:\d\d$", output, re.MULTILINE)
