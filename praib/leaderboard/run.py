@@ -32,9 +32,11 @@ interval is a cluster bootstrap over papers: the slice's papers (those with a re
 submission or of the human reference), sorted by id, are resampled with replacement and each
 drawn paper brings all its reviews, human and model. Draw b is
 ``rng.integers(0, n_papers, size=n_papers)`` with ``rng = numpy.random.default_rng(seed)`` created
-afresh for every submission and slice, so all metrics of a slice share the same resamples; the
-interval is the 2.5th and 97.5th percentile of the draws where the metric is defined. Text metrics
-are computed once per review, and every draw only reweights per-paper sums.
+afresh for every submission and slice, so all metrics of a slice share the same resamples (and every side
+over the same papers the same ones: they are drawn once for all of them, :func:`sides_metrics`); the
+interval is the 2.5th and 97.5th percentile of the draws where the metric is defined. Every review is
+parsed and its text scored once (in worker processes, :func:`score_in_processes`; the texts are then
+dropped unless a judge reads them), and every draw only reweights per-paper sums.
 """
 
 from __future__ import annotations
