@@ -552,6 +552,11 @@ def score_in_processes(review_sets: Sequence[tuple[Dataset, str]], workers: int 
     _release_freed_memory()  # a forked process starts with all this one holds: not what it freed
     gc.freeze()  # nor copies of it: a collection in a process would write to every object it inherited
     pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
+
+    def finish() -> None:  # once or twice: the second time does nothing
+        pool.shutdown(cancel_futures=True)
+        gc.unfreeze()
+
     try:
         done = pool.map(_score_task, tasks)
         for number, (reviews, scale) in enumerate(review_sets):
@@ -572,11 +577,10 @@ def score_in_processes(review_sets: Sequence[tuple[Dataset, str]], workers: int 
                 scored = ScoredReviews.score(reviews, scale, workers=1)
                 parts = [scored if keep_texts else scored.without_texts()]
             if number == len(review_sets) - 1:
-                pool.shutdown()  # now, not when the caller lets go of this generator: the processes hold memory
+                finish()  # now, not when the caller lets go of this generator: the processes hold memory
             yield functools.reduce(ScoredReviews.concat, parts)
     finally:
-        pool.shutdown(cancel_futures=True)
-        gc.unfreeze()  # after an error, or a caller that stops early: no task left to run
+        finish()  # after an error, or a caller that stops early: no task left to run
         _forked_review_sets = None
 
 

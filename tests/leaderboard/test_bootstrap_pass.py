@@ -5,6 +5,8 @@ to the last bit, as each slice drawn alone does."""
 
 from __future__ import annotations
 
+import gc
+import multiprocessing
 import os
 
 import numpy as np
@@ -122,3 +124,16 @@ def test_a_task_that_fails_or_a_worker_that_dies_stops_the_scoring_with_its_erro
     monkeypatch.setattr(ScoredReviews, "score", dying)
     with pytest.raises(RuntimeError, match="stopped without a result"):
         list(run_module.score_in_processes(sets, workers=2))
+
+
+def test_the_worker_processes_end_with_the_last_set_not_with_the_caller(tmp_path, monkeypatch):
+    """A caller that takes the sets it asked for and goes on (a run, to its bootstrap) holds no idle process that
+    keeps its memory, nor objects frozen out of the garbage collector."""
+    reference, submissions = write_board(tmp_path)
+    sets = [(load_records(str(reference), "review"), "venue"), (load_submission(str(submissions[0])).reviews, "venue")]
+    monkeypatch.setattr(run_module, "TASK_REVIEWS", 50)
+    scored = run_module.score_in_processes(sets, workers=2)
+    next(scored)
+    assert len(multiprocessing.active_children()) == 2 and gc.get_freeze_count() > 0
+    next(scored)
+    assert multiprocessing.active_children() == [] and gc.get_freeze_count() == 0
