@@ -479,26 +479,44 @@ def slice_metrics(model: ReviewTable | None, human: ReviewTable, venue: str, n_b
 
 
 def sides_metrics(sides: Mapping[str, ReviewTable | None], human: ReviewTable, venues: Sequence[str],
-                  n_bootstrap: int, seed: int, progress: bool = False,
-                  desc: str = "bootstrap") -> dict[tuple[str, str], SliceMetrics]:
+                  n_bootstrap: int, seed: int, progress: bool = False, desc: str = "bootstrap",
+                  workers: int = 1) -> dict[tuple[str, str], SliceMetrics]:
     """:func:`slice_metrics` of every side (a submission's table by name; None: the human reference itself) on
-    every venue, by (side, venue), in one pass a venue: the slices over the same papers (every submission that
-    reviewed the reference's papers) share one set of draws, the weights are drawn once per number of papers,
-    and their products are made together (:func:`slices_draws`)."""
+    every venue, by (side, venue), in one pass a venue (:func:`venue_metrics`); the venues in ``workers``
+    processes (:func:`_fork_map`) where they can be forked."""
+    processes = min(workers, len(venues))
+    if _can_fork(processes):
+        per_venue = _fork_map(_venue_task, venues, processes, (sides, human, n_bootstrap, seed))
+    else:
+        per_venue = (venue_metrics(sides, human, venue, n_bootstrap, seed) for venue in venues)
     found = {}
-    for venue in progress_bar(venues, desc=desc, enabled=progress):
-        by_papers: dict[tuple, dict[str, _Slice]] = defaultdict(dict)
-        for name, table in sides.items():
-            piece = _Slice(table, human, venue)
-            by_papers[tuple(piece.papers)][name] = piece
-        weights: dict[int, np.ndarray] = {}
-        for papers, pieces in by_papers.items():
-            if len(papers) not in weights:
-                weights[len(papers)] = bootstrap_weights(len(papers), n_bootstrap, seed)
-            for (name, piece), series in zip(pieces.items(), slices_draws(list(pieces.values()),
-                                                                          weights[len(papers)])):
-                found[(name, venue)] = _slice_metrics(piece, series)
+    for metrics in progress_bar(per_venue, desc=desc, total=len(venues), enabled=progress):
+        found.update(metrics)
     return found
+
+
+def venue_metrics(sides: Mapping[str, ReviewTable | None], human: ReviewTable, venue: str, n_bootstrap: int,
+                  seed: int) -> dict[tuple[str, str], SliceMetrics]:
+    """:func:`slice_metrics` of every side on ``venue``, in one pass: the slices over the same papers (every
+    submission that reviewed the reference's papers) share one set of draws, the weights are drawn once per
+    number of papers, and their products are made together (:func:`slices_draws`)."""
+    found = {}
+    by_papers: dict[tuple, dict[str, _Slice]] = defaultdict(dict)
+    for name, table in sides.items():
+        piece = _Slice(table, human, venue)
+        by_papers[tuple(piece.papers)][name] = piece
+    weights: dict[int, np.ndarray] = {}
+    for papers, pieces in by_papers.items():
+        if len(papers) not in weights:
+            weights[len(papers)] = bootstrap_weights(len(papers), n_bootstrap, seed)
+        for (name, piece), series in zip(pieces.items(), slices_draws(list(pieces.values()), weights[len(papers)])):
+            found[(name, venue)] = _slice_metrics(piece, series)
+    return found
+
+
+def _venue_task(venue: str) -> dict[tuple[str, str], SliceMetrics]:
+    sides, human, n_bootstrap, seed = _forked
+    return venue_metrics(sides, human, venue, n_bootstrap, seed)
 
 
 def select_rows(reviews: Dataset, keep, fields: Sequence[str] | None = None) -> Dataset:
@@ -522,7 +540,43 @@ def _is_human_original(row: dict) -> bool:
 #: The most reviews one scoring task of :func:`score_in_processes` takes: a submission of 5,000 is two tasks, so
 #: that the processes share even a run of one submission evenly.
 TASK_REVIEWS = 2500
-_forked_review_sets: tuple[Sequence[tuple[Dataset, str]], bool] | None = None
+#: What the tasks of the processes :func:`_fork_map` forks read: they inherit it, nothing is sent to them.
+_forked: object = None
+
+
+def _can_fork(processes: int) -> bool:
+    return processes >= 2 and "fork" in multiprocessing.get_all_start_methods()
+
+
+def _fork_map(function: Callable, tasks: Sequence, processes: int, shared: object) -> Iterator:
+    """``function(task)`` of every task, in order, in ``processes`` processes forked from this one once for all
+    tasks, which read ``shared`` (as :data:`_forked`) from the memory they share with this one; only the results
+    are sent back. The processes end as soon as the last result is taken, not when the caller lets go of the
+    iterator; one that dies (killed, out of memory) stops it with an error rather than a wait for ever."""
+    global _forked
+    _forked = shared
+    _release_freed_memory()  # a forked process starts with all this one holds: not what it freed
+    gc.freeze()  # nor copies of it: a collection in a process would write to every object it inherited
+    pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
+
+    def finish() -> None:  # once or twice: the second time does nothing
+        global _forked
+        pool.shutdown(cancel_futures=True)  # after an error, or a caller that stops early: no task left to run
+        gc.unfreeze()
+        _forked = None
+
+    try:
+        results = pool.map(function, tasks)
+        for number in range(len(tasks)):
+            try:
+                result = next(results)
+            except BrokenProcessPool:
+                raise RuntimeError("a worker process stopped without a result (killed, or out of memory?)") from None
+            if number == len(tasks) - 1:
+                finish()
+            yield result
+    finally:
+        finish()
 
 
 def score_in_processes(review_sets: Sequence[tuple[Dataset, str]], workers: int | None = None,
@@ -532,56 +586,44 @@ def score_in_processes(review_sets: Sequence[tuple[Dataset, str]], workers: int 
     unless ``keep_texts`` (:meth:`ScoredReviews.without_texts`: a leaderboard reads texts again only with a judge).
 
     The reviews of all sets are cut into tasks of at most :data:`TASK_REVIEWS` that ``workers`` processes
-    (default: the CPU count), forked once for all of them, score one after the other, each task in its
-    process alone (its reviews read from the memory the process shares with this one, only the scores sent
-    back); a set is given as soon as its tasks are done, so that the caller works on it while the processes
-    score the next. The same scores as one call of :meth:`ScoredReviews.score` a set: every review is parsed
-    and scored on its own. Where processes cannot be forked, or one is enough, each set is scored here with
-    ``workers``. With ``progress``, the wait for each set is a stage of its own, named by ``labels``."""
-    processes = workers or os.cpu_count() or 1
+    (default: the CPU count), forked once for all of them (:func:`_fork_map`), score one after the other, each
+    task in its process alone; a set is given as soon as its tasks are done, so that the caller works on it
+    while the processes score the next. The same scores as one call of :meth:`ScoredReviews.score` a set: every
+    review is parsed and scored on its own. Where processes cannot be forked, or one is enough, each set is
+    scored here with ``workers``. With ``progress``, the wait for each set is a stage of its own, named by
+    ``labels``."""
     tasks = [(number, start, min(start + TASK_REVIEWS, len(reviews)))
              for number, (reviews, _) in enumerate(review_sets) for start in range(0, len(reviews), TASK_REVIEWS)]
-    processes = min(processes, len(tasks))
-    if processes < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    processes = min(workers or os.cpu_count() or 1, len(tasks))
+    if not _can_fork(processes):
         for reviews, scale in review_sets:
             scored = ScoredReviews.score(reviews, scale, workers=workers, progress=progress)
             yield scored if keep_texts else scored.without_texts()
         return
-    global _forked_review_sets
-    _forked_review_sets = (review_sets, keep_texts)
-    _release_freed_memory()  # a forked process starts with all this one holds: not what it freed
-    gc.freeze()  # nor copies of it: a collection in a process would write to every object it inherited
-    pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
+    done = _fork_map(_score_task, tasks, processes, (review_sets, keep_texts))
+    for number, (reviews, scale) in enumerate(review_sets):
+        # A stage of its own: the caller's stages (a bootstrap, a judge's requests) come between two sets.
+        bar = progress_bar(desc=" ".join(["parse and score", *(labels or ())[number:number + 1]]),
+                           total=len(reviews), unit="review", enabled=progress)
+        parts = []
+        try:
+            for _ in range(-(-len(reviews) // TASK_REVIEWS)):
+                parts.append(next(done))
+                bar.update(len(parts[-1]))
+        finally:
+            bar.close()
+        if not parts:  # no review: nothing to send to a process
+            scored = ScoredReviews.score(reviews, scale, workers=1)
+            parts = [scored if keep_texts else scored.without_texts()]
+        yield functools.reduce(ScoredReviews.concat, parts)
 
-    def finish() -> None:  # once or twice: the second time does nothing
-        pool.shutdown(cancel_futures=True)
-        gc.unfreeze()
 
-    try:
-        done = pool.map(_score_task, tasks)
-        for number, (reviews, scale) in enumerate(review_sets):
-            # A stage of its own: the caller's stages (a bootstrap, a judge's requests) come between two sets.
-            bar = progress_bar(desc=" ".join(["parse and score", *(labels or ())[number:number + 1]]),
-                               total=len(reviews), unit="review", enabled=progress)
-            parts = []
-            try:
-                for _ in range(-(-len(reviews) // TASK_REVIEWS)):
-                    parts.append(next(done))
-                    bar.update(len(parts[-1]))
-            except BrokenProcessPool:
-                raise RuntimeError("a worker process scoring reviews stopped without a result (killed, or out of "
-                                   "memory?)") from None
-            finally:
-                bar.close()
-            if not parts:  # no review: nothing to send to a process
-                scored = ScoredReviews.score(reviews, scale, workers=1)
-                parts = [scored if keep_texts else scored.without_texts()]
-            if number == len(review_sets) - 1:
-                finish()  # now, not when the caller lets go of this generator: the processes hold memory
-            yield functools.reduce(ScoredReviews.concat, parts)
-    finally:
-        finish()  # after an error, or a caller that stops early: no task left to run
-        _forked_review_sets = None
+def _score_task(task: tuple[int, int, int]) -> ScoredReviews:
+    number, start, stop = task
+    review_sets, keep_texts = _forked
+    reviews, scale = review_sets[number]
+    scored = ScoredReviews.score(reviews.select(range(start, stop)), scale, workers=1)
+    return scored if keep_texts else scored.without_texts()
 
 
 def _release_freed_memory() -> None:
@@ -594,14 +636,6 @@ def _release_freed_memory() -> None:
         trim = None
     if trim is not None:
         trim(0)
-
-
-def _score_task(task: tuple[int, int, int]) -> ScoredReviews:
-    number, start, stop = task
-    review_sets, keep_texts = _forked_review_sets
-    reviews, scale = review_sets[number]
-    scored = ScoredReviews.score(reviews.select(range(start, stop)), scale, workers=1)
-    return scored if keep_texts else scored.without_texts()
 
 
 def _perturbation_details(submission: Submission, judge: "Judge | None") -> tuple[dict, list[tuple[str, dict]]]:
@@ -823,7 +857,8 @@ def score_run(submissions: Sequence[Submission], reference: "Dataset | ScoredRef
     scored = [_score_submission(submission, reviews, scored_reviews, reference, judge, progress)
               for submission, reviews, scored_reviews in zip(submissions, originals, scored_sets)]
     tables = {submission.name: one.table for submission, one in zip(submissions, scored)}
-    found = sides_metrics(tables, human, venues, n_bootstrap, seed, progress, "submissions bootstrap")
+    found = sides_metrics(tables, human, venues, n_bootstrap, seed, progress, "submissions bootstrap",
+                          workers or os.cpu_count() or 1)
     details: dict[str, dict] = {}
     for submission, one in zip(submissions, scored):
         model_name = submission.manifest.get("model") or submission.name
