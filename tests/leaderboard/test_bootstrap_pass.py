@@ -53,14 +53,16 @@ def test_every_product_is_the_one_of_its_array_alone_to_the_bit(monkeypatch, col
     assert again() is asked["counts"]()
 
 
-def test_sides_drawn_together_give_the_draws_of_each_side_drawn_alone():
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sides_drawn_together_give_the_draws_of_each_side_drawn_alone(workers):
     """The human reference and three submissions (one also reviewing papers no human reviewed, so with draws over
-    papers of its own) in one pass, against slice_metrics side by side and venue by venue."""
+    papers of its own) in one pass a venue, the venues here or in two worker processes, against slice_metrics side
+    by side and venue by venue."""
     human, tables = simulated_run(60, {"model": MODEL, "lenient": LENIENT}, seed=11, venues=BOTH)
     _, more = simulated_run(70, {"more": MODEL}, seed=12, venues=BOTH)
     sides = {"human": None, **tables, **more}
     venues = [ALL_VENUES, "ICLR", "NeurIPS"]
-    together = sides_metrics(sides, human, venues, 200, seed=5)
+    together = sides_metrics(sides, human, venues, 200, seed=5, workers=workers)
     for name, table in sides.items():
         for venue in venues:
             metrics, n_papers, n_reviews, draws = slice_metrics(table, human, venue, 200, seed=5)
