@@ -46,11 +46,11 @@ def redrawn_seconds(scored) -> tuple[float, float]:
     spent = 0.0
     alpha = run_module._Slice.alpha
 
-    def timed(self, weights, with_model):
+    def timed(self, weights, with_model, shared=None):
         nonlocal spent
         started = time.perf_counter()
         try:
-            return alpha(self, weights, with_model)
+            return alpha(self, weights, with_model, shared)
         finally:
             spent += time.perf_counter() - started
 

@@ -109,7 +109,8 @@ def submit(submission, queue, benchmark_papers, manifest, max_unparsed, split, t
 @click.option("--lease", type=click.FloatRange(min=0, min_open=True), default=3600.0, show_default=True,
               metavar="SECONDS", help="How long a request is held; one whose runner died is taken again after "
                                       "it. Choose it longer than one submission takes.")
-@click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
+@click.option("--workers", type=int, default=None,
+              help="Processes that parse the reviews and score their texts (default: all cores).")
 @max_failures_option
 @no_progress_option
 @token_option
@@ -205,7 +206,8 @@ def space(results, queue, output, title, license_id):
 @output_option("Results directory (results.parquet/.jsonl, comparisons.parquet, ranks.parquet, manifests/, "
                "details/, eras.json, run.json).", default="results", file_okay=False,
                writes="praib.leaderboard.run:RESULT_FILES")
-@click.option("--workers", type=int, default=None, help="Processes for the text metrics (default: all cores).")
+@click.option("--workers", type=int, default=None,
+              help="Processes that parse the reviews and score their texts (default: all cores).")
 @max_failures_option
 @no_progress_option
 def run(submissions, reference_path, demo, benchmark_papers, n_bootstrap, seed, fdr, judge_spec, cache_dir, output,

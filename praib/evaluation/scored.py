@@ -52,6 +52,11 @@ class ScoredReviews:
     def __len__(self) -> int:
         return len(self.columns["paper_id"])
 
+    def without_texts(self) -> "ScoredReviews":
+        """These reviews with their texts dropped (None) and everything else kept: enough for every metric but
+        those that read the texts again (a judge's, the citation check)."""
+        return ScoredReviews({**self.columns, "text": [None] * len(self)}, self.text_scores, self.scale)
+
     def rows(self) -> list[dict]:
         """The reviews as one dict each (the fields kept)."""
         names = list(self.columns)

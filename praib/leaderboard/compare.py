@@ -42,7 +42,9 @@ One set of draws
     and a pair whose shared papers are all the slice's papers (every submission reviewed the reference's
     papers: the usual benchmark) takes its differences from them: per slice, each submission's distances
     are drawn once and every pair is a difference of two arrays. Only a pair that shares fewer papers is
-    drawn again, over its own papers (once per distinct set of shared papers).
+    drawn again, over its own papers (once per distinct set of shared papers). Whatever is drawn here (a
+    runner's stored tables, pairs over fewer papers) is drawn for all the submissions that need the same papers
+    in one pass (:func:`praib.leaderboard.run.slices_draws`), giving the draws each would get alone.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ from datasets import Dataset, Features, Value
 from praib.leaderboard.report import (LeaderboardResults, ReportError, _finite as _finite_number, format_number,
                                       format_p, load_results)
 from praib.leaderboard.run import (ALL_VENUES, ReviewTable, ScoredRun, SliceDraws, _interval, _Slice,
-                                   bootstrap_weights, score_run, slice_draws)
+                                   bootstrap_weights, score_run, slices_draws)
 from praib.leaderboard.submission import Submission
 from praib.metrics.perturbation.stats import benjamini_hochberg
 from praib.metrics.registry import BY_NAME, DIFFERENCE, METRICS, difference_digits
@@ -357,29 +359,41 @@ def distances_of(series: dict[str, tuple[np.ndarray, np.ndarray | None]],
 
 
 class _Draws:
-    """One set of draws over some papers of a slice, with each submission's distances on them, drawn when
-    first asked for; or taken from the run's own draws (``drawn``, by side and venue) where those were over
-    the same papers with the same seed."""
+    """One set of draws over some papers of a slice, with each submission's distances on them: taken from the
+    run's own draws (``drawn``, by side and venue) where those were over the same papers with the same seed,
+    the others drawn together when first asked for (:meth:`draw`)."""
 
     def __init__(self, human: ReviewTable, tables: dict[str, ReviewTable], venue: str, papers: list,
                  n_bootstrap: int, seed: int, drawn: dict[tuple[str, str], SliceDraws]):
         self.human, self.tables, self.venue, self.papers = human, tables, venue, papers
         self.n_bootstrap, self.seed, self.drawn = n_bootstrap, seed, drawn
         self._weights: np.ndarray | None = None
-        self.human_series = self._series(HUMAN_SOURCE, None)
+        self._series: dict[str, dict[str, tuple[np.ndarray, np.ndarray | None]]] = {}
         self._distances: dict[str, dict[str, np.ndarray]] = {}
 
-    def _series(self, side: str, table: ReviewTable | None) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
-        known = self.drawn.get((side, self.venue))
-        if known is not None and known.papers == self.papers:
-            return known.series
-        if self._weights is None:
-            self._weights = bootstrap_weights(len(self.papers), self.n_bootstrap, self.seed)
-        return slice_draws(_Slice(table, self.human, self.venue, self.papers), self._weights)
+    def draw(self, names: Sequence[str]) -> None:
+        """The series of the human reference and of the submissions ``names`` on these draws, those not in the
+        run's own draws drawn in one pass (:func:`praib.leaderboard.run.slices_draws`)."""
+        missing = []
+        for name in (HUMAN_SOURCE, *names):
+            known = self.drawn.get((name, self.venue))
+            if name in self._series or name in missing:
+                continue
+            if known is not None and known.papers == self.papers:
+                self._series[name] = known.series
+            else:
+                missing.append(name)
+        if missing:
+            if self._weights is None:
+                self._weights = bootstrap_weights(len(self.papers), self.n_bootstrap, self.seed)
+            pieces = [_Slice(None if name == HUMAN_SOURCE else self.tables[name], self.human, self.venue, self.papers)
+                      for name in missing]
+            self._series.update(zip(missing, slices_draws(pieces, self._weights)))
 
     def distances(self, name: str) -> dict[str, np.ndarray]:
         if name not in self._distances:
-            self._distances[name] = distances_of(self._series(name, self.tables[name]), self.human_series)
+            self.draw([name])
+            self._distances[name] = distances_of(self._series[name], self._series[HUMAN_SOURCE])
         return self._distances[name]
 
 
@@ -409,15 +423,20 @@ def compare_tables(human: ReviewTable, tables: dict[str, ReviewTable], n_bootstr
             continue
         everything = sorted(set().union(_papers(human, venue), *reviewed.values()), key=str)
         common = _Draws(human, tables, venue, everything, n_bootstrap, seed, drawn)
+        common.draw(list(reviewed))
         ranks += rank_intervals(venue, len(everything), {name: common.distances(name) for name in reviewed})
+        shared_by_pair = {(a, b): tuple(sorted(reviewed[a] & reviewed[b], key=str))
+                          for a, b in combinations(reviewed, 2)}
         by_papers: dict[tuple, _Draws] = {tuple(everything): common}
-        for a, b in combinations(reviewed, 2):
-            shared = sorted(reviewed[a] & reviewed[b], key=str)
+        for shared in dict.fromkeys(shared_by_pair.values()):
+            if shared and shared not in by_papers:
+                by_papers[shared] = _Draws(human, tables, venue, list(shared), n_bootstrap, seed, {})
+                by_papers[shared].draw([name for pair, papers in shared_by_pair.items() if papers == shared
+                                        for name in pair])
+        for (a, b), shared in shared_by_pair.items():
             if not shared:
                 continue
-            draws = by_papers.get(tuple(shared))
-            if draws is None:
-                draws = by_papers[tuple(shared)] = _Draws(human, tables, venue, shared, n_bootstrap, seed, {})
+            draws = by_papers[shared]
             distance_a, distance_b = draws.distances(a), draws.distances(b)
             pairs += [paired_difference(metric, venue, a, b, len(shared), distance_a[metric], distance_b[metric])
                       for metric in distance_a]

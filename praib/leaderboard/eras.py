@@ -77,14 +77,21 @@ def mann_whitney(pre: np.ndarray, post: np.ndarray) -> dict:
     }
 
 
-def era_analysis(reviews: Dataset, split_year: int | None = None, workers: int | None = None,
+def era_analysis(reviews: Dataset | ScoredReviews, split_year: int | None = None, workers: int | None = None,
                  progress: bool = False) -> dict:
     """Per venue: per-year and per-era summaries of every per-review metric of the registry
     (:func:`praib.metrics.registry.per_review_metrics`: the text metrics and scores) and, for each metric, the
     Mann-Whitney U test between eras. ``split_year`` (the first post-LLM year) overrides the
     per-venue boundaries of :data:`SPLIT_YEARS`. Reviews without venue or year are left out and
-    counted, and so are ratings and confidences outside their venue-year's scale."""
-    scored = ScoredReviews.score(reviews, "venue", workers=workers, progress=progress)
+    counted, and so are ratings and confidences outside their venue-year's scale. ``reviews`` may be scored
+    already on the venue scale (:class:`~praib.evaluation.scored.ScoredReviews`: a leaderboard run's human
+    reference), and are then not scored again."""
+    if isinstance(reviews, ScoredReviews):
+        if reviews.scale != "venue":
+            raise ValueError(f"era analysis reads scores on the venue scale, not the {reviews.scale} scale")
+        scored = reviews
+    else:
+        scored = ScoredReviews.score(reviews, "venue", workers=workers, progress=progress)
     columns, scores = scored.columns, scored.text_scores
     era_metrics = per_review_metrics()
     values = {metric: scores[metric] for metric in text_metrics()}

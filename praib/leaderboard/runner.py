@@ -46,7 +46,7 @@ from praib.leaderboard.queue import (FAILED, FINISHED, Request, claim, read_requ
 from praib.leaderboard.provenance import records_sha256
 from praib.leaderboard.compare import DEFAULT_FDR, comparison_tables, compare_tables
 from praib.leaderboard.run import (RESULT_FEATURES, RESULT_FILES, ReviewTable, ScoredReference, mark_closest,
-                                   review_table_features, score_reference, score_run)
+                                   reference_eras, review_table_features, score_reference, score_run)
 from praib.leaderboard.stores import REPOSITORY_FILES, Store, StoreError
 from praib.leaderboard.submission import SubmissionError, carried_validations, load_submission, validate_submission
 from praib.records import HUMAN_SOURCE, RecordError
@@ -259,17 +259,13 @@ class Runner:
         """The human reference scored and drawn once for every request this runner takes."""
         if self._scored_reference is None:
             self._scored_reference = score_reference(self.reference, self.n_bootstrap, self.seed, self.workers,
-                                                     self.progress)
+                                                     self.progress, keep_texts=self.judge is not None)
         return self._scored_reference
 
     def _era_analysis(self) -> dict | None:
         """The pre/post-LLM comparison of the human reference, when it spans both eras (computed once)."""
-        from praib.leaderboard.eras import era_analysis, spans_both_eras
-        from praib.leaderboard.run import select_rows
-
         if self._eras is None:
-            human = select_rows(self.reference, lambda row: row["source"] == HUMAN_SOURCE)
-            self._eras = era_analysis(human, workers=self.workers) if spans_both_eras(human) else {}
+            self._eras = reference_eras(self.reference, self._reference(), self.workers) or {}
         return self._eras or None
 
 

@@ -64,16 +64,17 @@ def test_a_leaderboard_run_shows_each_stage_in_plain_lines(tmp_path, submissions
     output = invoke("leaderboard", "run", *submissions, "--demo", "--n-bootstrap", 5, "-o", tmp_path / "results")
     assert_plain(output)
     progress = [line for line in output.splitlines() if re.match(r"[\w -]+: \d+/\d+ ", line)]
-    # The demo's human reference: 26 reviews in 2 venues (bootstrapped per venue and pooled); 8 per model.
+    # The demo's human reference: 26 reviews in 2 venues (bootstrapped per venue and pooled); 8 per model. All are
+    # scored in worker processes, the reference first: its bootstrap runs while they score the submissions, which
+    # are bootstrapped together.
     assert [line.split(" (")[0].split(" in ")[0] for line in progress if "/" in line.split(":")[1]] == [
-        *(f"text metrics: {n}/26" for n in (26, 26)),
+        *(f"parse and score human reference: {n}/26" for n in (26, 26)),
         *(f"human reference bootstrap: {n}/3" for n in (1, 2, 3, 3)),
-        *(f"text metrics: {n}/8" for n in (8, 8)),
-        *(f"demo-model-a bootstrap: {n}/3" for n in (1, 2, 3, 3)),
-        *(f"text metrics: {n}/8" for n in (8, 8)),
-        *(f"demo-model-b bootstrap: {n}/3" for n in (1, 2, 3, 3))]
+        *(f"parse and score demo-model-a: {n}/8" for n in (8, 8)),
+        *(f"parse and score demo-model-b: {n}/8" for n in (8, 8)),
+        *(f"submissions bootstrap: {n}/3" for n in (1, 2, 3, 3))]
     assert re.search(r"^human reference bootstrap: 2/3 \(67%\) after 0:\d\d$", output, re.MULTILINE)
-    assert re.search(r"^demo-model-b bootstrap: 3/3 in 0:\d\d$", output, re.MULTILINE)
+    assert re.search(r"^submissions bootstrap: 3/3 in 0:\d\d$", output, re.MULTILINE)
 
 
 def test_no_progress_and_short_stages_print_no_progress_line(tmp_path, submissions, monkeypatch):
@@ -166,7 +167,8 @@ LONG_COMMANDS = {
                        "validation.json", [r"openai: 3/3 in 0:\d\d"]),
     "leaderboard run": (lambda i, s, out: ["leaderboard", "run", i["submission"], "--demo", "--n-bootstrap", 5,
                                            "-o", out / "results"],
-                        "results", [r"human reference bootstrap: 3/3 in 0:\d\d", r"demo-model-a bootstrap: 3/3 in 0:\d\d"]),
+                        "results",
+                        [r"human reference bootstrap: 3/3 in 0:\d\d", r"submissions bootstrap: 3/3 in 0:\d\d"]),
     "data pdf": (lambda i, s, out: ["data", "pdf", i["pdfs"], "-o", out / "papers.jsonl"],
                  "papers.jsonl", [r"pdf: 2/2 in 0:\d\d"]),
 }

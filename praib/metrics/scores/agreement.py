@@ -89,15 +89,20 @@ def panel_alpha_draws(human_counts: np.ndarray, model_counts: np.ndarray, domain
     draws x panels, how often each draw takes each panel (a row of ones takes each once).
     NaN where undefined; alpha_H+L also where the draw holds no model rating."""
     weights = np.asarray(weights)
-    if len(weights) == 1:  # a point estimate: the library's own computation
-        take = np.repeat(np.arange(len(human_counts)), weights[0].astype(int))
-        alpha_human = _nan_for_none(alpha_of_counts(human_counts[take], domain))
-        alpha_with_model = (_nan_for_none(alpha_of_counts(human_counts[take] + model_counts[take], domain))
-                            if model_counts[take].sum() > 0 else np.nan)
-        return np.array([alpha_human]), np.array([alpha_with_model])
-    alpha_with_model = _alpha_of_draws(human_counts + model_counts, weights)
+    alpha_with_model = alpha_draws(human_counts + model_counts, domain, weights)
     alpha_with_model[weights @ model_counts.sum(1) == 0] = np.nan
-    return _alpha_of_draws(human_counts, weights), alpha_with_model
+    return alpha_draws(human_counts, domain, weights), alpha_with_model
+
+
+def alpha_draws(counts: np.ndarray, domain: Sequence[float], weights: np.ndarray) -> np.ndarray:
+    """Ordinal alpha of the papers x ``domain`` rating ``counts`` per row of ``weights`` (draws x papers, how
+    often each draw takes each paper); NaN where undefined. A single row is computed by the library itself
+    (:func:`alpha_of_counts`), more rows by one matrix product (:func:`_alpha_of_draws`)."""
+    weights = np.asarray(weights)
+    if len(weights) == 1:  # a point estimate: the library's own computation
+        take = np.repeat(np.arange(len(counts)), weights[0].astype(int))
+        return np.array([_nan_for_none(alpha_of_counts(np.asarray(counts)[take], domain))])
+    return _alpha_of_draws(counts, weights)
 
 
 def _nan_for_none(value: float | None) -> float:
