@@ -14,10 +14,10 @@ import pytest
 from praib.records import stream
 from praib.records.schema import SCHEMAS
 from praib.records.stream import iter_record_batches
-from tests.cli.test_bad_inputs import GOOD, ID_FIELD, SLOTS, WRONG_TYPE, record_cases
+from tests.bad_records import EVALUATE_CSV_CASES, GOOD, ID_FIELD, WRONG_TYPE, record_cases
 
 KINDS = list(SCHEMAS)
-CSV_CASES = next(cases for command, cases, *_ in SLOTS if command == "evaluate (CSV records)")
+CSV_CASES = EVALUATE_CSV_CASES
 MATRIX = ([pytest.param(kind, "jsonl", content, id=f"{kind} | {case}") for kind in KINDS
            for case, content in record_cases(kind).items()]
           + [pytest.param("review", "csv", content, id=f"review csv | {case}") for case, content in CSV_CASES.items()])
