@@ -100,7 +100,7 @@ def fold(inputs: Inputs, shard: tuple[int, int] = (0, 1),
                 if progress is not None:
                     progress(len(rows))
                 del rows, scores, batch  # (this batch's memory, freed here, is handed back below)
-                _release_freed_memory()
+                release_freed_memory()
             partial.note(str(source), notes)
     except BaseException:
         if writer is not None:
@@ -143,7 +143,7 @@ def _fold_to_file(inputs: Inputs, shard: tuple[int, int], per_review: Path | Non
     path = folder / f"part-{shard[0]}.npz"
     fold(inputs, shard, _count, per_review).dump(path)
     gc.collect()
-    _release_freed_memory()  # the worker waits, idle, for the others: it holds no more than it needs
+    release_freed_memory()  # the worker waits, idle, for the others: it holds no more than it needs
     return path
 
 
@@ -155,9 +155,10 @@ def _malloc_trim() -> Callable[[int], int] | None:
         return None
 
 
-def _release_freed_memory() -> None:
+def release_freed_memory() -> None:
     """Give the system back the memory this process freed. A batch's records and texts are freed once folded,
-    but glibc's allocator keeps the pages for later (a worker grew by about 30 MB over 125,000 reviews);
+    but glibc's allocator keeps the pages for later (a worker grew by about 30 MB over 125,000 reviews; reading a
+    leaderboard's inputs leaves hundreds of MB so, which every process it forks would start with);
     ``malloc_trim`` returns them. Nothing where the C library has no such function."""
     trim = _malloc_trim()
     if trim is not None:

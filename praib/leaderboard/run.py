@@ -41,7 +41,6 @@ dropped unless a judge reads them), and every draw only reweights per-paper sums
 
 from __future__ import annotations
 
-import ctypes
 import datetime
 import functools
 import gc
@@ -64,6 +63,7 @@ from praib.evaluation.evaluate import evaluate_reviews, on_scale, scale_values, 
 from praib.evaluation.judge_validity import judge_validations
 from praib.evaluation.results import EvaluationResult
 from praib.evaluation.scored import ScoredReviews
+from praib.evaluation.streamed import release_freed_memory
 from praib.parsing import parse_reviews
 from praib.records import HUMAN_SOURCE, perturbation_kind, read_parquet_rows
 from praib.records.atomic import RECORD, replace_folder, write_text_atomically
@@ -555,7 +555,8 @@ def _fork_map(function: Callable, tasks: Sequence, processes: int, shared: objec
     iterator; one that dies (killed, out of memory) stops it with an error rather than a wait for ever."""
     global _forked
     _forked = shared
-    _release_freed_memory()  # a forked process starts with all this one holds: not what it freed
+    gc.collect()
+    release_freed_memory()  # a forked process starts with all this one holds: not what it freed
     gc.freeze()  # nor copies of it: a collection in a process would write to every object it inherited
     pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
 
@@ -624,18 +625,6 @@ def _score_task(task: tuple[int, int, int]) -> ScoredReviews:
     reviews, scale = review_sets[number]
     scored = ScoredReviews.score(reviews.select(range(start, stop)), scale, workers=1)
     return scored if keep_texts else scored.without_texts()
-
-
-def _release_freed_memory() -> None:
-    """Give the system back the memory this process freed and the C library's allocator keeps for later (reading
-    the inputs' records leaves hundreds of MB so), where the C library has ``malloc_trim``."""
-    gc.collect()
-    try:
-        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
-    except (OSError, TypeError):  # no handle on the C library's symbols (Windows)
-        trim = None
-    if trim is not None:
-        trim(0)
 
 
 def _perturbation_details(submission: Submission, judge: "Judge | None") -> tuple[dict, list[tuple[str, dict]]]:
