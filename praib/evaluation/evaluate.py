@@ -263,7 +263,7 @@ def _rated_by_year_group(columns: dict) -> tuple[list, ...]:
 def _agreement(group: dict, human: "_Reference", is_reference: bool) -> dict:
     if is_reference:
         # A human group's own panels: grouped by venue, the ICLR row has no NeurIPS alpha.
-        return alpha_by_venue(*_rated_by_year_group(group))
+        return alpha_by_venue(*(human.panels if group is human.columns else _rated_by_year_group(group)))
     model = _rated(group)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -549,11 +549,11 @@ def group_entries(partial: Partial) -> list[dict]:
         logger.warning("%s", unknown)
     reference_chunks = partial.reference_chunks()
     reference = partial.columns(reference_chunks)
-    kept, _ = on_scale(reference, partial.scale)
+    kept, out_of_scale = on_scale(reference, partial.scale)
     # What every group is compared with, gathered once: the distributions leave scores off the scale out
     # themselves (and count them per venue-year); the panels and the gaps take the scores on the scale.
     human = _Reference(kept, {kind: _by_venue_year(reference, kind) for kind in ("rating", "confidence")},
-                       _rated_by_year_group(kept) if reference["paper_id"] else None)
+                       _rated_by_year_group(kept) if reference["paper_id"] else None, reference, out_of_scale)
     entries = []
     if partial.separate_reference and reference["paper_id"]:
         key = {"source": HUMAN_SOURCE, **{c: None for c in partial.group_by if c != "source"}}
@@ -580,6 +580,10 @@ class _Reference:
     columns: dict
     by_venue_year: dict[str, dict[tuple, tuple[list, list]]]
     panels: tuple[list, ...] | None
+    #: The columns as given (scores off their scale kept) and how many scores of each kind were off it: the
+    #: reference's own group entry takes them as they are.
+    given: dict
+    out_of_scale: dict[str, int]
     _taken: dict = field(default_factory=dict)
 
     def once(self, key: Hashable, take: Callable[[], Any]) -> Any:
@@ -604,10 +608,13 @@ def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_r
     statuses = columns["parse_status"]
     n = len(columns["paper_id"])
     with_text = int(np.isfinite(scores["tkc"]).sum())
-    kept, out_of_scale = on_scale(columns, scale)
+    if columns is human.given:  # the reference's own entry: what was taken of it for every group
+        kept, out_of_scale, given = human.columns, human.out_of_scale, human.by_venue_year
+    else:
+        kept, out_of_scale = on_scale(columns, scale)
+        given = {kind: _by_venue_year(columns, kind) for kind in ("rating", "confidence")}
     agreement = _agreement(kept, human, is_reference) if human.panels is not None else {}
     alpha_key = "alpha" if is_reference else "alpha_with_model"
-    given = {kind: _by_venue_year(columns, kind) for kind in ("rating", "confidence")}
     distributions = {kind: json_ready(_distributions(given[kind], human, kind, scale, is_reference))
                      for kind in ("rating", "confidence")}
     pooled = {kind: json_ready(_pooled(given[kind], human, kind, scale, is_reference))
