@@ -172,6 +172,21 @@ def _checked_rows(batch: _RawBatch, kind: str, formats: RecordFormats, found: Re
     """The records of ``batch`` in praib's form (other tools' formats converted), checked against the schema of
     ``kind``: column by column (:func:`~praib.records.columns.coerce_batch`) when they are already in its form,
     else record by record, which raises for the first bad record what it always raised."""
+    if formats.changes_none([raw for _, raw in batch.items]):
+        prepared, failure = batch.items, None
+    else:
+        prepared, failure = _prepared(batch, formats)
+    rows = None if failure else coerce_batch([raw for _, raw in prepared], kind, found)
+    if rows is None:
+        rows = [coerce_record(raw, kind, where, found) for where, raw in prepared]
+    if failure:
+        raise failure
+    return rows
+
+
+def _prepared(batch: _RawBatch, formats: RecordFormats) -> tuple[list[tuple[str, Any]], Exception | None]:
+    """The (where, record) pairs of ``batch`` that :meth:`RecordFormats.prepare` keeps, as it gives them, up to the
+    first it refuses, and its error (None: none)."""
     prepared, failure = [], None
     for where, raw in batch.items:
         try:
@@ -181,12 +196,7 @@ def _checked_rows(batch: _RawBatch, kind: str, formats: RecordFormats, found: Re
             break
         if raw is not None:
             prepared.append((where, raw))
-    rows = None if failure else coerce_batch([raw for _, raw in prepared], kind, found)
-    if rows is None:
-        rows = [coerce_record(raw, kind, where, found) for where, raw in prepared]
-    if failure:
-        raise failure
-    return rows
+    return prepared, failure
 
 
 def _raw_batches(source: str | Path, split: str, batch_rows: int, owned: Owned,
