@@ -25,8 +25,8 @@ Then, for every size (and the real records), ``praib evaluate FILE --no-progress
 subprocess with this checkout's praib and, with ``--against DIR``, with the praib of ``DIR`` right
 after it, so that both see the same load: its wall time, the CPU seconds of its process tree (user and
 system, which other busy processes stretch less than the wall time) and the peak RSS of the tree (the RSS
-of the command and all its worker processes, summed, polled every 0.05 s; pages the workers share with
-their parent are counted once per process, so this is an upper bound). The kernel,
+of the command and all its worker processes, summed, polled every 0.05 s by ``benchmarks/process_tree.py``;
+pages the workers share with their parent are counted once per process, so this is an upper bound). The kernel,
 ``praib.metrics.text.textstats.score_texts`` with its default workers (or ``--workers``), is timed
 cold in a fresh process of each checkout on the texts of the first ``--kernel-reviews`` records of the
 largest size as ``evaluate`` reads them, and the plain loop of ``benchmarks/metrics_throughput.py`` on
@@ -50,7 +50,6 @@ import os
 import random
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -59,6 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from metrics_throughput import iter_reviews, kernel_seconds, plain_loop  # noqa: E402
+from process_tree import run_measured  # noqa: E402
 
 from praib.records import coerce_record  # noqa: E402
 from praib.scales import venue_scales  # noqa: E402
@@ -69,7 +69,6 @@ VENUE_YEARS = (("ICLR", 2023), ("ICLR", 2024), ("ICLR", 2025), ("NeurIPS", 2023)
 MODELS = ("llama-3.1-70b-instruct", "qwen2.5-72b-instruct", "mistral-large-2411")
 PROMPTS = ("guidelines", "extended")
 UNPARSABLE_SHARE = 0.02
-POLL_SECONDS = 0.05
 GB = 1e9
 
 # The targets of issue 32 (evaluate) and issue 19 (the leaderboard).
@@ -221,51 +220,6 @@ def praib_command(tree: Path) -> tuple[list[str], dict]:
     return [sys.executable, "-c", _RUN_PRAIB, str(tree)], dict(os.environ, PYTHONPATH=str(tree))
 
 
-def run_measured(command: list[str], log: Path, environment: dict | None = None) -> tuple[float, int, float]:
-    """Run ``command`` (output to ``log``): its wall time in seconds, the peak RSS of its process tree in bytes,
-    and the CPU seconds (user and system) of the tree, which other busy processes stretch less than the wall
-    time. Exits with the log's tail when the command fails."""
-    import resource
-
-    import psutil
-
-    peak = 0
-    done = threading.Event()
-
-    def sample(process: psutil.Process) -> None:
-        nonlocal peak
-        while not done.is_set():
-            total = 0
-            try:
-                tree = [process, *process.children(recursive=True)]
-            except psutil.NoSuchProcess:
-                tree = []
-            for member in tree:
-                try:
-                    total += member.memory_info().rss
-                except psutil.NoSuchProcess:
-                    pass
-            peak = max(peak, total)
-            done.wait(POLL_SECONDS)
-
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    with open(log, "wb") as out:
-        started = time.perf_counter()
-        process = psutil.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=environment)
-        sampler = threading.Thread(target=sample, args=(process,), daemon=True)
-        sampler.start()
-        code = process.wait()
-        seconds = time.perf_counter() - started
-        done.set()
-        sampler.join()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the tree's, as each process was waited for
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    if code != 0:
-        tail = log.read_text(errors="replace").strip().splitlines()[-5:]
-        sys.exit(f"Error: {' '.join(command)} exited with {code}; the end of {log}:\n" + "\n".join(tail))
-    return seconds, peak, cpu
-
-
 def load_line(when: str) -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {when}: {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
@@ -350,12 +304,12 @@ def evaluate_seconds(tree: Path, path: Path, output: Path, workers: int | None) 
     command = base + ["evaluate", str(path), "--no-progress", "-o", str(output)]
     if workers:
         command += ["--workers", str(workers)]
-    seconds, peak, cpu = run_measured(command, output.with_suffix(".log"), environment)
+    measured = run_measured(command, output.with_suffix(".log"), environment)
     size = sum(1 for _ in path.open("rb"))
     n_reviews = json.loads(output.read_text())["n_reviews"]
     if n_reviews != size:
         sys.exit(f"Error: {output}: evaluate counted {n_reviews} reviews, expected {size}")
-    return seconds, peak, cpu
+    return measured.seconds, measured.rss_summed, measured.cpu_seconds
 
 
 def evaluate_scale(args: argparse.Namespace) -> None:
@@ -486,7 +440,8 @@ def leaderboard_scale(args: argparse.Namespace) -> None:
                    "--n-bootstrap", str(args.draws), "--seed", str(args.seed), "--no-progress", "-o", str(output)]
         if args.workers:
             command += ["--workers", str(args.workers)]
-        seconds[n], peak, cpu = run_measured(command, output.with_suffix(".log"), environment)
+        measured = run_measured(command, output.with_suffix(".log"), environment)
+        seconds[n], peak, cpu = measured.seconds, measured.rss_summed, measured.cpu_seconds
         print(f"praib leaderboard run, {n:2d} submission(s): {seconds[n]:7.1f} s, {cpu:7.1f} CPU s, "
               f"peak RSS {peak / GB:.2f} GB")
     print(load_line("after"))

@@ -12,8 +12,8 @@ for each: the wall time; the CPU time of the command and its worker processes (u
 takes away from the wall time, it does not change); the peak RSS of the process tree summed (polled every 0.05 s,
 as ``evaluate_scale.py`` gives it: pages a forked worker shares with its parent are counted once per process, an
 upper bound) and its peak PSS summed (each shared page split among the processes sharing it: the memory the run
-takes); the peak RSS of the command's own process. Then whether both checkouts wrote the same results.parquet,
-comparisons.parquet and ranks.parquet, the load average before and after, and issue 32's targets. Needs psutil
+takes); the peak RSS of the command's own process (all sampled by ``benchmarks/process_tree.py``). Then whether
+both checkouts wrote the same results.parquet, comparisons.parquet and ranks.parquet, the load average before and after, and issue 32's targets. Needs psutil
 (``pip install -e ".[bench]"``).
 """
 
@@ -21,81 +21,23 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import subprocess
 import sys
-import threading
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from evaluate_scale import _counts, leaderboard_files  # noqa: E402
+from process_tree import Measured, run_measured  # noqa: E402
 
 HERE = Path(__file__).resolve().parents[1]
 GB = 1e9
-POLL_SECONDS = 0.05
 TABLES = ("results.parquet", "comparisons.parquet", "ranks.parquet")
 #: Issue 32: 10 submissions in under half of today's time on the same machine; peak RSS under 1 GB.
 TARGET_RATIO, TARGET_PEAK_GB = 0.5, 1.0
 
 
-@dataclass
-class Measured:
-    seconds: float
-    cpu_seconds: float
-    rss_summed: int
-    pss_summed: int
-    rss_main: int
-
-
 def load_average() -> str:
     return "load average " + " ".join(f"{v:.2f}" for v in os.getloadavg()) + f" on {os.cpu_count()} cores"
-
-
-def measured_run(command: list[str], tree: Path, log: Path) -> Measured:
-    """``command`` run with the praib of ``tree``, output into ``log``; exits with the log's tail if it fails."""
-    import psutil
-
-    peaks = {"rss": 0, "pss": 0, "main": 0}
-    done = threading.Event()
-
-    def sample(process: psutil.Process) -> None:
-        while not done.is_set():
-            rss = pss = 0
-            try:
-                members = [process, *process.children(recursive=True)]
-            except psutil.NoSuchProcess:
-                members = []
-            for member in members:
-                try:
-                    memory = member.memory_full_info()
-                except (psutil.NoSuchProcess, psutil.AccessDenied):
-                    continue
-                rss, pss = rss + memory.rss, pss + memory.pss
-                if member is process:
-                    peaks["main"] = max(peaks["main"], memory.rss)
-            peaks["rss"], peaks["pss"] = max(peaks["rss"], rss), max(peaks["pss"], pss)
-            done.wait(POLL_SECONDS)
-
-    environment = {**os.environ, "PYTHONPATH": str(tree), "TQDM_DISABLE": "1"}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    with open(log, "wb") as out:
-        started = time.perf_counter()
-        process = psutil.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=environment, cwd=log.parent)
-        sampler = threading.Thread(target=sample, args=(process,), daemon=True)
-        sampler.start()
-        code = process.wait()
-        seconds = time.perf_counter() - started
-        done.set()
-        sampler.join()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if code != 0:
-        tail = log.read_text(errors="replace").strip().splitlines()[-5:]
-        sys.exit(f"Error: {' '.join(command)} exited with {code}; the end of {log}:\n" + "\n".join(tail))
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Measured(seconds, cpu, peaks["rss"], peaks["pss"], peaks["main"])
 
 
 def same_tables(first: Path, second: Path) -> bool:
@@ -128,7 +70,9 @@ def main(argv=None) -> int:
                        "--no-progress", "-o", str(outputs[name])]
             if args.workers:
                 command += ["--workers", str(args.workers)]
-            m = figures[(name, n)] = measured_run(command, tree, outputs[name].with_suffix(".log"))
+            environment = {**os.environ, "PYTHONPATH": str(tree), "TQDM_DISABLE": "1"}
+            log = outputs[name].with_suffix(".log")
+            m = figures[(name, n)] = run_measured(command, log, environment, pss=True, cwd=log.parent)
             print(f"{n:2d} submission(s), {name:5s}: {m.seconds:6.1f} s wall, {m.cpu_seconds:6.1f} s CPU; peak RSS "
                   f"summed {m.rss_summed / GB:.2f} GB, PSS summed {m.pss_summed / GB:.2f} GB, main process "
                   f"{m.rss_main / GB:.2f} GB ({load_average()})", flush=True)

@@ -263,7 +263,7 @@ def _rated_by_year_group(columns: dict) -> tuple[list, ...]:
 def _agreement(group: dict, human: "_Reference", is_reference: bool) -> dict:
     if is_reference:
         # A human group's own panels: grouped by venue, the ICLR row has no NeurIPS alpha.
-        return alpha_by_venue(*_rated_by_year_group(group))
+        return alpha_by_venue(*(human.panels if group is human.columns else _rated_by_year_group(group)))
     model = _rated(group)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -331,11 +331,14 @@ def evaluate_reviews(
     partial = Partial(tuple(group_by), scale, separate_reference=reference is not None)
     group_by = partial.group_by
     partial.add(INPUT, 0, table.rows(), table.text_scores)
+    taken = None
     if reference is not None:
         human = scored(reference, group_by)
         partial.add(REFERENCE, 0, human.rows(), human.text_scores)
         table = table.concat(human)
-    entries = group_entries(partial)
+        # What is taken of the reference is the same for every evaluation against it (a leaderboard's submissions).
+        taken = human.as_reference.setdefault((scale, group_by), {})
+    entries = group_entries(partial, taken)
     columns, scores = table.columns, table.text_scores
     positions = np.arange(len(table))
     if reference is not None:
@@ -536,29 +539,38 @@ def prompt_self_agreement(partial: Partial) -> list[PromptSelfAgreement]:
     return found
 
 
-def group_entries(partial: Partial) -> list[dict]:
+def group_entries(partial: Partial, taken: dict | None = None) -> list[dict]:
     """Every group's entry (as :class:`GroupResult` fields, plus ``key``: the group's values, None for
     a reference of its own), from the columns ``partial`` kept: the reference first, then the groups
     by label. What the readers of a streamed evaluation noted, and the venue-years no scale file knows
-    (:func:`unknown_scales`), are said in one warning each."""
+    (:func:`unknown_scales`), are said in one warning each. ``taken``: where what is taken of a reference of its
+    own (what every group is compared with, and its entry) is kept for the next call with the same reference,
+    and taken from when a call before kept it there."""
     for source, notes in partial.read_notes.items():
         for line in notes.warnings(source, "review"):
             logger.warning("%s", line)
     unknown = unknown_scales(partial.venue_years.values, partial.scale)
     if unknown:
         logger.warning("%s", unknown)
-    reference_chunks = partial.reference_chunks()
-    reference = partial.columns(reference_chunks)
-    kept, _ = on_scale(reference, partial.scale)
-    # What every group is compared with, gathered once: the distributions leave scores off the scale out
-    # themselves (and count them per venue-year); the panels and the gaps take the scores on the scale.
-    human = _Reference(kept, {kind: _by_venue_year(reference, kind) for kind in ("rating", "confidence")},
-                       _rated_by_year_group(kept) if reference["paper_id"] else None)
-    entries = []
-    if partial.separate_reference and reference["paper_id"]:
-        key = {"source": HUMAN_SOURCE, **{c: None for c in partial.group_by if c != "source"}}
-        entries.append({**_group_entry(key, reference, partial.text_scores(reference_chunks), human, True,
-                                       partial.scale), "key": None})
+    if taken is None or "human" not in taken:
+        reference_chunks = partial.reference_chunks()
+        reference = partial.columns(reference_chunks)
+        kept, out_of_scale = on_scale(reference, partial.scale)
+        # What every group is compared with, gathered once: the distributions leave scores off the scale out
+        # themselves (and count them per venue-year); the panels and the gaps take the scores on the scale.
+        human = _Reference(kept, {kind: _by_venue_year(reference, kind) for kind in ("rating", "confidence")},
+                           _rated_by_year_group(kept) if reference["paper_id"] else None, reference, out_of_scale)
+        reference_entry = None
+        if partial.separate_reference and reference["paper_id"]:
+            key = {"source": HUMAN_SOURCE, **{c: None for c in partial.group_by if c != "source"}}
+            reference_entry = {**_group_entry(key, reference, partial.text_scores(reference_chunks), human, True,
+                                              partial.scale), "key": None}
+        if taken is not None:
+            taken.update(human=human, entry=reference_entry)
+    else:
+        human, reference_entry = taken["human"], taken["entry"]
+        reference = human.given
+    entries = [] if reference_entry is None else [dict(reference_entry)]  # a copy: a caller adds to its entries
     human_groups = [key for key in partial.groups if partial.is_reference_group(key)]
     for key in sorted(partial.groups, key=lambda k: tuple("" if v is None else str(v) for v in k)):
         chunks = partial.groups[key]
@@ -580,6 +592,10 @@ class _Reference:
     columns: dict
     by_venue_year: dict[str, dict[tuple, tuple[list, list]]]
     panels: tuple[list, ...] | None
+    #: The columns as given (scores off their scale kept) and how many scores of each kind were off it: the
+    #: reference's own group entry takes them as they are.
+    given: dict
+    out_of_scale: dict[str, int]
     _taken: dict = field(default_factory=dict)
 
     def once(self, key: Hashable, take: Callable[[], Any]) -> Any:
@@ -604,10 +620,13 @@ def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_r
     statuses = columns["parse_status"]
     n = len(columns["paper_id"])
     with_text = int(np.isfinite(scores["tkc"]).sum())
-    kept, out_of_scale = on_scale(columns, scale)
+    if columns is human.given:  # the reference's own entry: what was taken of it for every group
+        kept, out_of_scale, given = human.columns, human.out_of_scale, human.by_venue_year
+    else:
+        kept, out_of_scale = on_scale(columns, scale)
+        given = {kind: _by_venue_year(columns, kind) for kind in ("rating", "confidence")}
     agreement = _agreement(kept, human, is_reference) if human.panels is not None else {}
     alpha_key = "alpha" if is_reference else "alpha_with_model"
-    given = {kind: _by_venue_year(columns, kind) for kind in ("rating", "confidence")}
     distributions = {kind: json_ready(_distributions(given[kind], human, kind, scale, is_reference))
                      for kind in ("rating", "confidence")}
     pooled = {kind: json_ready(_pooled(given[kind], human, kind, scale, is_reference))

@@ -8,7 +8,7 @@ for its table and for its bootstrap) is parsed and scored once.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -31,6 +31,9 @@ class ScoredReviews:
     columns: dict[str, list]
     text_scores: dict[str, np.ndarray]
     scale: str
+    #: What evaluations against these reviews as their human reference took of them, by scale and grouping
+    #: (:func:`praib.evaluation.evaluate.group_entries`): taken once for any number of evaluations.
+    as_reference: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def score(cls, reviews: Dataset, scale: str = "venue", extra_fields: Sequence[str] = (),

@@ -9,6 +9,7 @@ record and fails with a :class:`RecordError` that names the file, the line or ro
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import math
@@ -685,12 +686,31 @@ def _pick_split(loaded: datasets.DatasetDict, split: str, label: str) -> Dataset
 
 def records_to_dataset(rows: list[dict], kind: str = "review") -> Dataset:
     """Build a Dataset of ``kind`` from already-validated rows (see :func:`coerce_record`)."""
-    features = SCHEMAS[kind][0]
     if not rows:
-        return Dataset.from_dict({name: [] for name in features}, features=features)
+        return Dataset.from_dict({name: [] for name in SCHEMAS[kind][0]}, features=SCHEMAS[kind][0])
+    return table_dataset(records_table(rows, kind))
+
+
+def records_table(rows: list[dict], kind: str = "review") -> pa.Table:
+    """The Arrow table of already-validated rows of ``kind``, with the schema's types."""
     # Arrow builds the table from the rows with the schema's types; Dataset.from_list would encode every
     # value through the features in Python first (twice the time), for the same table.
-    return Dataset(pa.Table.from_pylist(rows, schema=features.arrow_schema))
+    return pa.Table.from_pylist(rows, schema=SCHEMAS[kind][0].arrow_schema)
+
+
+def table_dataset(table: pa.Table) -> Dataset:
+    """A Dataset of an Arrow table of records held in memory, fingerprinted by a hash of the table's buffers as they
+    are (the fingerprint names the results of transforms datasets caches, and a saved dataset's state). Left to
+    itself, datasets would serialise the whole table in memory to hash it: about three times its size (a reference
+    of 15,000 reviews took the reading process from 450 to 660 MB)."""
+    digest = hashlib.blake2b(str(table.schema).encode("utf-8"), digest_size=8)
+    for column in table.columns:
+        for chunk in column.chunks:
+            digest.update(f"{chunk.offset} {len(chunk)}".encode("ascii"))
+            for buffer in chunk.buffers():
+                if buffer is not None:
+                    digest.update(memoryview(buffer))
+    return Dataset(table, fingerprint=digest.hexdigest())
 
 
 #: The files ``Dataset.save_to_disk`` writes in every folder, beside its ``data-*.arrow``.

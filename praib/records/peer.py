@@ -254,6 +254,16 @@ class RecordFormats:
         features = SCHEMAS[self.kind][0]
         self._fills_source, self._fills_model = "source" in features, "model" in features
 
+    def changes_none(self, raws: list[Any]) -> bool:
+        """Whether :meth:`prepare` would give every one of ``raws`` back as it is: none in another tool's format (with
+        AI-Scientist's ``Overall`` or a note's ``content``) and none whose source is to be filled; a batch's check in
+        one pass, where :meth:`prepare` looks at each record's format in turn."""
+        records = [raw for raw in raws if isinstance(raw, dict)]
+        if self.kind == "review" and any("Overall" in raw or "content" in raw for raw in records):
+            return False
+        return (self.source_name is None or not self._fills_source
+                or all(raw.get("source") not in (None, "") for raw in records))
+
     def prepare(self, raw: Any, path: Path | None, where: str) -> Any:
         """The record to check against the schema, or None for a note that is no review."""
         if self.kind == "review" and is_ai_scientist_review(raw):

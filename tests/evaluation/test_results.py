@@ -77,3 +77,30 @@ def test_scored_reviews_on_another_scale_are_refused():
     scored = ScoredReviews.score(_reviews(), "generic", ("model", "prompt"), workers=1)
     with pytest.raises(ValueError, match="on the generic scale .* cannot be evaluated on the venue scale"):
         evaluate_reviews(scored, workers=1)
+
+
+def _panel_reviews(source: str, ratings: dict[str, list[int]]):
+    rows = [{"paper_id": paper, "source": source, "model": None if source == "human" else source,
+             "venue": "ICLR", "year": 2025, "decision": "Accept (poster)" if paper in ("p1", "p2") else "Reject",
+             "rating": rating, "confidence": 2 + (i % 3), "text": f"review {i} of {paper} " * (i + 1)}
+            for paper, values in ratings.items() for i, rating in enumerate(values)]
+    return records_to_dataset([coerce_record(r, "review", f"row {i}") for i, r in enumerate(rows)], "review")
+
+
+def test_one_scored_reference_serves_many_evaluations_as_a_fresh_one_would():
+    """A leaderboard evaluates every submission against one scored reference: what is taken of it (its own entry,
+    panels, medians) is taken once and kept with it, and every result is the one a freshly scored reference gives,
+    whichever submission came first (the second rates a paper 10, a value no human gave: a wider scale)."""
+    from praib.evaluation.scored import ScoredReviews
+
+    human = _panel_reviews("human", {"p1": [6, 8, 8], "p2": [3, 5], "p3": [1, 3, 3], "p4": [5, 6]})
+    first = _panel_reviews("lm-a", {"p1": [8], "p2": [3], "p3": [5], "p5": [6]})
+    second = _panel_reviews("lm-b", {"p1": [10], "p2": [6], "p4": [1]})
+    shared = ScoredReviews.score(human, "venue", ("source", "model"), workers=1)
+    for group_by in (("source",), ("source", "model")):
+        for models in (first, second, first):
+            scored = ScoredReviews.score(models, "venue", group_by, workers=1)
+            expected = evaluate_reviews(models, human, group_by=group_by, workers=1)
+            assert evaluate_reviews(scored, shared, group_by=group_by, workers=1) == expected
+            assert expected.group("lm-a" if models is first else "lm-b").krippendorff_alpha["ICLR"] is not None
+    assert sorted(shared.as_reference) == [("venue", ("source",)), ("venue", ("source", "model"))]

@@ -287,3 +287,20 @@ def test_what_the_reader_notes_is_said_once_for_the_merged_shards(tmp_path, capl
                                 r"rating '(\d): as the form words it' as \1 \(the label after the number is not "
                                 r"checked\)", said[1])
     assert labelled == 26
+
+
+def test_a_fold_collects_cycles_less_often_and_leaves_the_collector_as_it_was():
+    """A batch's records hold no cycles: the fold raises the collector's thresholds while it runs (a tenth of its
+    time went to walking a batch's objects again and again), and puts them back after, also after an error."""
+    import gc
+
+    from praib.evaluation.streamed import FOLD_GC_THRESHOLDS
+
+    before = gc.get_threshold()
+    during = []
+    fold(Inputs(DEMO, batch_rows=10), progress=lambda n: during.append(gc.get_threshold()))
+    assert during and set(during) == {FOLD_GC_THRESHOLDS} != {before}
+    assert gc.get_threshold() == before
+    with pytest.raises(RecordError):
+        fold(Inputs(str(resources.files("praib") / "no-such-file.jsonl")))
+    assert gc.get_threshold() == before

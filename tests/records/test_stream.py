@@ -279,3 +279,27 @@ def test_a_large_jsonl_file_is_read_in_flat_memory(tmp_path):
         tracemalloc.stop()
     assert count == 10_000
     assert peak < os.path.getsize(path) / 8
+
+
+def test_load_records_holds_one_batch_of_python_records_at_a_time(tmp_path):
+    """The Dataset is built batch by batch, and fingerprinted from its Arrow buffers: neither all records as Python
+    objects nor a serialised copy of the table (which datasets makes to hash one) are ever held at once."""
+    rng = random.Random(7)
+    words = [text for raw in RAW for text in (raw.get("weaknesses") or "").split()]
+    path = tmp_path / "reviews.jsonl"
+    with path.open("w") as out:  # 10,000 reviews of about 2 KB: 22 MB, three batches
+        for number in range(10_000):
+            out.write(json.dumps({"review_id": f"r{number}", "paper_id": f"p{number // 4}", "source": "human",
+                                  "rating": number % 10 + 1, "text": " ".join(rng.choices(words, k=330))}) + "\n")
+    tracemalloc.start()
+    try:
+        records = load_records(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(records) == 10_000 and records[9_999]["review_id"] == "r9999"
+    assert peak < 2.5 * os.path.getsize(path)  # all records at once, and the copy hashed: more than 4 times
+    # The fingerprint is the same for the same records, and another for others.
+    assert load_records(path)._fingerprint == records._fingerprint
+    path.write_text(path.read_text().replace('"rating": 1,', '"rating": 2,', 1))
+    assert load_records(path)._fingerprint != records._fingerprint

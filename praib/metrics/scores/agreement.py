@@ -201,9 +201,10 @@ def alpha_by_venue(
     return result
 
 
-def _panel_counts(panels: Sequence[str], domain: Sequence[float], ratings) -> np.ndarray:
-    """panels x domain counts of ``(paper_id, rating)`` pairs."""
-    row, column = {p: i for i, p in enumerate(panels)}, {v: j for j, v in enumerate(domain)}
+def _panel_counts(panels: Sequence[str], domain: Sequence[float], ratings,
+                  row: dict[str, int] | None = None) -> np.ndarray:
+    """panels x domain counts of ``(paper_id, rating)`` pairs (``row``: each panel's position, when known)."""
+    row, column = row or {p: i for i, p in enumerate(panels)}, {v: j for j, v in enumerate(domain)}
     counts = np.zeros((len(panels), len(domain)), dtype=int)
     for paper, rating in ratings:
         counts[row[paper], column[rating]] += 1
@@ -263,6 +264,21 @@ class HumanPanels:
                 ids, values = [human_paper_ids[i] for i in rows], [human_ratings[i] for i in rows]
                 panels, domain = sorted(set(ids)), sorted(set(values))
                 self._years[venue][year] = panels, domain, _panel_counts(panels, domain, zip(ids, values))
+        self._panel_rows = {(venue, year): {p: i for i, p in enumerate(panels)} for venue, by_year in self._years.items()
+                            for year, (panels, _, _) in by_year.items()}
+        # alpha_H of each venue and year group, the same for every model: computed for the first one.
+        self._alpha_human: dict[tuple[str, str], np.ndarray] = {}
+
+    def _alpha_draws(self, venue: str, year: str, human_counts: np.ndarray, model_counts: np.ndarray,
+                     domain: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`panel_alpha_draws` of the panels of ``venue`` and ``year`` taken once each, alpha_H computed once:
+        it leaves out the values nobody gave, so the columns of values only a model gave do not change it."""
+        one_draw = np.ones((1, len(human_counts)))
+        if (venue, year) not in self._alpha_human:
+            self._alpha_human[(venue, year)] = alpha_draws(human_counts, domain, one_draw)
+        alpha_with_model = alpha_draws(human_counts + model_counts, domain, one_draw)
+        alpha_with_model[one_draw @ model_counts.sum(1) == 0] = np.nan
+        return self._alpha_human[(venue, year)], alpha_with_model
 
     def agreement(self, model_paper_ids: Sequence[str], model_ratings: Sequence[float | None]) -> dict[str, dict]:
         """:func:`panel_agreement` of these panels and a model's ratings."""
@@ -284,14 +300,17 @@ class HumanPanels:
         for venue, by_year in self._years.items():
             per_year, averaged, n_papers, n_model_ratings = {}, [], 0, 0
             for year, (panels, human_domain, human_counts) in by_year.items():
-                added = [(paper, r) for paper in panels for r in model_by_paper.get(paper, ())]
+                # The model's ratings of these panels, looked up by the model's papers (a million human reviews make
+                # far more panels than a model rates); counted, so their order does not matter.
+                rows = self._panel_rows[(venue, year)]
+                added = [(paper, r) for paper, ratings in model_by_paper.items() if paper in rows for r in ratings]
                 domain = sorted({*human_domain, *(r for _, r in added)})
                 if domain != human_domain:  # values only the model gave: columns of zeros for the panels
                     widened = np.zeros((len(panels), len(domain)), dtype=int)
                     widened[:, [domain.index(v) for v in human_domain]] = human_counts
                     human_counts = widened
-                draw_human, draw_with_model = panel_alpha_draws(
-                    human_counts, _panel_counts(panels, domain, added), domain, np.ones((1, len(panels))))
+                draw_human, draw_with_model = self._alpha_draws(venue, year, human_counts,
+                                                                _panel_counts(panels, domain, added, rows), domain)
                 alpha_human = None if np.isnan(draw_human[0]) else float(draw_human[0])
                 alpha_with_model = None if np.isnan(draw_with_model[0]) else float(draw_with_model[0])
                 both = alpha_human is not None and alpha_with_model is not None
