@@ -186,6 +186,8 @@ _RULE_CHARACTERS = frozenset("-*_=#+ ")
 # rewrites), and the only character whose lower-case form is longer than itself (a test checks both
 # against the Unicode tables of this Python).
 _OTHER_HSPACE = re.compile(r"[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+# Both in one character class: most texts have neither, and one scan of the text tells.
+_CONTROL_OR_OTHER_HSPACE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _GROWS_WHEN_LOWERED = "\u0130"
 # A label line without a colon or a closing bold ends with its label: its last character is a label's,
 # [\w ,/&'’()\-], i.e. alphanumeric (str.isalnum, as \w reads it) or one of these (see _candidate_lines).
@@ -274,14 +276,16 @@ def _prepare(text: str) -> tuple[str, bool]:
     """Normalise line ends and whitespace, and turn HTML blocks into lines; report whether it was HTML."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _CONTROL.sub(" ", text)
-    is_html = _HTML_TAG.search(text) is not None
+    special = _CONTROL_OR_OTHER_HSPACE.search(text) is not None  # one scan instead of two
+    if special:
+        text = _CONTROL.sub(" ", text)
+    is_html = "<" in text and _HTML_TAG.search(text) is not None
     if is_html:
         text = _HTML_HEADING.sub(lambda m: "\n" + "#" * int(m.group(1)) + " ", text)
         text = _HTML_ITEM.sub("\n- ", _HTML_BLOCK.sub("\n", text))
         # Bold tags stay until the labels are read: "<b>Strengths:</b>" is one.
         text = html.unescape(_HTML_INLINE.sub("", text))
-    if "  " in text or "\t" in text or not text.isascii() and _OTHER_HSPACE.search(text):
+    if "  " in text or "\t" in text or (special or is_html) and not text.isascii() and _OTHER_HSPACE.search(text):
         text = _HSPACE.sub(" ", text)
     if " \n" in text or "\n " in text:
         text = _LINE_EDGES.sub("\n", text)
@@ -294,12 +298,26 @@ def _clean(chunk: str, is_html: bool) -> str | None:
     """A section's text as stored: tags gone, lines stripped, rules dropped, at most one blank line."""
     if is_html:
         chunk = _HSPACE.sub(" ", _HTML_BOLD.sub("", chunk))
-    lines = [line.strip() for line in chunk.split("\n")]
-    text = "\n".join("" if (not line or line[0] in _RULE_CHARACTERS) and _RULE_LINE.fullmatch(line) else line
-                      for line in lines)
+    if is_html or " \n" in chunk or "\n " in chunk or _ends_with_rule_character(chunk):
+        lines = [line.strip() for line in chunk.split("\n")]
+        text = "\n".join("" if (not line or line[0] in _RULE_CHARACTERS) and _RULE_LINE.fullmatch(line) else line
+                          for line in lines)
+    else:
+        # _prepare left " " and "\n" as the only blanks of a text that is not HTML, so each of these lines
+        # is stripped already (the edges of the first and last go below), and none is a rule: a rule line
+        # ends with one of its characters.
+        text = chunk
     if "\n\n\n" in text:
         text = _BLANK_LINES.sub("\n\n", text)
     return text.strip() or None
+
+
+def _ends_with_rule_character(chunk: str) -> bool:
+    """Whether a line of ``chunk`` (whose lines end without a blank) ends with a character of a rule line."""
+    return chunk[-1:] in _RULE_CHARACTERS or any(end in chunk for end in _RULE_LINE_ENDS)
+
+
+_RULE_LINE_ENDS = tuple(character + "\n" for character in "-*_=#+")
 
 
 def _shorten(text: str, limit: int = 40) -> str:
@@ -358,58 +376,96 @@ def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueSc
         found.scores.setdefault(target, []).append(_Score(_RATING_PRIORITY.get(kind, 0), pos, *read))
 
 
-def _candidate_lines(text: str) -> tuple[list[int], list[int], list[tuple[int, str]]]:
-    """Where a line of ``text`` may match: the starts of the lines that may be label lines (_LABEL_LINE) and
-    header lines (_HEADER_LINE), and (start, line) of those that may hold an inline score label. Every match
+def _candidate_lines(text: str) -> tuple[list[tuple[int, str]], list[int], list[tuple[int, str]]]:
+    """Where a line of ``text`` may match: (start, line) of the lines that may be label lines (_LABEL_LINE), the
+    starts of those that may be header lines (_HEADER_LINE), and (start, line) of those that may hold an inline
+    score label. Every match
     lies on one line, so trying the patterns at these line starts, in order, finds what finditer finds.
     A label line holds a colon or a closing bold (``**``, ``__``, ``</b>``, ``</strong>``), or else ends with
     its label (its last character is one of a label's); a header line has its "#" within its first five
     characters (after "- " and "**"); an inline score label is followed by one of _SCORE_SEPARATORS."""
     labels, headers, separated = [], [], []
+    # A line can only hold what the text holds: each test below runs on the lines only when it can pass.
+    wide_colon, underscores, closing_tag, equals = "：" in text, "__" in text, "</" in text, "=" in text
     start = 0
     for line in text.split("\n"):
         if line:
-            colon = ":" in line or "：" in line
+            colon = ":" in line or wide_colon and "：" in line
             last = line[-1]
-            if (colon or "**" in line or "__" in line or "</" in line or last.isalnum()
-                    or last in _LABEL_PUNCTUATION):
-                labels.append(start)
+            if (colon or "**" in line or last.isalnum() or last in _LABEL_PUNCTUATION or underscores and "__" in line
+                    or closing_tag and "</" in line):
+                labels.append((start, line))
             if "#" in line[:5]:
                 headers.append(start)
-            if colon or "=" in line:
+            if colon or equals and "=" in line:
                 separated.append((start, line))
         start += len(line) + 1
     return labels, headers, separated
 
 
+def _read_label_line(line: str, table: dict[str, tuple[str, str | None]]
+                     ) -> tuple[str, str | None, int | None, int] | None:
+    """(kind, key, header level, where the content starts) of a label line, None when the line is none."""
+    m = _LABEL_LINE.match(line)
+    if m is None:
+        return None
+    entry = table.get(_normalise(m.group("label")))
+    if entry is None:
+        return None
+    kind, key = entry
+    rest = m.group("rest").strip(_EMPHASIS_EDGES)
+    hashes = m.group("hashes") or m.group("inner")
+    if m.group("bullet") and rest:
+        return None
+    if kind == "score" and rest and not hashes and not _DIGIT_START.match(rest):
+        # "**Clarity:** the notation is heavy" is a point inside a section, and "Overall: I liked it"
+        # a sentence; a bold score label followed by prose ("**Recommendation:** I lean...") closes one.
+        if key.startswith(_SUBSCORE) or not (m.group("open") or len(rest.split()) <= 6):
+            return None
+    level = len(hashes) - len(hashes.lstrip("#")) if hashes else None
+    return kind, key, level, m.start("rest")
+
+
+_UNREAD = object()
+_LINE_CACHE_SIZE = 50_000  # lines kept per grammar; reviews repeat their label and score lines
+
+
+@lru_cache(maxsize=64)
+def _line_caches(subscore_names: tuple[str, ...]) -> tuple[dict, dict]:
+    """What label lines and inline score lines were read as, by line, with the grammar of these sub-score names.
+    Reading a line depends on the line alone, and the same labels recur from review to review."""
+    return _BoundedCache(), _BoundedCache()
+
+
+class _BoundedCache(dict):
+    """A dict emptied when it grows past _LINE_CACHE_SIZE entries (what repeats comes back at once)."""
+
+    def __setitem__(self, key, value):
+        if len(self) >= _LINE_CACHE_SIZE:
+            self.clear()
+        super().__setitem__(key, value)
+
+
 def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
     """Read the sections and every score label of a prepared text."""
-    table, inline = _grammar(tuple(sorted(scales.subscores)))
+    subscore_names = tuple(sorted(scales.subscores))
+    table, inline = _grammar(subscore_names)
     scale_name = _scale_name(scales)
     found = _Findings()
 
     # (line start, content start, kind, key, header level, line end) of every label and header line
     events: list[tuple[int, int, str, str | None, int | None, int]] = []
     label_lines, header_lines, separated = _candidate_lines(text)
-    for line_start in label_lines:
-        m = _LABEL_LINE.match(text, line_start)
-        if m is None:
+    label_cache, inline_cache = _line_caches(subscore_names)
+    for line_start, line in label_lines:
+        label = label_cache.get(line, _UNREAD)
+        if label is _UNREAD:
+            label = label_cache[line] = _read_label_line(line, table)
+        if label is None:
             continue
-        entry = table.get(_normalise(m.group("label")))
-        if entry is None:
-            continue
-        kind, key = entry
-        rest = m.group("rest").strip(_EMPHASIS_EDGES)
-        hashes = m.group("hashes") or m.group("inner")
-        if m.group("bullet") and rest:
-            continue
-        if kind == "score" and rest and not hashes and not _DIGIT_START.match(rest):
-            # "**Clarity:** the notation is heavy" is a point inside a section, and "Overall: I liked it"
-            # a sentence; a bold score label followed by prose ("**Recommendation:** I lean...") closes one.
-            if key.startswith(_SUBSCORE) or not (m.group("open") or len(rest.split()) <= 6):
-                continue
-        level = len(hashes) - len(hashes.lstrip("#")) if hashes else None
-        events.append((m.start(), m.start("rest"), kind, key, level, m.end()))
+        kind, key, level, rest_offset = label
+        # A match of _LABEL_LINE spans its whole line.
+        events.append((line_start, line_start + rest_offset, kind, key, level, line_start + len(line)))
         if kind == "score":
             found.labels_seen.add(key)
     starts = {e[0] for e in events}
@@ -442,37 +498,47 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
     if current:
         found.spans[current[0]].append((current[2], len(text)))
 
-    for start, end, label in _inline_scores(text, separated, inline):
-        # Score labels count at the start of a line, in bold, or after a separator ("Soundness: 3; ...").
-        window = max(0, start - _MAX_PREFIX)  # bounded, so that a huge one-line text stays linear
-        before = text[max(window, text.rfind("\n", window, start) + 1):start]
-        if not (_SCORE_CONTEXT.fullmatch(before) or _OPEN_BEFORE.search(before[-16:])
-                or before.rstrip()[-1:] in (";", ",", "|", "(")):
-            continue
-        eol = text.find("\n", end)
-        value = text[end:min(eol if eol >= 0 else len(text), end + _MAX_VALUE)]
-        if not value.strip(_EMPHASIS_EDGES):
-            continue
-        kind = table[_normalise(label)][1]
-        if is_html:
-            value = _HTML_BOLD.sub(" ", value)
-        _take_score(found, kind, value, start, scales, scale_name)
+    # Lines lower-case alike (see _inline_scores) unless the text holds the one letter that grows.
+    cacheable = not is_html and _GROWS_WHEN_LOWERED not in text
+    for line_start, line in separated:
+        scores = inline_cache.get(line) if cacheable else None
+        if scores is None:
+            scores = _inline_scores(line, _GROWS_WHEN_LOWERED in text, is_html, table, inline)
+            if cacheable:
+                inline_cache[line] = scores
+        for offset, kind, value in scores:
+            _take_score(found, kind, value, line_start + offset, scales, scale_name)
     return found
 
 
-def _inline_scores(text: str, lines: list[tuple[int, str]], inline: re.Pattern) -> Iterator[tuple[int, int, str]]:
-    """(start, end, label) of the matches of ``inline`` in ``text`` lower-cased (only its ASCII letters when
-    lower-casing would move positions: "İ" grows), given (start, line) of the lines that can hold one."""
-    lower = str.lower if _GROWS_WHEN_LOWERED not in text else (lambda line: line.translate(_ASCII_LOWER))
-    for start, line in lines:
-        for m in inline.finditer(lower(line)):
-            yield start + m.start(), start + m.end(), m.group("label")
+def _inline_scores(line: str, grows: bool, is_html: bool, table: dict[str, tuple[str, str | None]],
+                   inline: re.Pattern) -> tuple[tuple[int, str, str], ...]:
+    """(offset, kind, value) of the inline score labels of one line: the matches of ``inline`` in the line
+    lower-cased (only its ASCII letters when the text ``grows`` when lower-cased: "İ" moves positions)
+    that stand where a score label counts, with the text after them."""
+    scores = []
+    for m in inline.finditer(line.translate(_ASCII_LOWER) if grows else line.lower()):
+        start, end = m.span()
+        # Score labels count at the start of a line, in bold, or after a separator ("Soundness: 3; ...").
+        before = line[max(0, start - _MAX_PREFIX):start]  # bounded, so that a huge one-line text stays linear
+        if not (_SCORE_CONTEXT.fullmatch(before) or _OPEN_BEFORE.search(before[-16:])
+                or before.rstrip()[-1:] in (";", ",", "|", "(")):
+            continue
+        value = line[end:end + _MAX_VALUE]
+        if not value.strip(_EMPHASIS_EDGES):
+            continue
+        if is_html:
+            value = _HTML_BOLD.sub(" ", value)
+        scores.append((start, table[_normalise(m.group("label"))][1], value))
+    return tuple(scores)
 
 
 def _pick(scores: list[_Score]) -> _Score | None:
     """The first valid value of the best-ranked kind of label; else that kind's first rejection."""
     if not scores:
         return None
+    if len(scores) == 1:
+        return scores[0]
     best = min(s.rank for s in scores)
     ranked = sorted((s for s in scores if s.rank == best), key=lambda s: s.pos)
     return next((s for s in ranked if s.value is not None), ranked[0])

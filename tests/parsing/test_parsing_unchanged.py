@@ -33,3 +33,6 @@ def test_the_shortcuts_rest_on_this_pythons_unicode_tables():
     # " ", the tab, and _OTHER_HSPACE.
     left = [c for c in every if re.fullmatch(r"[^\S\n]", c) and not parsing._CONTROL.fullmatch(c) and c != "\r"]
     assert [c for c in left if c not in " \t"] == [c for c in every if parsing._OTHER_HSPACE.fullmatch(c)]
+    # _prepare tests for both sets in one scan.
+    both = [c for c in every if parsing._CONTROL_OR_OTHER_HSPACE.fullmatch(c)]
+    assert both == [c for c in every if parsing._CONTROL.fullmatch(c) or parsing._OTHER_HSPACE.fullmatch(c)]
