@@ -241,6 +241,7 @@ class _Findings:
     verdicts: list[tuple[int, str]] = field(default_factory=list)
     labels_seen: set[str] = field(default_factory=set)
     ignored_confidence: bool = False
+    rule_lines: list[int] = field(default_factory=list)  # where the text's rule lines start
 
 
 @lru_cache(maxsize=64)
@@ -294,30 +295,34 @@ def _prepare(text: str) -> tuple[str, bool]:
     return text.strip(), is_html
 
 
-def _clean(chunk: str, is_html: bool) -> str | None:
-    """A section's text as stored: tags gone, lines stripped, rules dropped, at most one blank line."""
+def _clean(chunk: str, is_html: bool, lines_clean: bool = False) -> str | None:
+    """A section's text as stored: tags gone, lines stripped, rules dropped, at most one blank line.
+    ``lines_clean``: the caller knows that no line of ``chunk`` has blanks at its edges or is a rule."""
     if is_html:
         chunk = _HSPACE.sub(" ", _HTML_BOLD.sub("", chunk))
-    if is_html or " \n" in chunk or "\n " in chunk or _ends_with_rule_character(chunk):
+    if lines_clean:
+        text = chunk
+    else:
         lines = [line.strip() for line in chunk.split("\n")]
         text = "\n".join("" if (not line or line[0] in _RULE_CHARACTERS) and _RULE_LINE.fullmatch(line) else line
                           for line in lines)
-    else:
-        # _prepare left " " and "\n" as the only blanks of a text that is not HTML, so each of these lines
-        # is stripped already (the edges of the first and last go below), and none is a rule: a rule line
-        # ends with one of its characters.
-        text = chunk
     if "\n\n\n" in text:
         text = _BLANK_LINES.sub("\n\n", text)
     return text.strip() or None
 
 
-def _ends_with_rule_character(chunk: str) -> bool:
-    """Whether a line of ``chunk`` (whose lines end without a blank) ends with a character of a rule line."""
-    return chunk[-1:] in _RULE_CHARACTERS or any(end in chunk for end in _RULE_LINE_ENDS)
-
-
-_RULE_LINE_ENDS = tuple(character + "\n" for character in "-*_=#+")
+def _holds_rule(text: str, spans: list[tuple[int, int]], rule_lines: list[int]) -> bool:
+    """Whether a line of these pieces of ``text`` is a rule: a rule line of the text, or the end of a line
+    where a piece starts."""
+    for start, end in spans:
+        if any(start <= rule < end for rule in rule_lines):
+            return True
+        if start and text[start - 1] != "\n":
+            line_end = text.find("\n", start, end)
+            first = text[start:end if line_end < 0 else line_end]
+            if first and _RULE_LINE.fullmatch(first):
+                return True
+    return False
 
 
 def _shorten(text: str, limit: int = 40) -> str:
@@ -354,37 +359,64 @@ def _read_value(raw: str, what: str, scale: Scale, scale_name: str,
 def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueScales, scale_name: str) -> None:
     """Record what a score label of ``kind`` says, ``raw`` being the text after it."""
     found.labels_seen.add(kind)
+    if kind in _RATING_PRIORITY:
+        scale = scales.rating
+    elif kind == "confidence":
+        scale = scales.confidence
+    else:
+        scale = scales.subscores[kind[len(_SUBSCORE):]]
+    # What a value says depends on the value and the scale alone, and values recur ("3 good").
+    key = (kind, raw, scale_name)
+    cached = _READINGS.get(key)
+    if cached is not None and cached[0] is scale:
+        reading = cached[1]
+    else:
+        reading = _reading(kind, raw, scale, scale_name)
+        _READINGS[key] = (scale, reading)
+    if reading is None:
+        return
+    if reading[0] == "verdict":
+        found.verdicts.append((pos, reading[1]))
+    elif reading[0] == "ignored confidence":
+        found.ignored_confidence = found.ignored_confidence or reading[1]
+    else:
+        _, target, rank, value, problem = reading
+        found.scores.setdefault(target, []).append(_Score(rank, pos, value, problem))
+
+
+def _reading(kind: str, raw: str, scale: Scale | None, scale_name: str) -> tuple | None:
+    """What a score label of ``kind`` followed by ``raw`` says, on the scale of its field (None: a confidence
+    where the venue has none): ("verdict", "accept" or "reject"), ("ignored confidence", whether a number
+    was given), ("score", field, rank, value, problem), or None for nothing."""
     if kind == "decision":
         verdict = _VERDICT.match(raw)
         if verdict:
-            found.verdicts.append((pos, verdict.group(1).lower()))
-            return
+            return "verdict", verdict.group(1).lower()
     if kind in _RATING_PRIORITY:
         if kind != "rating" and not _NUMBER.match(raw):
-            return  # a decision or a heading without a number says nothing about the rating
-        target, scale, what = "rating", scales.rating, "rating"
+            return None  # a decision or a heading without a number says nothing about the rating
+        target, what = "rating", "rating"
     elif kind == "confidence":
-        if scales.confidence is None:
-            found.ignored_confidence = found.ignored_confidence or bool(_NUMBER.match(raw))
-            return
-        target, scale, what = "confidence", scales.confidence, "confidence"
+        if scale is None:
+            return "ignored confidence", bool(_NUMBER.match(raw))
+        target, what = "confidence", "confidence"
     else:
         target, what = kind, kind[len(_SUBSCORE):]
-        scale = scales.subscores[what]
     read = _read_value(raw, what, scale, scale_name, report_labels=target in ("rating", "confidence"))
-    if read is not None:
-        found.scores.setdefault(target, []).append(_Score(_RATING_PRIORITY.get(kind, 0), pos, *read))
+    if read is None:
+        return None
+    return ("score", target, _RATING_PRIORITY.get(kind, 0), *read)
 
 
-def _candidate_lines(text: str) -> tuple[list[tuple[int, str]], list[int], list[tuple[int, str]]]:
+def _candidate_lines(text: str) -> tuple[list[tuple[int, str]], list[int], list[tuple[int, str]], list[int]]:
     """Where a line of ``text`` may match: (start, line) of the lines that may be label lines (_LABEL_LINE), the
-    starts of those that may be header lines (_HEADER_LINE), and (start, line) of those that may hold an inline
-    score label. Every match
+    starts of those that may be header lines (_HEADER_LINE), (start, line) of those that may hold an inline
+    score label, and the starts of the rule lines (non-empty, _RULE_LINE). Every match
     lies on one line, so trying the patterns at these line starts, in order, finds what finditer finds.
     A label line holds a colon or a closing bold (``**``, ``__``, ``</b>``, ``</strong>``), or else ends with
     its label (its last character is one of a label's); a header line has its "#" within its first five
     characters (after "- " and "**"); an inline score label is followed by one of _SCORE_SEPARATORS."""
-    labels, headers, separated = [], [], []
+    labels, headers, separated, rules = [], [], [], []
     # A line can only hold what the text holds: each test below runs on the lines only when it can pass.
     wide_colon, underscores, closing_tag, equals = "：" in text, "__" in text, "</" in text, "=" in text
     start = 0
@@ -399,8 +431,10 @@ def _candidate_lines(text: str) -> tuple[list[tuple[int, str]], list[int], list[
                 headers.append(start)
             if colon or equals and "=" in line:
                 separated.append((start, line))
+            if last in _RULE_CHARACTERS and _RULE_LINE.fullmatch(line):
+                rules.append(start)
         start += len(line) + 1
-    return labels, headers, separated
+    return labels, headers, separated, rules
 
 
 def _read_label_line(line: str, table: dict[str, tuple[str, str | None]]
@@ -446,6 +480,10 @@ class _BoundedCache(dict):
         super().__setitem__(key, value)
 
 
+# (kind, value, scale name) -> (the scale, what _reading made of the value on it)
+_READINGS: dict[tuple[str, str, str], tuple[Scale | None, tuple | None]] = _BoundedCache()
+
+
 def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
     """Read the sections and every score label of a prepared text."""
     subscore_names = tuple(sorted(scales.subscores))
@@ -455,7 +493,7 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
 
     # (line start, content start, kind, key, header level, line end) of every label and header line
     events: list[tuple[int, int, str, str | None, int | None, int]] = []
-    label_lines, header_lines, separated = _candidate_lines(text)
+    label_lines, header_lines, separated, found.rule_lines = _candidate_lines(text)
     label_cache, inline_cache = _line_caches(subscore_names)
     for line_start, line in label_lines:
         label = label_cache.get(line, _UNREAD)
@@ -559,8 +597,16 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
         return ParsedReview(empty_sections, None, None, {}, None, PARSE_FAILED, "empty text")
     found = _scan(prepared, is_html, scales)
 
+    # _prepare leaves " " and "\n" as the only blanks of a text that is not HTML, and strips its lines.
+    stripped_lines = (not is_html and any(found.spans.values()) and " \n" not in prepared
+                      and "\n " not in prepared)
+
     def section(name: str) -> str | None:
-        return _clean("\n\n".join(prepared[a:b] for a, b in found.spans[name]), is_html) if found.spans[name] else None
+        spans = found.spans[name]
+        if not spans:
+            return None
+        lines_clean = stripped_lines and not _holds_rule(prepared, spans, found.rule_lines)
+        return _clean("\n\n".join(prepared[a:b] for a, b in spans), is_html, lines_clean)
 
     sections = {name: section(name) for name in REVIEW_SECTIONS}
     notes: list[str] = []
