@@ -40,8 +40,10 @@ number (``6``, ``6: marginally above...``, ``4 (Borderline Accept)``,
 ``8/10``, ``8 out of 10``: read only when the total is the top of the scale, so ``3/5`` on a
 1-10 scale is rejected); when it has no number, its label is mapped through the scale
 (``Rating: Weak Accept``). A number wins over a label that disagrees with it.
-Values not on the venue scale (7 on ICLR 2025, 3.5) are rejected: the field
-stays None and the reason says so.
+Other values not on the venue scale (3.5, a confidence of 7) are rejected: the
+field stays None and the reason says so. A whole-number rating off the scale (7
+on ICLR 2025) is kept, as a rating given in a record's field is, for evaluate
+to count off scale and leave out; the reason notes it.
 
 * rating: "Rating", "Overall score", "Score", ...; else a number under a
   decision label ("Decision", "Final recommendation", ... - OpenReviewer's own
@@ -55,7 +57,7 @@ stays None and the reason says so.
 
 Status
 ------
-``PARSE_OK``: summary, strengths and weaknesses found, a valid rating, a valid
+``PARSE_OK``: summary, strengths and weaknesses found, a rating (on the scale or a whole number kept off it), a valid
 confidence when the scale has a confidence and the review has a confidence
 label (prompts that ask for none are not penalised), and no value rejected.
 ``PARSE_FAILED``: no section and no score label found. ``PARSE_PARTIAL``:
@@ -230,6 +232,7 @@ class _Score:
     pos: int
     value: int | None
     problem: str | None
+    off_scale: int | None = None  # the whole number a rejected value was, when it was one off the scale
 
 
 @dataclass
@@ -330,30 +333,33 @@ def _shorten(text: str, limit: int = 40) -> str:
 
 
 def _read_value(raw: str, what: str, scale: Scale, scale_name: str,
-                report_labels: bool) -> tuple[int | None, str | None] | None:
-    """The value a score label gives, as (value, problem); None when ``raw`` holds no value at all."""
+                report_labels: bool) -> tuple[int | None, str | None, int | None] | None:
+    """The value a score label gives, as (value, problem, off scale): off scale is the whole number given
+    when it is not on the scale (and fits a record's int32 field), else None; None when ``raw`` holds no
+    value at all."""
     number = _NUMBER.match(raw)
     if number:
         token = number.group(1)
         total = _OUT_OF.match(raw, number.end())
         if total and int(total.group(1)) != max(scale.values):
             return None, (f"{what} {token} out of {total.group(1)} is not on the {scale_name} scale "
-                          f"({scale.describe()})")
+                          f"({scale.describe()})"), None
         value = float(token)
         if value.is_integer() and int(value) in scale:
-            return int(value), None
-        return None, f"{what} {_shorten(token)} is not on the {scale_name} scale ({scale.describe()})"
+            return int(value), None, None
+        off_scale = int(value) if value.is_integer() and value < 2 ** 31 else None
+        return None, f"{what} {_shorten(token)} is not on the {scale_name} scale ({scale.describe()})", off_scale
     label = _LABEL_CUT.split(raw.lstrip(_LABEL_STRIP), maxsplit=1)[0].strip(_LABEL_STRIP)
     if not label:
         return None
     value = scale.value_for_label(label)
     if value is not None:
-        return value, None
+        return value, None, None
     # Longer text after a score label is prose ("Confidence: I read the proofs..."), not a failed label;
     # so is any text after a sub-score name, which reviewers also use as a point's heading.
     if not report_labels or len(label.split()) > 6:
         return None
-    return None, f"{what} '{_shorten(label)}' matches no label on the {scale_name} scale"
+    return None, f"{what} '{_shorten(label)}' matches no label on the {scale_name} scale", None
 
 
 def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueScales, scale_name: str) -> None:
@@ -380,14 +386,14 @@ def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueSc
     elif reading[0] == "ignored confidence":
         found.ignored_confidence = found.ignored_confidence or reading[1]
     else:
-        _, target, rank, value, problem = reading
-        found.scores.setdefault(target, []).append(_Score(rank, pos, value, problem))
+        _, target, rank, value, problem, off_scale = reading
+        found.scores.setdefault(target, []).append(_Score(rank, pos, value, problem, off_scale))
 
 
 def _reading(kind: str, raw: str, scale: Scale | None, scale_name: str) -> tuple | None:
     """What a score label of ``kind`` followed by ``raw`` says, on the scale of its field (None: a confidence
     where the venue has none): ("verdict", "accept" or "reject"), ("ignored confidence", whether a number
-    was given), ("score", field, rank, value, problem), or None for nothing."""
+    was given), ("score", field, rank, value, problem, off scale), or None for nothing."""
     if kind == "decision":
         verdict = _VERDICT.match(raw)
         if verdict:
@@ -627,8 +633,13 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
         problems.append(f"no {listed} section found")
     picked = {target: _pick(scores) for target, scores in found.scores.items()}
     rating, confidence = picked.get("rating"), picked.get("confidence")
+    rating_value = rating.value if rating else None
     if rating is None:
         problems.append("no rating found")
+    elif rating.value is None and rating.off_scale is not None:
+        # Kept as a rating given in a record's field is: evaluate counts it off scale and leaves it out.
+        rating_value = rating.off_scale
+        notes.append(f"{rating.problem}: kept, counted off scale")
     elif rating.value is None:
         problems.append(rating.problem)
     if confidence is not None and confidence.value is None:
@@ -649,7 +660,7 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
     status = PARSE_PARTIAL if problems else PARSE_OK
     return ParsedReview(
         sections=sections,
-        rating=rating.value if rating else None,
+        rating=rating_value,
         confidence=confidence.value if confidence else None,
         subscores=subscores,
         recommendation=recommendation,
