@@ -378,7 +378,8 @@ def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueSc
         reading = cached[1]
     else:
         reading = _reading(kind, raw, scale, scale_name)
-        _READINGS[key] = (scale, reading)
+        if len(raw) <= _CACHED_LINE_LENGTH:
+            _READINGS[key] = (scale, reading)
     if reading is None:
         return
     if reading[0] == "verdict":
@@ -467,7 +468,10 @@ def _read_label_line(line: str, table: dict[str, tuple[str, str | None]]
 
 
 _UNREAD = object()
-_LINE_CACHE_SIZE = 50_000  # lines kept per grammar; reviews repeat their label and score lines
+# Lines kept per grammar (and score values read): reviews repeat their label and score lines, which are
+# short; longer lines are read each time, so that the caches stay within a few MB.
+_LINE_CACHE_SIZE = 20_000
+_CACHED_LINE_LENGTH = 200
 
 
 @lru_cache(maxsize=64)
@@ -504,7 +508,9 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
     for line_start, line in label_lines:
         label = label_cache.get(line, _UNREAD)
         if label is _UNREAD:
-            label = label_cache[line] = _read_label_line(line, table)
+            label = _read_label_line(line, table)
+            if len(line) <= _CACHED_LINE_LENGTH:
+                label_cache[line] = label
         if label is None:
             continue
         kind, key, level, rest_offset = label
@@ -545,10 +551,11 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
     # Lines lower-case alike (see _inline_scores) unless the text holds the one letter that grows.
     cacheable = not is_html and _GROWS_WHEN_LOWERED not in text
     for line_start, line in separated:
-        scores = inline_cache.get(line) if cacheable else None
+        cached = cacheable and len(line) <= _CACHED_LINE_LENGTH
+        scores = inline_cache.get(line) if cached else None
         if scores is None:
             scores = _inline_scores(line, _GROWS_WHEN_LOWERED in text, is_html, table, inline)
-            if cacheable:
+            if cached:
                 inline_cache[line] = scores
         for offset, kind, value in scores:
             _take_score(found, kind, value, line_start + offset, scales, scale_name)
