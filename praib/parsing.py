@@ -40,8 +40,10 @@ number (``6``, ``6: marginally above...``, ``4 (Borderline Accept)``,
 ``8/10``, ``8 out of 10``: read only when the total is the top of the scale, so ``3/5`` on a
 1-10 scale is rejected); when it has no number, its label is mapped through the scale
 (``Rating: Weak Accept``). A number wins over a label that disagrees with it.
-Values not on the venue scale (7 on ICLR 2025, 3.5) are rejected: the field
-stays None and the reason says so.
+Other values not on the venue scale (3.5, a confidence of 7) are rejected: the
+field stays None and the reason says so. A whole-number rating off the scale (7
+on ICLR 2025) is kept, as a rating given in a record's field is, for evaluate
+to count off scale and leave out; the reason notes it.
 
 * rating: "Rating", "Overall score", "Score", ...; else a number under a
   decision label ("Decision", "Final recommendation", ... - OpenReviewer's own
@@ -55,7 +57,7 @@ stays None and the reason says so.
 
 Status
 ------
-``PARSE_OK``: summary, strengths and weaknesses found, a valid rating, a valid
+``PARSE_OK``: summary, strengths and weaknesses found, a rating (on the scale or a whole number kept off it), a valid
 confidence when the scale has a confidence and the review has a confidence
 label (prompts that ask for none are not penalised), and no value rejected.
 ``PARSE_FAILED``: no section and no score label found. ``PARSE_PARTIAL``:
@@ -186,6 +188,8 @@ _RULE_CHARACTERS = frozenset("-*_=#+ ")
 # rewrites), and the only character whose lower-case form is longer than itself (a test checks both
 # against the Unicode tables of this Python).
 _OTHER_HSPACE = re.compile(r"[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+# Both in one character class: most texts have neither, and one scan of the text tells.
+_CONTROL_OR_OTHER_HSPACE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _GROWS_WHEN_LOWERED = "\u0130"
 # A label line without a colon or a closing bold ends with its label: its last character is a label's,
 # [\w ,/&'’()\-], i.e. alphanumeric (str.isalnum, as \w reads it) or one of these (see _candidate_lines).
@@ -228,6 +232,7 @@ class _Score:
     pos: int
     value: int | None
     problem: str | None
+    off_scale: int | None = None  # the whole number a rejected value was, when it was one off the scale
 
 
 @dataclass
@@ -239,6 +244,7 @@ class _Findings:
     verdicts: list[tuple[int, str]] = field(default_factory=list)
     labels_seen: set[str] = field(default_factory=set)
     ignored_confidence: bool = False
+    rule_lines: list[int] = field(default_factory=list)  # where the text's rule lines start
 
 
 @lru_cache(maxsize=64)
@@ -274,14 +280,16 @@ def _prepare(text: str) -> tuple[str, bool]:
     """Normalise line ends and whitespace, and turn HTML blocks into lines; report whether it was HTML."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _CONTROL.sub(" ", text)
-    is_html = _HTML_TAG.search(text) is not None
+    special = _CONTROL_OR_OTHER_HSPACE.search(text) is not None  # one scan instead of two
+    if special:
+        text = _CONTROL.sub(" ", text)
+    is_html = "<" in text and _HTML_TAG.search(text) is not None
     if is_html:
         text = _HTML_HEADING.sub(lambda m: "\n" + "#" * int(m.group(1)) + " ", text)
         text = _HTML_ITEM.sub("\n- ", _HTML_BLOCK.sub("\n", text))
         # Bold tags stay until the labels are read: "<b>Strengths:</b>" is one.
         text = html.unescape(_HTML_INLINE.sub("", text))
-    if "  " in text or "\t" in text or not text.isascii() and _OTHER_HSPACE.search(text):
+    if "  " in text or "\t" in text or (special or is_html) and not text.isascii() and _OTHER_HSPACE.search(text):
         text = _HSPACE.sub(" ", text)
     if " \n" in text or "\n " in text:
         text = _LINE_EDGES.sub("\n", text)
@@ -290,16 +298,34 @@ def _prepare(text: str) -> tuple[str, bool]:
     return text.strip(), is_html
 
 
-def _clean(chunk: str, is_html: bool) -> str | None:
-    """A section's text as stored: tags gone, lines stripped, rules dropped, at most one blank line."""
+def _clean(chunk: str, is_html: bool, lines_clean: bool = False) -> str | None:
+    """A section's text as stored: tags gone, lines stripped, rules dropped, at most one blank line.
+    ``lines_clean``: the caller knows that no line of ``chunk`` has blanks at its edges or is a rule."""
     if is_html:
         chunk = _HSPACE.sub(" ", _HTML_BOLD.sub("", chunk))
-    lines = [line.strip() for line in chunk.split("\n")]
-    text = "\n".join("" if (not line or line[0] in _RULE_CHARACTERS) and _RULE_LINE.fullmatch(line) else line
-                      for line in lines)
+    if lines_clean:
+        text = chunk
+    else:
+        lines = [line.strip() for line in chunk.split("\n")]
+        text = "\n".join("" if (not line or line[0] in _RULE_CHARACTERS) and _RULE_LINE.fullmatch(line) else line
+                          for line in lines)
     if "\n\n\n" in text:
         text = _BLANK_LINES.sub("\n\n", text)
     return text.strip() or None
+
+
+def _holds_rule(text: str, spans: list[tuple[int, int]], rule_lines: list[int]) -> bool:
+    """Whether a line of these pieces of ``text`` is a rule: a rule line of the text, or the end of a line
+    where a piece starts."""
+    for start, end in spans:
+        if any(start <= rule < end for rule in rule_lines):
+            return True
+        if start and text[start - 1] != "\n":
+            line_end = text.find("\n", start, end)
+            first = text[start:end if line_end < 0 else line_end]
+            if first and _RULE_LINE.fullmatch(first):
+                return True
+    return False
 
 
 def _shorten(text: str, limit: int = 40) -> str:
@@ -307,109 +333,189 @@ def _shorten(text: str, limit: int = 40) -> str:
 
 
 def _read_value(raw: str, what: str, scale: Scale, scale_name: str,
-                report_labels: bool) -> tuple[int | None, str | None] | None:
-    """The value a score label gives, as (value, problem); None when ``raw`` holds no value at all."""
+                report_labels: bool) -> tuple[int | None, str | None, int | None] | None:
+    """The value a score label gives, as (value, problem, off scale): off scale is the whole number given
+    when it is not on the scale (and fits a record's int32 field), else None; None when ``raw`` holds no
+    value at all."""
     number = _NUMBER.match(raw)
     if number:
         token = number.group(1)
         total = _OUT_OF.match(raw, number.end())
         if total and int(total.group(1)) != max(scale.values):
             return None, (f"{what} {token} out of {total.group(1)} is not on the {scale_name} scale "
-                          f"({scale.describe()})")
+                          f"({scale.describe()})"), None
         value = float(token)
         if value.is_integer() and int(value) in scale:
-            return int(value), None
-        return None, f"{what} {_shorten(token)} is not on the {scale_name} scale ({scale.describe()})"
+            return int(value), None, None
+        off_scale = int(value) if value.is_integer() and value < 2 ** 31 else None
+        return None, f"{what} {_shorten(token)} is not on the {scale_name} scale ({scale.describe()})", off_scale
     label = _LABEL_CUT.split(raw.lstrip(_LABEL_STRIP), maxsplit=1)[0].strip(_LABEL_STRIP)
     if not label:
         return None
     value = scale.value_for_label(label)
     if value is not None:
-        return value, None
+        return value, None, None
     # Longer text after a score label is prose ("Confidence: I read the proofs..."), not a failed label;
     # so is any text after a sub-score name, which reviewers also use as a point's heading.
     if not report_labels or len(label.split()) > 6:
         return None
-    return None, f"{what} '{_shorten(label)}' matches no label on the {scale_name} scale"
+    return None, f"{what} '{_shorten(label)}' matches no label on the {scale_name} scale", None
 
 
 def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueScales, scale_name: str) -> None:
     """Record what a score label of ``kind`` says, ``raw`` being the text after it."""
     found.labels_seen.add(kind)
+    if kind in _RATING_PRIORITY:
+        scale = scales.rating
+    elif kind == "confidence":
+        scale = scales.confidence
+    else:
+        scale = scales.subscores[kind[len(_SUBSCORE):]]
+    # What a value says depends on the value and the scale alone, and values recur ("3 good").
+    key = (kind, raw, scale_name)
+    cached = _READINGS.get(key)
+    if cached is not None and cached[0] is scale:
+        reading = cached[1]
+    else:
+        reading = _reading(kind, raw, scale, scale_name)
+        if len(raw) <= _CACHED_LINE_LENGTH:
+            _READINGS[key] = (scale, reading)
+    if reading is None:
+        return
+    if reading[0] == "verdict":
+        found.verdicts.append((pos, reading[1]))
+    elif reading[0] == "ignored confidence":
+        found.ignored_confidence = found.ignored_confidence or reading[1]
+    else:
+        _, target, rank, value, problem, off_scale = reading
+        found.scores.setdefault(target, []).append(_Score(rank, pos, value, problem, off_scale))
+
+
+def _reading(kind: str, raw: str, scale: Scale | None, scale_name: str) -> tuple | None:
+    """What a score label of ``kind`` followed by ``raw`` says, on the scale of its field (None: a confidence
+    where the venue has none): ("verdict", "accept" or "reject"), ("ignored confidence", whether a number
+    was given), ("score", field, rank, value, problem, off scale), or None for nothing."""
     if kind == "decision":
         verdict = _VERDICT.match(raw)
         if verdict:
-            found.verdicts.append((pos, verdict.group(1).lower()))
-            return
+            return "verdict", verdict.group(1).lower()
     if kind in _RATING_PRIORITY:
         if kind != "rating" and not _NUMBER.match(raw):
-            return  # a decision or a heading without a number says nothing about the rating
-        target, scale, what = "rating", scales.rating, "rating"
+            return None  # a decision or a heading without a number says nothing about the rating
+        target, what = "rating", "rating"
     elif kind == "confidence":
-        if scales.confidence is None:
-            found.ignored_confidence = found.ignored_confidence or bool(_NUMBER.match(raw))
-            return
-        target, scale, what = "confidence", scales.confidence, "confidence"
+        if scale is None:
+            return "ignored confidence", bool(_NUMBER.match(raw))
+        target, what = "confidence", "confidence"
     else:
         target, what = kind, kind[len(_SUBSCORE):]
-        scale = scales.subscores[what]
     read = _read_value(raw, what, scale, scale_name, report_labels=target in ("rating", "confidence"))
-    if read is not None:
-        found.scores.setdefault(target, []).append(_Score(_RATING_PRIORITY.get(kind, 0), pos, *read))
+    if read is None:
+        return None
+    return ("score", target, _RATING_PRIORITY.get(kind, 0), *read)
 
 
-def _candidate_lines(text: str) -> tuple[list[int], list[int], list[tuple[int, str]]]:
-    """Where a line of ``text`` may match: the starts of the lines that may be label lines (_LABEL_LINE) and
-    header lines (_HEADER_LINE), and (start, line) of those that may hold an inline score label. Every match
+def _candidate_lines(text: str) -> tuple[list[tuple[int, str]], list[int], list[tuple[int, str]], list[int]]:
+    """Where a line of ``text`` may match: (start, line) of the lines that may be label lines (_LABEL_LINE), the
+    starts of those that may be header lines (_HEADER_LINE), (start, line) of those that may hold an inline
+    score label, and the starts of the rule lines (non-empty, _RULE_LINE). Every match
     lies on one line, so trying the patterns at these line starts, in order, finds what finditer finds.
     A label line holds a colon or a closing bold (``**``, ``__``, ``</b>``, ``</strong>``), or else ends with
     its label (its last character is one of a label's); a header line has its "#" within its first five
     characters (after "- " and "**"); an inline score label is followed by one of _SCORE_SEPARATORS."""
-    labels, headers, separated = [], [], []
+    labels, headers, separated, rules = [], [], [], []
+    # A line can only hold what the text holds: each test below runs on the lines only when it can pass.
+    wide_colon, underscores, closing_tag, equals = "：" in text, "__" in text, "</" in text, "=" in text
     start = 0
     for line in text.split("\n"):
         if line:
-            colon = ":" in line or "：" in line
+            colon = ":" in line or wide_colon and "：" in line
             last = line[-1]
-            if (colon or "**" in line or "__" in line or "</" in line or last.isalnum()
-                    or last in _LABEL_PUNCTUATION):
-                labels.append(start)
+            if (colon or "**" in line or last.isalnum() or last in _LABEL_PUNCTUATION or underscores and "__" in line
+                    or closing_tag and "</" in line):
+                labels.append((start, line))
             if "#" in line[:5]:
                 headers.append(start)
-            if colon or "=" in line:
+            if colon or equals and "=" in line:
                 separated.append((start, line))
+            if last in _RULE_CHARACTERS and _RULE_LINE.fullmatch(line):
+                rules.append(start)
         start += len(line) + 1
-    return labels, headers, separated
+    return labels, headers, separated, rules
+
+
+def _read_label_line(line: str, table: dict[str, tuple[str, str | None]]
+                     ) -> tuple[str, str | None, int | None, int] | None:
+    """(kind, key, header level, where the content starts) of a label line, None when the line is none."""
+    m = _LABEL_LINE.match(line)
+    if m is None:
+        return None
+    entry = table.get(_normalise(m.group("label")))
+    if entry is None:
+        return None
+    kind, key = entry
+    rest = m.group("rest").strip(_EMPHASIS_EDGES)
+    hashes = m.group("hashes") or m.group("inner")
+    if m.group("bullet") and rest:
+        return None
+    if kind == "score" and rest and not hashes and not _DIGIT_START.match(rest):
+        # "**Clarity:** the notation is heavy" is a point inside a section, and "Overall: I liked it"
+        # a sentence; a bold score label followed by prose ("**Recommendation:** I lean...") closes one.
+        if key.startswith(_SUBSCORE) or not (m.group("open") or len(rest.split()) <= 6):
+            return None
+    level = len(hashes) - len(hashes.lstrip("#")) if hashes else None
+    return kind, key, level, m.start("rest")
+
+
+_UNREAD = object()
+# Lines kept per grammar (and score values read): reviews repeat their label and score lines, which are
+# short; longer lines are read each time, so that the caches stay within a few MB.
+_LINE_CACHE_SIZE = 20_000
+_CACHED_LINE_LENGTH = 200
+
+
+@lru_cache(maxsize=64)
+def _line_caches(subscore_names: tuple[str, ...]) -> tuple[dict, dict]:
+    """What label lines and inline score lines were read as, by line, with the grammar of these sub-score names.
+    Reading a line depends on the line alone, and the same labels recur from review to review."""
+    return _BoundedCache(), _BoundedCache()
+
+
+class _BoundedCache(dict):
+    """A dict emptied when it grows past _LINE_CACHE_SIZE entries (what repeats comes back at once)."""
+
+    def __setitem__(self, key, value):
+        if len(self) >= _LINE_CACHE_SIZE:
+            self.clear()
+        super().__setitem__(key, value)
+
+
+# (kind, value, scale name) -> (the scale, what _reading made of the value on it)
+_READINGS: dict[tuple[str, str, str], tuple[Scale | None, tuple | None]] = _BoundedCache()
 
 
 def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
     """Read the sections and every score label of a prepared text."""
-    table, inline = _grammar(tuple(sorted(scales.subscores)))
+    subscore_names = tuple(sorted(scales.subscores))
+    table, inline = _grammar(subscore_names)
     scale_name = _scale_name(scales)
     found = _Findings()
 
     # (line start, content start, kind, key, header level, line end) of every label and header line
     events: list[tuple[int, int, str, str | None, int | None, int]] = []
-    label_lines, header_lines, separated = _candidate_lines(text)
-    for line_start in label_lines:
-        m = _LABEL_LINE.match(text, line_start)
-        if m is None:
+    label_lines, header_lines, separated, found.rule_lines = _candidate_lines(text)
+    label_cache, inline_cache = _line_caches(subscore_names)
+    for line_start, line in label_lines:
+        label = label_cache.get(line, _UNREAD)
+        if label is _UNREAD:
+            label = _read_label_line(line, table)
+            if len(line) <= _CACHED_LINE_LENGTH:
+                label_cache[line] = label
+        if label is None:
             continue
-        entry = table.get(_normalise(m.group("label")))
-        if entry is None:
-            continue
-        kind, key = entry
-        rest = m.group("rest").strip(_EMPHASIS_EDGES)
-        hashes = m.group("hashes") or m.group("inner")
-        if m.group("bullet") and rest:
-            continue
-        if kind == "score" and rest and not hashes and not _DIGIT_START.match(rest):
-            # "**Clarity:** the notation is heavy" is a point inside a section, and "Overall: I liked it"
-            # a sentence; a bold score label followed by prose ("**Recommendation:** I lean...") closes one.
-            if key.startswith(_SUBSCORE) or not (m.group("open") or len(rest.split()) <= 6):
-                continue
-        level = len(hashes) - len(hashes.lstrip("#")) if hashes else None
-        events.append((m.start(), m.start("rest"), kind, key, level, m.end()))
+        kind, key, level, rest_offset = label
+        # A match of _LABEL_LINE spans its whole line.
+        events.append((line_start, line_start + rest_offset, kind, key, level, line_start + len(line)))
         if kind == "score":
             found.labels_seen.add(key)
     starts = {e[0] for e in events}
@@ -442,37 +548,48 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
     if current:
         found.spans[current[0]].append((current[2], len(text)))
 
-    for start, end, label in _inline_scores(text, separated, inline):
-        # Score labels count at the start of a line, in bold, or after a separator ("Soundness: 3; ...").
-        window = max(0, start - _MAX_PREFIX)  # bounded, so that a huge one-line text stays linear
-        before = text[max(window, text.rfind("\n", window, start) + 1):start]
-        if not (_SCORE_CONTEXT.fullmatch(before) or _OPEN_BEFORE.search(before[-16:])
-                or before.rstrip()[-1:] in (";", ",", "|", "(")):
-            continue
-        eol = text.find("\n", end)
-        value = text[end:min(eol if eol >= 0 else len(text), end + _MAX_VALUE)]
-        if not value.strip(_EMPHASIS_EDGES):
-            continue
-        kind = table[_normalise(label)][1]
-        if is_html:
-            value = _HTML_BOLD.sub(" ", value)
-        _take_score(found, kind, value, start, scales, scale_name)
+    # Lines lower-case alike (see _inline_scores) unless the text holds the one letter that grows.
+    cacheable = not is_html and _GROWS_WHEN_LOWERED not in text
+    for line_start, line in separated:
+        cached = cacheable and len(line) <= _CACHED_LINE_LENGTH
+        scores = inline_cache.get(line) if cached else None
+        if scores is None:
+            scores = _inline_scores(line, _GROWS_WHEN_LOWERED in text, is_html, table, inline)
+            if cached:
+                inline_cache[line] = scores
+        for offset, kind, value in scores:
+            _take_score(found, kind, value, line_start + offset, scales, scale_name)
     return found
 
 
-def _inline_scores(text: str, lines: list[tuple[int, str]], inline: re.Pattern) -> Iterator[tuple[int, int, str]]:
-    """(start, end, label) of the matches of ``inline`` in ``text`` lower-cased (only its ASCII letters when
-    lower-casing would move positions: "İ" grows), given (start, line) of the lines that can hold one."""
-    lower = str.lower if _GROWS_WHEN_LOWERED not in text else (lambda line: line.translate(_ASCII_LOWER))
-    for start, line in lines:
-        for m in inline.finditer(lower(line)):
-            yield start + m.start(), start + m.end(), m.group("label")
+def _inline_scores(line: str, grows: bool, is_html: bool, table: dict[str, tuple[str, str | None]],
+                   inline: re.Pattern) -> tuple[tuple[int, str, str], ...]:
+    """(offset, kind, value) of the inline score labels of one line: the matches of ``inline`` in the line
+    lower-cased (only its ASCII letters when the text ``grows`` when lower-cased: "İ" moves positions)
+    that stand where a score label counts, with the text after them."""
+    scores = []
+    for m in inline.finditer(line.translate(_ASCII_LOWER) if grows else line.lower()):
+        start, end = m.span()
+        # Score labels count at the start of a line, in bold, or after a separator ("Soundness: 3; ...").
+        before = line[max(0, start - _MAX_PREFIX):start]  # bounded, so that a huge one-line text stays linear
+        if not (_SCORE_CONTEXT.fullmatch(before) or _OPEN_BEFORE.search(before[-16:])
+                or before.rstrip()[-1:] in (";", ",", "|", "(")):
+            continue
+        value = line[end:end + _MAX_VALUE]
+        if not value.strip(_EMPHASIS_EDGES):
+            continue
+        if is_html:
+            value = _HTML_BOLD.sub(" ", value)
+        scores.append((start, table[_normalise(m.group("label"))][1], value))
+    return tuple(scores)
 
 
 def _pick(scores: list[_Score]) -> _Score | None:
     """The first valid value of the best-ranked kind of label; else that kind's first rejection."""
     if not scores:
         return None
+    if len(scores) == 1:
+        return scores[0]
     best = min(s.rank for s in scores)
     ranked = sorted((s for s in scores if s.rank == best), key=lambda s: s.pos)
     return next((s for s in ranked if s.value is not None), ranked[0])
@@ -493,8 +610,16 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
         return ParsedReview(empty_sections, None, None, {}, None, PARSE_FAILED, "empty text")
     found = _scan(prepared, is_html, scales)
 
+    # _prepare leaves " " and "\n" as the only blanks of a text that is not HTML, and strips its lines.
+    stripped_lines = (not is_html and any(found.spans.values()) and " \n" not in prepared
+                      and "\n " not in prepared)
+
     def section(name: str) -> str | None:
-        return _clean("\n\n".join(prepared[a:b] for a, b in found.spans[name]), is_html) if found.spans[name] else None
+        spans = found.spans[name]
+        if not spans:
+            return None
+        lines_clean = stripped_lines and not _holds_rule(prepared, spans, found.rule_lines)
+        return _clean("\n\n".join(prepared[a:b] for a, b in spans), is_html, lines_clean)
 
     sections = {name: section(name) for name in REVIEW_SECTIONS}
     notes: list[str] = []
@@ -515,8 +640,13 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
         problems.append(f"no {listed} section found")
     picked = {target: _pick(scores) for target, scores in found.scores.items()}
     rating, confidence = picked.get("rating"), picked.get("confidence")
+    rating_value = rating.value if rating else None
     if rating is None:
         problems.append("no rating found")
+    elif rating.value is None and rating.off_scale is not None:
+        # Kept as a rating given in a record's field is: evaluate counts it off scale and leaves it out.
+        rating_value = rating.off_scale
+        notes.append(f"{rating.problem}: kept, counted off scale")
     elif rating.value is None:
         problems.append(rating.problem)
     if confidence is not None and confidence.value is None:
@@ -537,7 +667,7 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
     status = PARSE_PARTIAL if problems else PARSE_OK
     return ParsedReview(
         sections=sections,
-        rating=rating.value if rating else None,
+        rating=rating_value,
         confidence=confidence.value if confidence else None,
         subscores=subscores,
         recommendation=recommendation,

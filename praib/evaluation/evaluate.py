@@ -90,8 +90,8 @@ def off_scale(columns: Mapping[str, Sequence], kind: str, scale: str) -> list[bo
 
     The one rule for such scores (7 on ICLR 2022's 1, 3, 5, 6, 8, 10): they are left out of every metric
     alike (Krippendorff's alpha, the distributions, the gaps to the human median, the leaderboard's means),
-    as a score read from a review's text off its scale is never taken, and they are counted
-    (``n_out_of_scale``)."""
+    and they are counted (``n_out_of_scale``). A whole-number rating the parser reads off its scale from a
+    review's text is kept in the record for this rule to count, as one given in a field is."""
     allowed: dict[tuple, tuple[int, ...]] = {}  # looked up once per venue-year, not per review
     found = []
     for value, venue, year in zip(columns[kind], columns["venue"], columns["year"]):

@@ -159,3 +159,50 @@ def test_praib_tables_notes_count_them_in_every_table_of_ratings_or_confidences(
     for key in ("praib-1", "praib-9", "praib-14", "praib-15", "praib-16", "praib-17"):
         assert note in tables[key].notes, key
     assert note not in tables["praib-11"].notes  # text metrics only
+
+
+def model_review_text(rating: int, confidence: int) -> str:
+    return (f"**Summary:** A method for the task.\n**Strengths:** Clear writing.\n**Weaknesses:** Small data.\n"
+            f"**Rating:** {rating}\n**Confidence:** {confidence}\n")
+
+
+def iclr_2025_rows(ratings_in_text: bool) -> list[dict]:
+    """The reviews of PAPERS on ICLR 2025 (whose rating scale is ICLR 2022's), the model's confidences on
+    their scale, and its ratings (7 and 4 off the scale) given in fields or written in its review texts."""
+    out = []
+    for row in rows():
+        row = {**row, "year": 2025}
+        if row["source"] != "human":
+            row["confidence"] = min(row["confidence"], 5)
+            if ratings_in_text:
+                row["text"] = model_review_text(row.pop("rating"), row.pop("confidence"))
+        out.append(row)
+    return out
+
+
+def counted(result) -> list[dict]:
+    """What each group counts and every score metric, not the text metrics (the texts differ)."""
+    keys = ("label", "n_reviews", "n_unparsed", "n_partially_parsed", "n_out_of_scale", "krippendorff",
+            "rating_distribution", "confidence_distribution", "pooled_distributions", "confidence_gap")
+    return [{key: group[key] for key in keys} for group in result.to_dict()["groups"]]
+
+
+def test_a_rating_off_the_scale_read_from_a_text_counts_as_one_given_in_a_field(tmp_path):
+    paths = {}
+    for in_text in (False, True):
+        paths[in_text] = tmp_path / f"reviews-{in_text}.jsonl"
+        paths[in_text].write_text("".join(json.dumps(row) + "\n" for row in iclr_2025_rows(in_text)))
+    given, read = (evaluate_reviews(load_records(paths[in_text]), workers=1) for in_text in (False, True))
+    model = read.group("llm")
+    # Read from "**Rating:** 7": off scale, not "parsed partially" (it was, and the 7 and 4 went uncounted).
+    assert (model.n_partially_parsed, model.n_unparsed, model.n_out_of_scale) == (0, 0, {"rating": 2, "confidence": 0})
+    assert counted(read) == counted(given)
+    streamed = result_of(fold_shards(Inputs(str(paths[True]), batch_rows=3), workers=2))
+    assert counted(streamed) == counted(given)
+    # The table's counts (source, n, unparsed, off scale) and note alike.
+    tables = {in_text: behaviour_table(result).splitlines() for in_text, result in ((False, given), (True, read))}
+    counts = {in_text: [line.split()[:5 - (" (reference)" not in line)] for line in table[2:4]]
+              for in_text, table in tables.items()}
+    assert counts[True] == counts[False] == [["human", "(reference)", "11", "0", "1"], ["llm", "4", "0", "2"]]
+    note = "3 rating(s) and 0 confidence(s) were not on their venue-year's scale"
+    assert [line for line in tables[True] if note in line] == [line for line in tables[False] if note in line] != []

@@ -721,7 +721,9 @@ def test_answers_in_the_prompts_format_parse(name, venue, year, answer, rating, 
 
 
 def test_extended_answer_does_not_parse_on_a_static_scale():
-    # A 1-10 answer is rejected on NeurIPS 2025, which is why the prompt lists the 1-6 scale.
+    # A 1-10 answer is off the NeurIPS 2025 scale, which is why the prompt lists the 1-6 scale: the 8 is kept
+    # for evaluate to count off scale and leave out, as a rating given in a field is.
     parsed = parse_review(EXTENDED_NEURIPS_2025_ANSWER.replace("4: Borderline accept", "8"),
                           venue_scales("NeurIPS", 2025))
-    assert parsed.rating is None and "not on the NeurIPS 2025 scale" in parsed.reason
+    assert parsed.rating == 8
+    assert "rating 8 is not on the NeurIPS 2025 scale (1, 2, 3, 4, 5, 6): kept, counted off scale" in parsed.reason

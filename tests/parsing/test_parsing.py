@@ -377,7 +377,7 @@ def test_a_number_wins_over_a_disagreeing_label():
     assert (parsed.rating, parsed.confidence) == (8, 2)
 
 
-def test_out_of_scale_values_are_rejected_with_the_reason():
+def test_off_scale_ratings_are_kept_to_be_counted_off_scale_and_other_scores_rejected_with_the_reason():
     text = """**Summary:** A study of optimiser warm-up.
 **Strengths:** Extensive sweeps.
 **Weaknesses:** Only small models.
@@ -387,10 +387,15 @@ def test_out_of_scale_values_are_rejected_with_the_reason():
 **Confidence:** I checked the main derivations but not the appendix.
 """
     parsed = parse_review(text, ICLR_2025)
-    assert (parsed.rating, parsed.confidence, parsed.status) == (None, None, PARSE_PARTIAL)
+    # 7 is not on ICLR 2025's scale: kept, as a rating given in a field is, for evaluate to count off scale.
+    assert (parsed.rating, parsed.confidence, parsed.status) == (7, None, PARSE_PARTIAL)
     assert parsed.subscores == {"soundness": 3}
-    assert parsed.reason == ("rating 7 is not on the ICLR 2025 scale (1, 3, 5, 6, 8, 10); no confidence found; "
-                             "presentation 5 is not on the ICLR 2025 scale (1, 2, 3, 4)")
+    assert parsed.reason == ("no confidence found; presentation 5 is not on the ICLR 2025 scale (1, 2, 3, 4); "
+                             "rating 7 is not on the ICLR 2025 scale (1, 3, 5, 6, 8, 10): kept, counted off scale")
+    # Alone, it leaves the review parsed.
+    parsed = parse_review(text.replace("**Presentation:** 5", "**Presentation:** 3").replace(
+        "I checked the main derivations but not the appendix.", "4"), ICLR_2025)
+    assert (parsed.rating, parsed.confidence, parsed.status) == (7, 4, PARSE_OK)
 
 
 def test_fractional_scores_are_rejected():
@@ -583,9 +588,9 @@ def test_parse_reviews_keeps_every_row_and_fills_only_text_records(caplog):
     assert (given["parse_status"], given["rating"], given["strengths"]) == (PARSE_GIVEN, 6, None)
     assert given["subscores"] == [{"name": "soundness", "value": 3}]
     assert (text["summary"], text["strengths"], text["weaknesses"]) == ("A GAN for tables.", "Fast.", "Small data.")
-    # 7 is not on the ICLR 2025 scale.
-    assert (text["rating"], text["confidence"], text["parse_status"]) == (None, 3, PARSE_PARTIAL)
-    assert text["parse_reason"] == "rating 7 is not on the ICLR 2025 scale (1, 3, 5, 6, 8, 10)"
+    # 7 is not on the ICLR 2025 scale: kept as a field's rating would be, for evaluate to count off scale.
+    assert (text["rating"], text["confidence"], text["parse_status"]) == (7, 3, PARSE_OK)
+    assert text["parse_reason"] == "rating 7 is not on the ICLR 2025 scale (1, 3, 5, 6, 8, 10): kept, counted off scale"
     assert (empty["parse_status"], empty["parse_reason"]) == (PARSE_FAILED, "no text")
     assert (blank["parse_status"], blank["parse_reason"]) == (PARSE_FAILED, "no text")
     # A venue without a scale file falls back to the generic 1-10 scale.

@@ -1,0 +1,93 @@
+"""The review parser alone: microseconds per review, by kind of review, against another checkout's parser.
+
+    python benchmarks/parser_throughput.py --against DIR [--size 30000] [--seed 0] [--rounds 5]
+
+Parses the model reviews, the human reviews (both as ``praib evaluate`` sees them in
+``benchmarks/evaluate_scale.py``'s records) and the real reviews of ``../shared/data`` (DISAPERE's ICLR
+reviews, when present) among the first ``--size`` rows of the parser-and-metrics corpus
+(``benchmarks/review_corpus.py``), each on its venue-year's scales, with ``praib.parsing.parse_review``
+of this checkout and of ``DIR`` (e.g. a ``git archive`` of the commit before a change) in the same
+process, in alternating rounds, and prints the best round of each in microseconds per review, the ratio,
+and the load average before and after (other busy processes slow both sides alike, but not exactly).
+``DIR``'s parser module is loaded from its file and uses this checkout's records and scales.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+import time
+from pathlib import Path
+
+KINDS = ("model review", "human review", "disapere review")
+
+
+def load_parser(tree: Path):
+    """``praib/parsing.py`` of another checkout, as a module of its own."""
+    spec = importlib.util.spec_from_file_location("baseline_parsing", tree / "praib" / "parsing.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def best_seconds(parse, reviews: list, rounds: list[float]) -> None:
+    started = time.perf_counter()
+    for text, scales in reviews:
+        parse(text, scales)
+    rounds.append(time.perf_counter() - started)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--against", type=Path, required=True, help="another checkout of praib to compare with")
+    parser.add_argument("--size", type=int, default=30_000, help="rows of the corpus to draw the reviews from")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv)
+
+    here = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(here))
+    from review_corpus import corpus
+
+    from praib.parsing import parse_review
+    from praib.scales import UnknownScaleError, generic_scales, venue_scales
+
+    baseline = load_parser(args.against.resolve())
+    scales: dict = {}
+
+    def scales_for(venue, year):
+        if (venue, year) not in scales:
+            try:
+                scales[venue, year] = venue_scales(venue, year) if venue else generic_scales()
+            except UnknownScaleError:
+                scales[venue, year] = generic_scales()
+        return scales[venue, year]
+
+    rows = corpus(args.size, args.seed)
+    reviews = {kind: [(row["text"], scales_for(row["venue"], row["year"])) for row in rows if row["kind"] == kind]
+               for kind in KINDS}
+    print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())} on {os.cpu_count()} cores")
+    for kind, texts in reviews.items():
+        if not texts:
+            print(f"{kind}: none in the first {args.size:,} rows of the corpus")
+            continue
+        for text, scale in texts[:200]:  # warm both: label tables, caches
+            baseline.parse_review(text, scale)
+            parse_review(text, scale)
+        old: list[float] = []
+        new: list[float] = []
+        for _ in range(args.rounds):
+            best_seconds(baseline.parse_review, texts, old)
+            best_seconds(parse_review, texts, new)
+        old_us, new_us = (1e6 * min(times) / len(texts) for times in (old, new))
+        print(f"{kind}: {len(texts):,} reviews, {old_us:.1f} µs per review --against, {new_us:.1f} µs here, "
+              f"{old_us / new_us:.2f}x")
+    print(f"load average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
