@@ -154,15 +154,36 @@ def _is_rating(rating: float | None) -> bool:
     return rating is not None and not math.isnan(rating)
 
 
+def _codes(values: Sequence) -> tuple[list, np.ndarray]:
+    """The distinct ``values`` in order of first appearance, and each value's position among them (by column:
+    Arrow hashes strings, any other values go through a dict)."""
+    import pyarrow as pa  # not at import time: praib's commands that never compare ratings start without it
+
+    if len(values) and isinstance(values[0], str):
+        try:
+            encoded = pa.array(values, type=pa.string()).dictionary_encode()
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            encoded = None
+        if encoded is not None and encoded.null_count == 0:
+            return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp)
+    positions: dict = {}
+    codes = np.fromiter((positions.setdefault(v, len(positions)) for v in values), dtype=np.intp, count=len(values))
+    return list(positions), codes
+
+
 def _slices(paper_ids: Sequence[str], ratings: Sequence[float | None], venues: Sequence[str],
-            year_groups: Sequence[str]) -> dict[str, dict[str, list[int]]]:
-    """Row positions per venue and year group, the years in chronological order."""
+            year_groups: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
+    """Row positions (ascending) per venue and year group, the venues in order of first appearance, the years in
+    chronological order."""
     if not len(paper_ids) == len(ratings) == len(venues) == len(year_groups):
         raise ValueError(f"{len(paper_ids)} paper ids, {len(ratings)} ratings, {len(venues)} venues and "
                          f"{len(year_groups)} year groups: the columns must be parallel")
-    rows: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-    for i, (venue, year) in enumerate(zip(venues, year_groups)):
-        rows[venue][year].append(i)
+    pairs, codes = _codes(list(zip(venues, year_groups)))
+    order = np.argsort(codes, kind="stable")
+    bounds = np.cumsum(np.bincount(codes, minlength=len(pairs)))
+    rows: dict[str, dict[str, np.ndarray]] = defaultdict(dict)
+    for (venue, year), stop, size in zip(pairs, bounds.tolist(), np.diff(bounds, prepend=0).tolist()):
+        rows[venue][year] = order[stop - size:stop]
     return {venue: {year: by_year[year] for year in sorted(by_year, key=_year_order)}
             for venue, by_year in rows.items()}
 
@@ -199,16 +220,6 @@ def alpha_by_venue(
             "n_ratings": n_ratings,
         }
     return result
-
-
-def _panel_counts(panels: Sequence[str], domain: Sequence[float], ratings,
-                  row: dict[str, int] | None = None) -> np.ndarray:
-    """panels x domain counts of ``(paper_id, rating)`` pairs (``row``: each panel's position, when known)."""
-    row, column = row or {p: i for i, p in enumerate(panels)}, {v: j for j, v in enumerate(domain)}
-    counts = np.zeros((len(panels), len(domain)), dtype=int)
-    for paper, rating in ratings:
-        counts[row[paper], column[rating]] += 1
-    return counts
 
 
 def panel_agreement(
@@ -252,20 +263,34 @@ class HumanPanels:
     def __init__(self, human_paper_ids: Sequence[str], human_ratings: Sequence[float | None],
                  human_venues: Sequence[str], human_year_groups: Sequence[str]) -> None:
         slices = _slices(human_paper_ids, human_ratings, human_venues, human_year_groups)
-        self._counts: dict[str, int] = defaultdict(int)
-        for paper, rating in zip(human_paper_ids, human_ratings):
-            if rating is not None and not math.isnan(rating):
-                self._counts[paper] += 1
+        # By column (a reference holds a million ratings): each paper's code, the rows with a valid rating, and
+        # how many each paper has.
+        papers, paper_codes = _codes(human_paper_ids)
+        valid = np.fromiter((_is_rating(r) for r in human_ratings), dtype=bool, count=len(human_ratings))
+        in_panel = np.bincount(paper_codes[valid], minlength=len(papers))[paper_codes] >= 2
+        self._panelled = {papers[code] for code in np.unique(paper_codes[in_panel]).tolist()}
+        # Each paper's place among the papers sorted by id: a year's panels are in that order.
+        by_id = sorted(range(len(papers)), key=papers.__getitem__)
+        id_rank = np.empty(len(papers), dtype=np.intp)
+        id_rank[by_id] = np.arange(len(papers))
         self._years: dict[str, dict[str, tuple]] = {}
+        #: Each panelled paper's places: (venue, year group, its row among the year's panels).
+        self._places: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
         for venue, by_year in slices.items():
             self._years[venue] = {}
             for year, rows in by_year.items():
-                rows = [i for i in rows if self._counts.get(human_paper_ids[i], 0) >= 2]
-                ids, values = [human_paper_ids[i] for i in rows], [human_ratings[i] for i in rows]
-                panels, domain = sorted(set(ids)), sorted(set(values))
-                self._years[venue][year] = panels, domain, _panel_counts(panels, domain, zip(ids, values))
-        self._panel_rows = {(venue, year): {p: i for i, p in enumerate(panels)} for venue, by_year in self._years.items()
-                            for year, (panels, _, _) in by_year.items()}
+                rows = rows[in_panel[rows] & valid[rows]]
+                ranks, panel_rows = np.unique(id_rank[paper_codes[rows]], return_inverse=True)
+                panels = [papers[by_id[rank]] for rank in ranks.tolist()]
+                values = [human_ratings[i] for i in rows.tolist()]
+                domain = sorted(set(values))
+                column = {v: j for j, v in enumerate(domain)}
+                counts = np.zeros((len(panels), len(domain)), dtype=int)
+                np.add.at(counts, (panel_rows, np.fromiter((column[v] for v in values), dtype=np.intp,
+                                                           count=len(values))), 1)
+                self._years[venue][year] = panels, domain, counts
+                for row, paper in enumerate(panels):
+                    self._places[paper].append((venue, year, row))
         # alpha_H of each venue and year group, the same for every model: computed for the first one.
         self._alpha_human: dict[tuple[str, str], np.ndarray] = {}
 
@@ -284,13 +309,17 @@ class HumanPanels:
         """:func:`panel_agreement` of these panels and a model's ratings."""
         if len(model_paper_ids) != len(model_ratings):
             raise ValueError(f"{len(model_paper_ids)} model paper ids but {len(model_ratings)} model ratings")
-        model_by_paper: dict[str, list[float]] = defaultdict(list)
+        # The model's ratings placed in the panels they join, by venue and year group: panel rows and ratings.
+        added: dict[tuple[str, str], tuple[list, list]] = defaultdict(lambda: ([], []))
         n_unmatched = 0
         for paper, rating in zip(model_paper_ids, model_ratings):
             if not _is_rating(rating):
                 continue
-            if self._counts.get(paper, 0) >= 2:
-                model_by_paper[paper].append(rating)
+            if paper in self._panelled:
+                for venue, year, row in self._places[paper]:
+                    rows, ratings = added[(venue, year)]
+                    rows.append(row)
+                    ratings.append(rating)
             else:
                 n_unmatched += 1
         if n_unmatched:
@@ -300,17 +329,17 @@ class HumanPanels:
         for venue, by_year in self._years.items():
             per_year, averaged, n_papers, n_model_ratings = {}, [], 0, 0
             for year, (panels, human_domain, human_counts) in by_year.items():
-                # The model's ratings of these panels, looked up by the model's papers (a million human reviews make
-                # far more panels than a model rates); counted, so their order does not matter.
-                rows = self._panel_rows[(venue, year)]
-                added = [(paper, r) for paper, ratings in model_by_paper.items() if paper in rows for r in ratings]
-                domain = sorted({*human_domain, *(r for _, r in added)})
+                rows, ratings = added.get((venue, year), ([], []))
+                domain = sorted({*human_domain, *ratings})
                 if domain != human_domain:  # values only the model gave: columns of zeros for the panels
                     widened = np.zeros((len(panels), len(domain)), dtype=int)
                     widened[:, [domain.index(v) for v in human_domain]] = human_counts
                     human_counts = widened
-                draw_human, draw_with_model = self._alpha_draws(venue, year, human_counts,
-                                                                _panel_counts(panels, domain, added, rows), domain)
+                column = {v: j for j, v in enumerate(domain)}
+                model_counts = np.zeros((len(panels), len(domain)), dtype=int)
+                np.add.at(model_counts, (np.asarray(rows, dtype=np.intp),
+                                         np.array([column[r] for r in ratings], dtype=np.intp)), 1)
+                draw_human, draw_with_model = self._alpha_draws(venue, year, human_counts, model_counts, domain)
                 alpha_human = None if np.isnan(draw_human[0]) else float(draw_human[0])
                 alpha_with_model = None if np.isnan(draw_with_model[0]) else float(draw_with_model[0])
                 both = alpha_human is not None and alpha_with_model is not None
@@ -322,7 +351,7 @@ class HumanPanels:
                 if both:
                     averaged.append(per_year[year])
                     n_papers += len(panels)
-                    n_model_ratings += len(added)
+                    n_model_ratings += len(ratings)
             alpha_human = _mean([y["alpha_human"] for y in averaged])
             alpha_with_model = _mean([y["alpha_with_model"] for y in averaged])
             result[venue] = {
