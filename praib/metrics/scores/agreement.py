@@ -154,7 +154,7 @@ def _is_rating(rating: float | None) -> bool:
     return rating is not None and not math.isnan(rating)
 
 
-def _codes(values: Sequence) -> tuple[list, np.ndarray]:
+def codes_by_first_appearance(values: Sequence) -> tuple[list, np.ndarray]:
     """The distinct ``values`` in order of first appearance, and each value's position among them (by column:
     Arrow hashes strings, any other values go through a dict)."""
     import pyarrow as pa  # not at import time: praib's commands that never compare ratings start without it
@@ -178,7 +178,7 @@ def _slices(paper_ids: Sequence[str], ratings: Sequence[float | None], venues: S
     if not len(paper_ids) == len(ratings) == len(venues) == len(year_groups):
         raise ValueError(f"{len(paper_ids)} paper ids, {len(ratings)} ratings, {len(venues)} venues and "
                          f"{len(year_groups)} year groups: the columns must be parallel")
-    pairs, codes = _codes(list(zip(venues, year_groups)))
+    pairs, codes = codes_by_first_appearance(list(zip(venues, year_groups)))
     order = np.argsort(codes, kind="stable")
     bounds = np.cumsum(np.bincount(codes, minlength=len(pairs)))
     rows: dict[str, dict[str, np.ndarray]] = defaultdict(dict)
@@ -265,7 +265,7 @@ class HumanPanels:
         slices = _slices(human_paper_ids, human_ratings, human_venues, human_year_groups)
         # By column (a reference holds a million ratings): each paper's code, the rows with a valid rating, and
         # how many each paper has.
-        papers, paper_codes = _codes(human_paper_ids)
+        papers, paper_codes = codes_by_first_appearance(human_paper_ids)
         valid = np.fromiter((_is_rating(r) for r in human_ratings), dtype=bool, count=len(human_ratings))
         in_panel = np.bincount(paper_codes[valid], minlength=len(papers))[paper_codes] >= 2
         self._panelled = {papers[code] for code in np.unique(paper_codes[in_panel]).tolist()}
