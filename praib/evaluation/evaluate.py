@@ -24,7 +24,7 @@ import numpy as np
 from datasets import Dataset
 
 from praib._version import __version__
-from praib.metrics.scores.agreement import (HumanPanels, alpha_by_venue, codes_by_first_appearance,
+from praib.metrics.scores.agreement import (HumanPanels, alpha_by_venue, row_codes_by_first_appearance,
                                            self_agreement_by_venue)
 from praib.metrics.scores.distributions import (confidence_gap_to_medians, distribution_difference_of_counts,
                                                 normalised_distribution_of_counts, panel_medians)
@@ -157,8 +157,9 @@ def _by_venue_year(columns: dict, kind: str) -> dict[tuple, tuple[np.ndarray, np
     arrays (the venue-years in the order of their first score)."""
     values = np.array(columns[kind], dtype=float)  # None is NaN
     scored = np.flatnonzero(~np.isnan(values))
-    venue_years, codes = codes_by_first_appearance(list(zip([columns["venue"][i] for i in scored.tolist()],
-                                                            [columns["year"][i] for i in scored.tolist()])))
+    at = scored.tolist()
+    venue_years, codes = row_codes_by_first_appearance([columns["venue"][i] for i in at],
+                                                       [columns["year"][i] for i in at])
     decisions = np.array(columns["decision"], dtype=object)[scored]
     order = np.argsort(codes, kind="stable")
     ends = np.cumsum(np.bincount(codes, minlength=len(venue_years))).tolist()

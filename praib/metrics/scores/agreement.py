@@ -156,19 +156,35 @@ def _is_rating(rating: float | None) -> bool:
 
 def codes_by_first_appearance(values: Sequence) -> tuple[list, np.ndarray]:
     """The distinct ``values`` in order of first appearance, and each value's position among them (by column:
-    Arrow hashes strings, any other values go through a dict)."""
+    Arrow hashes strings and whole numbers, any other values go through a dict)."""
     import pyarrow as pa  # not at import time: praib's commands that never compare ratings start without it
 
-    if len(values) and isinstance(values[0], str):
+    arrow_type = {str: pa.string(), int: pa.int64()}.get(type(values[0])) if len(values) else None
+    if arrow_type is not None:
         try:
-            encoded = pa.array(values, type=pa.string()).dictionary_encode()
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            encoded = pa.array(values, type=arrow_type).dictionary_encode()
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
             encoded = None
         if encoded is not None and encoded.null_count == 0:
             return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp)
     positions: dict = {}
     codes = np.fromiter((positions.setdefault(v, len(positions)) for v in values), dtype=np.intp, count=len(values))
     return list(positions), codes
+
+
+def row_codes_by_first_appearance(*columns: Sequence) -> tuple[list[tuple], np.ndarray]:
+    """:func:`codes_by_first_appearance` of the rows of parallel ``columns`` (as tuples), each column coded on
+    its own and the codes combined."""
+    combined = np.zeros(len(columns[0]), dtype=np.int64)
+    for column in columns:
+        distinct, codes = codes_by_first_appearance(column)
+        combined = combined * max(len(distinct), 1) + codes
+    _, first, codes = np.unique(combined, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    rows = [tuple(column[i] for column in columns) for i in first[order].tolist()]
+    return rows, rank[codes.reshape(-1)]
 
 
 def _slices(paper_ids: Sequence[str], ratings: Sequence[float | None], venues: Sequence[str],
@@ -178,7 +194,7 @@ def _slices(paper_ids: Sequence[str], ratings: Sequence[float | None], venues: S
     if not len(paper_ids) == len(ratings) == len(venues) == len(year_groups):
         raise ValueError(f"{len(paper_ids)} paper ids, {len(ratings)} ratings, {len(venues)} venues and "
                          f"{len(year_groups)} year groups: the columns must be parallel")
-    pairs, codes = codes_by_first_appearance(list(zip(venues, year_groups)))
+    pairs, codes = row_codes_by_first_appearance(venues, year_groups)
     order = np.argsort(codes, kind="stable")
     bounds = np.cumsum(np.bincount(codes, minlength=len(pairs)))
     rows: dict[str, dict[str, np.ndarray]] = defaultdict(dict)
@@ -266,7 +282,7 @@ class HumanPanels:
         # By column (a reference holds a million ratings): each paper's code, the rows with a valid rating, and
         # how many each paper has.
         papers, paper_codes = codes_by_first_appearance(human_paper_ids)
-        valid = np.fromiter((_is_rating(r) for r in human_ratings), dtype=bool, count=len(human_ratings))
+        valid = ~np.isnan(np.array(human_ratings, dtype=float))  # None is NaN
         in_panel = np.bincount(paper_codes[valid], minlength=len(papers))[paper_codes] >= 2
         self._panelled = {papers[code] for code in np.unique(paper_codes[in_panel]).tolist()}
         # Each paper's place among the papers sorted by id: a year's panels are in that order.
