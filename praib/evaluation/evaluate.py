@@ -30,6 +30,7 @@ from praib.metrics.scores.distributions import (confidence_gap_to_medians, distr
                                                 normalised_distribution_of_counts, panel_medians)
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
+from praib.evaluation.collector import fewer_collections
 from praib.evaluation.partial import INPUT, REFERENCE, Partial
 from praib.evaluation.scored import SCORED_FIELDS, ScoredReviews
 from praib.evaluation.results import (AcrossModels, EvaluationResult, GroupResult, InvalidJudgeAnswers, JudgedRun,
@@ -93,15 +94,20 @@ def off_scale(columns: Mapping[str, Sequence], kind: str, scale: str) -> list[bo
     alike (Krippendorff's alpha, the distributions, the gaps to the human median, the leaderboard's means),
     as a score read from a review's text off its scale is never taken, and they are counted
     (``n_out_of_scale``)."""
-    allowed: dict[tuple, tuple[int, ...]] = {}  # looked up once per venue-year, not per review
-    found = []
-    for value, venue, year in zip(columns[kind], columns["venue"], columns["year"]):
-        if value is None:
-            found.append(False)
-            continue
-        if (venue, year) not in allowed:
-            allowed[(venue, year)] = scale_values(venue, year, kind, scale)
-        found.append(value not in allowed[(venue, year)])
+    return _off_scale(columns, kind, scale).tolist()
+
+
+def _off_scale(columns: Mapping[str, Sequence], kind: str, scale: str) -> np.ndarray:
+    """:func:`off_scale` by column: each venue-year's scale looked up once, its reviews' scores tested at once."""
+    values = np.array(columns[kind], dtype=float)  # None is NaN
+    found = np.zeros(len(values), dtype=bool)
+    given = np.flatnonzero(~np.isnan(values))
+    at = given.tolist()
+    venue_years, codes = row_codes_by_first_appearance([columns["venue"][i] for i in at],
+                                                       [columns["year"][i] for i in at])
+    for code, (venue, year) in enumerate(venue_years):
+        rows = given[codes == code]
+        found[rows] = ~np.isin(values[rows], scale_values(venue, year, kind, scale))
     return found
 
 
@@ -110,10 +116,10 @@ def on_scale(columns: dict, scale: str) -> tuple[dict, dict[str, int]]:
     each kind were."""
     kept, counts = dict(columns), {}
     for kind in ("rating", "confidence"):
-        off = off_scale(columns, kind, scale)
-        counts[kind] = sum(off)
+        off = _off_scale(columns, kind, scale)
+        counts[kind] = int(np.count_nonzero(off))
         if counts[kind]:
-            kept[kind] = [None if out else value for value, out in zip(columns[kind], off)]
+            kept[kind] = [None if out else value for value, out in zip(columns[kind], off.tolist())]
     return kept, counts
 
 
@@ -233,9 +239,8 @@ def _gap(group: dict, human: "_Reference", kind: str) -> dict:
     def pick(columns, by=None, wanted=None):
         if by is None:
             return columns["paper_id"], columns[kind]
-        chosen = [(paper, value) for paper, value, d in zip(columns["paper_id"], columns[kind], columns[by])
-                  if d == wanted]
-        return [paper for paper, _ in chosen], [value for _, value in chosen]
+        at = np.flatnonzero(np.array(columns[by], dtype=object) == wanted).tolist()
+        return [columns["paper_id"][i] for i in at], [columns[kind][i] for i in at]
 
     def gap(by=None, wanted=None):
         medians = human.once(("medians", kind, by, wanted), lambda: panel_medians(*pick(human.columns, by, wanted)))
@@ -248,23 +253,22 @@ def _gap(group: dict, human: "_Reference", kind: str) -> dict:
     return overall
 
 
-def _rated(columns: dict) -> list[tuple]:
-    """(paper, rating, venue, year) of the reviews with a rating and a venue."""
-    return [(paper, rating, venue, year) for paper, rating, venue, year
-            in zip(columns["paper_id"], columns["rating"], columns["venue"], columns["year"])
-            if rating is not None and venue is not None]
+def _rated(columns: dict) -> list[int]:
+    """The positions of the reviews with a rating and a venue."""
+    rated = ~np.isnan(np.array(columns["rating"], dtype=float))  # None is NaN
+    rated[[i for i, venue in enumerate(columns["venue"]) if venue is None]] = False
+    return np.flatnonzero(rated).tolist()
 
 
 def _rated_by_year_group(columns: dict) -> tuple[list, ...]:
     """Paper ids, ratings, venues and year groups of the rated reviews with a venue: the human side of
     :func:`panel_agreement`, or one run of :func:`self_agreement_by_venue`."""
-    year_groups: dict[tuple, str] = {}  # looked up once per venue-year, not per review
     rated = _rated(columns)
-    for _, _, venue, year in rated:
-        if (venue, year) not in year_groups:
-            year_groups[(venue, year)] = year_group_of(venue, year)
-    return ([paper for paper, *_ in rated], [rating for _, rating, _, _ in rated],
-            [venue for _, _, venue, _ in rated], [year_groups[(venue, year)] for _, _, venue, year in rated])
+    venues, years = [columns["venue"][i] for i in rated], [columns["year"][i] for i in rated]
+    venue_years, codes = row_codes_by_first_appearance(venues, years)
+    year_groups = [year_group_of(venue, year) for venue, year in venue_years]  # once per venue-year, not per review
+    return ([columns["paper_id"][i] for i in rated], [columns["rating"][i] for i in rated], venues,
+            [year_groups[code] for code in codes.tolist()])
 
 
 def _agreement(group: dict, human: "_Reference", is_reference: bool) -> dict:
@@ -275,7 +279,7 @@ def _agreement(group: dict, human: "_Reference", is_reference: bool) -> dict:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         panels = human.once("panels", lambda: HumanPanels(*human.panels))
-        agreement = panels.agreement([paper for paper, *_ in model], [rating for _, rating, _, _ in model])
+        agreement = panels.agreement([group["paper_id"][i] for i in model], [group["rating"][i] for i in model])
     # Ratings of papers without a human panel cannot join one; say so in the results, not on stderr.
     notes = [str(w.message) for w in caught]
     for detail in agreement.values():
@@ -433,6 +437,11 @@ def _write_per_review(folder: Path, table: ScoredReviews, rows: np.ndarray, judg
 
 def result_of(partial: Partial, entries: list[dict] | None = None, judged: JudgedRun | None = None) -> EvaluationResult:
     """The evaluation result of everything ``partial`` folded (its group ``entries`` when computed already)."""
+    with fewer_collections():  # the layout's lists and tuples of every review hold no cycles
+        return _result_of(partial, entries, judged)
+
+
+def _result_of(partial: Partial, entries: list[dict] | None, judged: JudgedRun | None) -> EvaluationResult:
     n_input, n_reference = partial.sizes()
     groups = [GroupResult(**{k: v for k, v in entry.items() if k != "key"})
               for entry in (group_entries(partial) if entries is None else entries)]
