@@ -44,7 +44,12 @@ def _pairable_value_counts(paper_ids: Sequence[str],
         raise ValueError(f"{len(paper_ids)} paper ids but {len(ratings)} ratings")
     values = np.array([np.nan if r is None else r for r in ratings], dtype=float)
     valid = ~np.isnan(values)
-    _, unit = np.unique(np.asarray(paper_ids, dtype=object)[valid], return_inverse=True)
+    # Each paper's place among the papers sorted by id (the rows of the matrix): coded by hash, only the distinct
+    # ids sorted.
+    papers, codes = codes_by_first_appearance([paper for paper, kept in zip(paper_ids, valid.tolist()) if kept])
+    by_id = np.empty(len(papers), dtype=np.intp)
+    by_id[sorted(range(len(papers)), key=papers.__getitem__)] = np.arange(len(papers))
+    unit = by_id[codes]
     unit_sizes = np.bincount(unit)
     # A paper rated once has no pair to disagree within; Krippendorff leaves it out of
     # the marginals too, so it is dropped before the value domain is taken.
@@ -175,16 +180,25 @@ def codes_by_first_appearance(values: Sequence) -> tuple[list, np.ndarray]:
 def row_codes_by_first_appearance(*columns: Sequence) -> tuple[list[tuple], np.ndarray]:
     """:func:`codes_by_first_appearance` of the rows of parallel ``columns`` (as tuples), each column coded on
     its own and the codes combined."""
-    combined = np.zeros(len(columns[0]), dtype=np.int64)
+    combined, size = np.zeros(len(columns[0]), dtype=np.int64), 1
     for column in columns:
         distinct, codes = codes_by_first_appearance(column)
-        combined = combined * max(len(distinct), 1) + codes
-    _, first, codes = np.unique(combined, return_index=True, return_inverse=True)
+        combined, size = combined * max(len(distinct), 1) + codes, size * max(len(distinct), 1)
+    if size > len(combined):  # many distinct rows: sorted
+        _, first, codes = np.unique(combined, return_index=True, return_inverse=True)
+        codes = codes.reshape(-1)
+    else:  # few (venues and years): a table of every combination, no sort of the rows
+        first = np.full(size, len(combined))
+        np.minimum.at(first, combined, np.arange(len(combined)))
+        present = np.flatnonzero(first < len(combined))
+        table = np.empty(size, dtype=np.intp)
+        table[present] = np.arange(len(present))
+        first, codes = first[present], table[combined]
     order = np.argsort(first)
     rank = np.empty(len(order), dtype=np.intp)
     rank[order] = np.arange(len(order))
     rows = [tuple(column[i] for column in columns) for i in first[order].tolist()]
-    return rows, rank[codes.reshape(-1)]
+    return rows, rank[codes]
 
 
 def _slices(paper_ids: Sequence[str], ratings: Sequence[float | None], venues: Sequence[str],
