@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
+from itertools import compress, repeat
 
 import numpy as np
 
@@ -220,9 +221,9 @@ def panel_medians(paper_ids: Sequence[str], scores: Sequence[float | None],
 def gaps_to_medians(model_paper_ids: Sequence[str], model_scores: Sequence[float | None],
                     medians: dict[str, float]) -> np.ndarray:
     """:func:`gaps_to_panel_median` given the human :func:`panel_medians`."""
-    isnan = math.isnan
-    return np.array([score - medians[paper] if score is not None and not isnan(score) and paper in medians
-                     else np.nan for paper, score in zip(model_paper_ids, model_scores)], dtype=float)
+    # By column: the scores with None as NaN, less each paper's median (NaN without one).
+    return (np.array(model_scores, dtype=float)
+            - np.fromiter(map(medians.get, model_paper_ids, repeat(np.nan)), dtype=float, count=len(model_paper_ids)))
 
 
 def confidence_gap(
@@ -254,7 +255,7 @@ def confidence_gap_to_medians(model_paper_ids: Sequence[str], model_confidences:
     """:func:`confidence_gap` given the human :func:`panel_medians`."""
     gaps = gaps_to_medians(model_paper_ids, model_confidences, medians)
     compared = np.isfinite(gaps)
-    papers = {paper for paper, kept in zip(model_paper_ids, compared) if kept}
+    papers = set(compress(model_paper_ids, compared.tolist()))
     gaps = gaps[compared].tolist()
     return {
         **summarise(gaps),
