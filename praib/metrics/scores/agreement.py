@@ -29,6 +29,7 @@ import re
 import warnings
 from collections import defaultdict
 from collections.abc import Sequence
+from itertools import repeat
 
 import krippendorff
 import numpy as np
@@ -297,21 +298,23 @@ class HumanPanels:
         # how many each paper has.
         papers, paper_codes = codes_by_first_appearance(human_paper_ids)
         valid = ~np.isnan(np.array(human_ratings, dtype=float))  # None is NaN
-        in_panel = np.bincount(paper_codes[valid], minlength=len(papers))[paper_codes] >= 2
-        self._panelled = {papers[code] for code in np.unique(paper_codes[in_panel]).tolist()}
+        #: Each paper's code (the model's papers are looked up in it), and whether its paper has a panel.
+        self._code = dict(zip(papers, range(len(papers))))
+        self._panelled = np.bincount(paper_codes[valid], minlength=len(papers)) >= 2
+        in_panel = self._panelled[paper_codes]
         # Each paper's place among the papers sorted by id: a year's panels are in that order.
-        by_id = sorted(range(len(papers)), key=papers.__getitem__)
+        by_id = np.array(sorted(range(len(papers)), key=papers.__getitem__), dtype=np.intp)
         id_rank = np.empty(len(papers), dtype=np.intp)
         id_rank[by_id] = np.arange(len(papers))
         self._years: dict[str, dict[str, tuple]] = {}
-        #: Each panelled paper's places: (venue, year group, its row among the year's panels).
-        self._places: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
+        #: Per venue and year group, each paper's row among its panels (-1: none there), by paper code.
+        self._rows: dict[tuple[str, str], np.ndarray] = {}
         for venue, by_year in slices.items():
             self._years[venue] = {}
             for year, rows in by_year.items():
                 rows = rows[in_panel[rows] & valid[rows]]
                 ranks, panel_rows = np.unique(id_rank[paper_codes[rows]], return_inverse=True)
-                panels = [papers[by_id[rank]] for rank in ranks.tolist()]
+                panels = [papers[code] for code in by_id[ranks].tolist()]
                 values = [human_ratings[i] for i in rows.tolist()]
                 domain = sorted(set(values))
                 column = {v: j for j, v in enumerate(domain)}
@@ -319,8 +322,8 @@ class HumanPanels:
                 np.add.at(counts, (panel_rows, np.fromiter((column[v] for v in values), dtype=np.intp,
                                                            count=len(values))), 1)
                 self._years[venue][year] = panels, domain, counts
-                for row, paper in enumerate(panels):
-                    self._places[paper].append((venue, year, row))
+                self._rows[(venue, year)] = np.full(len(papers), -1, dtype=np.intp)
+                self._rows[(venue, year)][by_id[ranks]] = np.arange(len(panels))
         # alpha_H of each venue and year group, the same for every model: computed for the first one.
         self._alpha_human: dict[tuple[str, str], np.ndarray] = {}
 
@@ -339,19 +342,14 @@ class HumanPanels:
         """:func:`panel_agreement` of these panels and a model's ratings."""
         if len(model_paper_ids) != len(model_ratings):
             raise ValueError(f"{len(model_paper_ids)} model paper ids but {len(model_ratings)} model ratings")
-        # The model's ratings placed in the panels they join, by venue and year group: panel rows and ratings.
-        added: dict[tuple[str, str], tuple[list, list]] = defaultdict(lambda: ([], []))
-        n_unmatched = 0
-        for paper, rating in zip(model_paper_ids, model_ratings):
-            if not _is_rating(rating):
-                continue
-            if paper in self._panelled:
-                for venue, year, row in self._places[paper]:
-                    rows, ratings = added[(venue, year)]
-                    rows.append(row)
-                    ratings.append(rating)
-            else:
-                n_unmatched += 1
+        # By column: the model's valid ratings, each paper's code (-1: no human rating) and whether it has a panel.
+        rated = np.flatnonzero(~np.isnan(np.array(model_ratings, dtype=float)))  # None is NaN
+        codes = np.fromiter(map(self._code.get, [model_paper_ids[i] for i in rated.tolist()], repeat(-1)),
+                            dtype=np.intp, count=len(rated))
+        panelled = codes >= 0
+        panelled[panelled] = self._panelled[codes[panelled]]
+        n_unmatched = int(np.count_nonzero(~panelled))
+        rated, codes = rated[panelled], codes[panelled]
         if n_unmatched:
             warnings.warn(f"{n_unmatched} model ratings are of papers without a human panel "
                           "(two or more human ratings) and were left out", stacklevel=2)
@@ -359,7 +357,10 @@ class HumanPanels:
         for venue, by_year in self._years.items():
             per_year, averaged, n_papers, n_model_ratings = {}, [], 0, 0
             for year, (panels, human_domain, human_counts) in by_year.items():
-                rows, ratings = added.get((venue, year), ([], []))
+                # The model's ratings of these panels and their rows: counted, so their order does not matter.
+                rows = self._rows[(venue, year)][codes]
+                ratings = [model_ratings[i] for i in rated[rows >= 0].tolist()]
+                rows = rows[rows >= 0]
                 domain = sorted({*human_domain, *ratings})
                 if domain != human_domain:  # values only the model gave: columns of zeros for the panels
                     widened = np.zeros((len(panels), len(domain)), dtype=int)
@@ -367,8 +368,7 @@ class HumanPanels:
                     human_counts = widened
                 column = {v: j for j, v in enumerate(domain)}
                 model_counts = np.zeros((len(panels), len(domain)), dtype=int)
-                np.add.at(model_counts, (np.asarray(rows, dtype=np.intp),
-                                         np.array([column[r] for r in ratings], dtype=np.intp)), 1)
+                np.add.at(model_counts, (rows, np.array([column[r] for r in ratings], dtype=np.intp)), 1)
                 draw_human, draw_with_model = self._alpha_draws(venue, year, human_counts, model_counts, domain)
                 alpha_human = None if np.isnan(draw_human[0]) else float(draw_human[0])
                 alpha_with_model = None if np.isnan(draw_with_model[0]) else float(draw_with_model[0])
