@@ -57,7 +57,10 @@ def layout_seconds(tree: Path, partial: Path, output: Path) -> tuple[float, floa
     """CPU and wall seconds of ``result_of`` of ``partial`` with the praib of ``tree``; its JSON into ``output``."""
     tree = tree.resolve()
     done = subprocess.run([sys.executable, "-c", _TIME_LAYOUT, str(tree), str(partial), str(output)],
-                          env=dict(os.environ, PYTHONPATH=str(tree)), check=True, capture_output=True, text=True)
+                          env=dict(os.environ, PYTHONPATH=str(tree)), capture_output=True, text=True)
+    if done.returncode:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise SystemExit(f"Error: the layout with the praib of {tree} failed: {last}")
     cpu, wall = map(float, done.stdout.split())
     return cpu, wall
 
