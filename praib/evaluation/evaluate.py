@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import warnings
-from collections import defaultdict
+from collections import Counter, defaultdict
 from itertools import combinations
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,11 +24,13 @@ import numpy as np
 from datasets import Dataset
 
 from praib._version import __version__
-from praib.metrics.scores.agreement import HumanPanels, alpha_by_venue, self_agreement_by_venue
-from praib.metrics.scores.distributions import (confidence_gap_to_medians, distribution_difference,
-                                                normalised_distribution, panel_medians)
+from praib.metrics.scores.agreement import (HumanPanels, alpha_by_venue, row_codes_by_first_appearance,
+                                           self_agreement_by_venue)
+from praib.metrics.scores.distributions import (confidence_gap_to_medians, distribution_difference_of_counts,
+                                                normalised_distribution_of_counts, panel_medians)
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
+from praib.evaluation.collector import fewer_collections
 from praib.evaluation.partial import INPUT, REFERENCE, Partial
 from praib.evaluation.scored import SCORED_FIELDS, ScoredReviews
 from praib.evaluation.results import (AcrossModels, EvaluationResult, GroupResult, InvalidJudgeAnswers, JudgedRun,
@@ -92,15 +94,20 @@ def off_scale(columns: Mapping[str, Sequence], kind: str, scale: str) -> list[bo
     alike (Krippendorff's alpha, the distributions, the gaps to the human median, the leaderboard's means),
     and they are counted (``n_out_of_scale``). A whole-number rating the parser reads off its scale from a
     review's text is kept in the record for this rule to count, as one given in a field is."""
-    allowed: dict[tuple, tuple[int, ...]] = {}  # looked up once per venue-year, not per review
-    found = []
-    for value, venue, year in zip(columns[kind], columns["venue"], columns["year"]):
-        if value is None:
-            found.append(False)
-            continue
-        if (venue, year) not in allowed:
-            allowed[(venue, year)] = scale_values(venue, year, kind, scale)
-        found.append(value not in allowed[(venue, year)])
+    return _off_scale(columns, kind, scale).tolist()
+
+
+def _off_scale(columns: Mapping[str, Sequence], kind: str, scale: str) -> np.ndarray:
+    """:func:`off_scale` by column: each venue-year's scale looked up once, its reviews' scores tested at once."""
+    values = np.array(columns[kind], dtype=float)  # None is NaN
+    found = np.zeros(len(values), dtype=bool)
+    given = np.flatnonzero(~np.isnan(values))
+    at = given.tolist()
+    venue_years, codes = row_codes_by_first_appearance([columns["venue"][i] for i in at],
+                                                       [columns["year"][i] for i in at])
+    for code, (venue, year) in enumerate(venue_years):
+        rows = given[codes == code]
+        found[rows] = ~np.isin(values[rows], scale_values(venue, year, kind, scale))
     return found
 
 
@@ -109,10 +116,10 @@ def on_scale(columns: dict, scale: str) -> tuple[dict, dict[str, int]]:
     each kind were."""
     kept, counts = dict(columns), {}
     for kind in ("rating", "confidence"):
-        off = off_scale(columns, kind, scale)
-        counts[kind] = sum(off)
+        off = _off_scale(columns, kind, scale)
+        counts[kind] = int(np.count_nonzero(off))
         if counts[kind]:
-            kept[kind] = [None if out else value for value, out in zip(columns[kind], off)]
+            kept[kind] = [None if out else value for value, out in zip(columns[kind], off.tolist())]
     return kept, counts
 
 
@@ -151,18 +158,27 @@ def year_group_of(venue: str | None, year: int | None) -> str:
         return str(year)
 
 
-def _by_venue_year(columns: dict, kind: str) -> dict[tuple, tuple[list, list]]:
-    """The ``kind`` scores of the reviews that have one and their decision classes, per (venue, year)."""
-    found: dict[tuple, tuple[list, list]] = {}
-    for value, venue, year, decision in zip(columns[kind], columns["venue"], columns["year"], columns["decision"]):
-        if value is not None:
-            values, decisions = found.get((venue, year)) or found.setdefault((venue, year), ([], []))
-            values.append(value)
-            decisions.append(decision)
-    return found
+def _by_venue_year(columns: dict, kind: str) -> dict[tuple, tuple[np.ndarray, np.ndarray]]:
+    """The ``kind`` scores of the reviews that have one and their decision classes, per (venue, year), as
+    arrays (the venue-years in the order of their first score)."""
+    values = np.array(columns[kind], dtype=float)  # None is NaN
+    scored = np.flatnonzero(~np.isnan(values))
+    at = scored.tolist()
+    venue_years, codes = row_codes_by_first_appearance([columns["venue"][i] for i in at],
+                                                       [columns["year"][i] for i in at])
+    decisions = np.array(columns["decision"], dtype=object)[scored]
+    order = np.argsort(codes, kind="stable")
+    ends = np.cumsum(np.bincount(codes, minlength=len(venue_years))).tolist()
+    return {venue_year: (values[scored[order[end - size:end]]], decisions[order[end - size:end]])
+            for venue_year, end, size in zip(venue_years, ends, np.diff(ends, prepend=0).tolist())}
 
 
-def _distributions(group: dict[tuple, tuple[list, list]], human: "_Reference", kind: str, scale: str,
+def _counts_on(scores: np.ndarray, values: Sequence[int]) -> dict[int, int]:
+    """How many of ``scores`` are each of ``values``."""
+    return {value: int(np.count_nonzero(scores == value)) for value in values}
+
+
+def _distributions(group: dict[tuple, tuple[np.ndarray, np.ndarray]], human: "_Reference", kind: str, scale: str,
                    is_reference: bool) -> dict:
     """Rating or confidence distributions per venue-year (scores from :func:`_by_venue_year`), with the
     difference from the reference distribution of the same venue-year, overall and by paper decision."""
@@ -173,7 +189,7 @@ def _distributions(group: dict[tuple, tuple[list, list]], human: "_Reference", k
         name = f"{venue or 'unknown venue'} {year_group_of(venue, year) if venue else year}"
         entry = _compare(scores, human.on_scale(kind, (venue, year), None, values), values, is_reference)
         entry["by_decision"] = {
-            decision: _compare(_of_decision(scores, decisions, decision),
+            decision: _compare(scores[decisions == decision],
                                human.on_scale(kind, (venue, year), decision, values), values, is_reference)
             for decision in ("accept", "reject")
         }
@@ -181,44 +197,41 @@ def _distributions(group: dict[tuple, tuple[list, list]], human: "_Reference", k
     return result
 
 
-def _pooled(group: dict[tuple, tuple[list, list]], human: "_Reference", kind: str, scale: str,
+def _pooled(group: dict[tuple, tuple[np.ndarray, np.ndarray]], human: "_Reference", kind: str, scale: str,
             is_reference: bool) -> dict:
     """The distribution pooled over the group's venue-years, on the union of their scales (PRAIB Tables
     16, 17), against the human scores of the same venue-years; each score counted only where it is on
     its own venue-year's scale. ``sum_abs_diff_pp`` is the paper's Σ|Δ| in percentage points,
     ``total_variation`` the same distance on a 0-1 scale (half of Σ|Δ| over 100)."""
-    pooled_group, pooled_human, values = [], [], set()
+    pooled_group, pooled_human, values = Counter(), Counter(), set()
     for venue, year in group:
         allowed = scale_values(venue, year, kind, scale)
         values.update(allowed)
-        pooled_group += [v for v in group[(venue, year)][0] if v in allowed]
-        pooled_human += human.on_scale(kind, (venue, year), None, allowed)[1]
+        pooled_group.update(_counts_on(group[(venue, year)][0], allowed))
+        pooled_human.update(human.on_scale(kind, (venue, year), None, allowed)[1])
     values = sorted(values)
-    if not pooled_group:
+    n_group = sum(pooled_group.values())
+    if not n_group:
         entry = {"distribution": None}
-    elif is_reference or not pooled_human:
-        entry = {"distribution": normalised_distribution(pooled_group, values)}
+    elif is_reference or not sum(pooled_human.values()):
+        entry = {"distribution": normalised_distribution_of_counts(pooled_group, values)}
     else:
-        entry = distribution_difference(pooled_group, pooled_human, values)
+        entry = distribution_difference_of_counts(pooled_group, pooled_human, values)
     return {"values": values, "venue_years": [f"{venue} {year}" for venue, year in sorted(group, key=str)], **entry,
-            "n": len(pooled_group)}
+            "n": n_group}
 
 
-def _of_decision(scores: list, decisions: list, decision: str) -> list:
-    return [score for score, d in zip(scores, decisions) if d == decision]
-
-
-def _compare(group: list, human: tuple[bool, list], values: Sequence[int], is_reference: bool) -> dict:
+def _compare(group: np.ndarray, human: tuple[bool, dict], values: Sequence[int], is_reference: bool) -> dict:
     """``group``'s scores against ``human`` (:meth:`_Reference.on_scale`)."""
-    group_values = [v for v in group if v in values]
-    out_of_scale = len(group) - len(group_values)
-    any_human, human_values = human
+    counts = _counts_on(group, values)
+    on_scale = sum(counts.values())
+    any_human, human_counts = human
     if is_reference or not any_human:
-        entry = {"distribution": normalised_distribution(group_values, values) if group_values else None}
+        entry = {"distribution": normalised_distribution_of_counts(counts, values) if on_scale else None}
     else:
-        entry = distribution_difference(group_values, human_values, values)
-    entry["n"] = len(group_values)
-    entry["n_out_of_scale"] = out_of_scale
+        entry = distribution_difference_of_counts(counts, human_counts, values)
+    entry["n"] = on_scale
+    entry["n_out_of_scale"] = len(group) - on_scale
     return entry
 
 
@@ -226,9 +239,8 @@ def _gap(group: dict, human: "_Reference", kind: str) -> dict:
     def pick(columns, by=None, wanted=None):
         if by is None:
             return columns["paper_id"], columns[kind]
-        chosen = [(paper, value) for paper, value, d in zip(columns["paper_id"], columns[kind], columns[by])
-                  if d == wanted]
-        return [paper for paper, _ in chosen], [value for _, value in chosen]
+        at = np.flatnonzero(np.array(columns[by], dtype=object) == wanted).tolist()
+        return [columns["paper_id"][i] for i in at], [columns[kind][i] for i in at]
 
     def gap(by=None, wanted=None):
         medians = human.once(("medians", kind, by, wanted), lambda: panel_medians(*pick(human.columns, by, wanted)))
@@ -241,23 +253,22 @@ def _gap(group: dict, human: "_Reference", kind: str) -> dict:
     return overall
 
 
-def _rated(columns: dict) -> list[tuple]:
-    """(paper, rating, venue, year) of the reviews with a rating and a venue."""
-    return [(paper, rating, venue, year) for paper, rating, venue, year
-            in zip(columns["paper_id"], columns["rating"], columns["venue"], columns["year"])
-            if rating is not None and venue is not None]
+def _rated(columns: dict) -> list[int]:
+    """The positions of the reviews with a rating and a venue."""
+    rated = ~np.isnan(np.array(columns["rating"], dtype=float))  # None is NaN
+    rated[[i for i, venue in enumerate(columns["venue"]) if venue is None]] = False
+    return np.flatnonzero(rated).tolist()
 
 
 def _rated_by_year_group(columns: dict) -> tuple[list, ...]:
     """Paper ids, ratings, venues and year groups of the rated reviews with a venue: the human side of
     :func:`panel_agreement`, or one run of :func:`self_agreement_by_venue`."""
-    year_groups: dict[tuple, str] = {}  # looked up once per venue-year, not per review
     rated = _rated(columns)
-    for _, _, venue, year in rated:
-        if (venue, year) not in year_groups:
-            year_groups[(venue, year)] = year_group_of(venue, year)
-    return ([paper for paper, *_ in rated], [rating for _, rating, _, _ in rated],
-            [venue for _, _, venue, _ in rated], [year_groups[(venue, year)] for _, _, venue, year in rated])
+    venues, years = [columns["venue"][i] for i in rated], [columns["year"][i] for i in rated]
+    venue_years, codes = row_codes_by_first_appearance(venues, years)
+    year_groups = [year_group_of(venue, year) for venue, year in venue_years]  # once per venue-year, not per review
+    return ([columns["paper_id"][i] for i in rated], [columns["rating"][i] for i in rated], venues,
+            [year_groups[code] for code in codes.tolist()])
 
 
 def _agreement(group: dict, human: "_Reference", is_reference: bool) -> dict:
@@ -268,7 +279,7 @@ def _agreement(group: dict, human: "_Reference", is_reference: bool) -> dict:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         panels = human.once("panels", lambda: HumanPanels(*human.panels))
-        agreement = panels.agreement([paper for paper, *_ in model], [rating for _, rating, _, _ in model])
+        agreement = panels.agreement([group["paper_id"][i] for i in model], [group["rating"][i] for i in model])
     # Ratings of papers without a human panel cannot join one; say so in the results, not on stderr.
     notes = [str(w.message) for w in caught]
     for detail in agreement.values():
@@ -426,6 +437,11 @@ def _write_per_review(folder: Path, table: ScoredReviews, rows: np.ndarray, judg
 
 def result_of(partial: Partial, entries: list[dict] | None = None, judged: JudgedRun | None = None) -> EvaluationResult:
     """The evaluation result of everything ``partial`` folded (its group ``entries`` when computed already)."""
+    with fewer_collections():  # the layout's lists and tuples of every review hold no cycles
+        return _result_of(partial, entries, judged)
+
+
+def _result_of(partial: Partial, entries: list[dict] | None, judged: JudgedRun | None) -> EvaluationResult:
     n_input, n_reference = partial.sizes()
     groups = [GroupResult(**{k: v for k, v in entry.items() if k != "key"})
               for entry in (group_entries(partial) if entries is None else entries)]
@@ -590,7 +606,7 @@ class _Reference:
     them once, for all groups (:meth:`once`)."""
 
     columns: dict
-    by_venue_year: dict[str, dict[tuple, tuple[list, list]]]
+    by_venue_year: dict[str, dict[tuple, tuple[np.ndarray, np.ndarray]]]
     panels: tuple[list, ...] | None
     #: The columns as given (scores off their scale kept) and how many scores of each kind were off it: the
     #: reference's own group entry takes them as they are.
@@ -604,14 +620,14 @@ class _Reference:
             self._taken[key] = take()
         return self._taken[key]
 
-    def on_scale(self, kind: str, venue_year: tuple, decision: str | None, values: Sequence[int]) -> tuple[bool, list]:
+    def on_scale(self, kind: str, venue_year: tuple, decision: str | None, values: Sequence[int]) -> tuple[bool, dict]:
         """Whether the reference has ``kind`` scores of ``venue_year`` (of papers of ``decision``, when given),
-        and those of them on the scale ``values``."""
-        def take() -> tuple[bool, list]:
-            scores, decisions = self.by_venue_year[kind].get(venue_year, ([], []))
+        and how many of them are each value of the scale ``values``."""
+        def take() -> tuple[bool, dict]:
+            scores, decisions = self.by_venue_year[kind].get(venue_year, (np.empty(0), np.empty(0, dtype=object)))
             if decision is not None:
-                scores = _of_decision(scores, decisions, decision)
-            return bool(scores), [v for v in scores if v in values]
+                scores = scores[decisions == decision]
+            return bool(len(scores)), _counts_on(scores, values)
 
         return self.once(("on scale", kind, venue_year, decision, tuple(values)), take)
 

@@ -18,13 +18,13 @@ import multiprocessing
 import os
 import shutil
 import tempfile
-from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Callable
 
+from praib.evaluation.collector import fewer_collections
 from praib.evaluation.partial import INPUT, REFERENCE, Partial
 from praib.evaluation.per_review import PerReviewWriter, check_folder, remove_parts
 from praib.metrics.text.columns import text_columns
@@ -84,7 +84,7 @@ def fold(inputs: Inputs, shard: tuple[int, int] = (0, 1),
     parser = ReviewParser(inputs.scale, warn_unknown=False)  # the merged result names them once
     writer = PerReviewWriter(per_review, shard) if per_review is not None else None
     try:
-        with _fewer_collections():
+        with fewer_collections():
             _fold_batches(inputs, shard, partial, parser, writer, progress)
     except BaseException:
         if writer is not None:
@@ -93,24 +93,6 @@ def fold(inputs: Inputs, shard: tuple[int, int] = (0, 1),
     if writer is not None:
         writer.close()
     return partial
-
-
-#: The thresholds of Python's cycle collector while a shard is folded (the default is (700, 10, 10)): a batch
-#: makes a few hundred thousand records, sections and scores that live until it is folded and hold no cycles;
-#: collecting the youngest objects every 700 new ones walked that batch again and again (about a tenth of the
-#: time of a fold of the benchmark's reviews).
-FOLD_GC_THRESHOLDS = (20_000, 10, 10)
-
-
-@contextmanager
-def _fewer_collections():
-    """Python's cycle collector at :data:`FOLD_GC_THRESHOLDS` within the block, as it was after it."""
-    before = gc.get_threshold()
-    gc.set_threshold(*FOLD_GC_THRESHOLDS)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
 
 
 def _fold_batches(inputs: Inputs, shard: tuple[int, int], partial: Partial, parser: ReviewParser,

@@ -289,12 +289,37 @@ def test_what_the_reader_notes_is_said_once_for_the_merged_shards(tmp_path, capl
     assert labelled == 26
 
 
+def test_the_layout_of_the_groups_collects_cycles_less_often_and_leaves_the_collector_as_it_was(monkeypatch):
+    """The groups' layout makes lists and tuples of every review, none holding a cycle: result_of raises the
+    collector's thresholds while it lays them out and puts them back after, also after an error."""
+    import gc
+
+    from praib.evaluation import evaluate
+    from praib.evaluation.collector import FOLD_GC_THRESHOLDS
+
+    partial, before, during = fold(Inputs(DEMO)), gc.get_threshold(), []
+    laid_out = evaluate.group_entries
+
+    def recording(*args, **kwargs):
+        during.append(gc.get_threshold())
+        return laid_out(*args, **kwargs)
+
+    monkeypatch.setattr(evaluate, "group_entries", recording)
+    evaluate.result_of(partial)
+    assert during == [FOLD_GC_THRESHOLDS] != [before]
+    assert gc.get_threshold() == before
+    monkeypatch.setattr(evaluate, "group_entries", lambda *args: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        evaluate.result_of(partial)
+    assert gc.get_threshold() == before
+
+
 def test_a_fold_collects_cycles_less_often_and_leaves_the_collector_as_it_was():
     """A batch's records hold no cycles: the fold raises the collector's thresholds while it runs (a tenth of its
     time went to walking a batch's objects again and again), and puts them back after, also after an error."""
     import gc
 
-    from praib.evaluation.streamed import FOLD_GC_THRESHOLDS
+    from praib.evaluation.collector import FOLD_GC_THRESHOLDS
 
     before = gc.get_threshold()
     during = []

@@ -29,6 +29,7 @@ import re
 import warnings
 from collections import defaultdict
 from collections.abc import Sequence
+from itertools import repeat
 
 import krippendorff
 import numpy as np
@@ -44,7 +45,12 @@ def _pairable_value_counts(paper_ids: Sequence[str],
         raise ValueError(f"{len(paper_ids)} paper ids but {len(ratings)} ratings")
     values = np.array([np.nan if r is None else r for r in ratings], dtype=float)
     valid = ~np.isnan(values)
-    _, unit = np.unique(np.asarray(paper_ids, dtype=object)[valid], return_inverse=True)
+    # Each paper's place among the papers sorted by id (the rows of the matrix): coded by hash, only the distinct
+    # ids sorted.
+    papers, codes = codes_by_first_appearance([paper for paper, kept in zip(paper_ids, valid.tolist()) if kept])
+    by_id = np.empty(len(papers), dtype=np.intp)
+    by_id[sorted(range(len(papers)), key=papers.__getitem__)] = np.arange(len(papers))
+    unit = by_id[codes]
     unit_sizes = np.bincount(unit)
     # A paper rated once has no pair to disagree within; Krippendorff leaves it out of
     # the marginals too, so it is dropped before the value domain is taken.
@@ -154,15 +160,61 @@ def _is_rating(rating: float | None) -> bool:
     return rating is not None and not math.isnan(rating)
 
 
+def codes_by_first_appearance(values: Sequence) -> tuple[list, np.ndarray]:
+    """The distinct ``values`` in order of first appearance, and each value's position among them (by column:
+    Arrow hashes strings and whole numbers, any other values go through a dict)."""
+    import pyarrow as pa  # not at import time: praib's commands that never compare ratings start without it
+
+    arrow_type = {str: pa.string(), int: pa.int64()}.get(type(values[0])) if len(values) else None
+    if arrow_type is not None:
+        try:
+            encoded = pa.array(values, type=arrow_type).dictionary_encode()
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            encoded = None
+        if encoded is not None and encoded.null_count == 0:
+            return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp)
+    positions: dict = {}
+    codes = np.fromiter((positions.setdefault(v, len(positions)) for v in values), dtype=np.intp, count=len(values))
+    return list(positions), codes
+
+
+def row_codes_by_first_appearance(*columns: Sequence) -> tuple[list[tuple], np.ndarray]:
+    """:func:`codes_by_first_appearance` of the rows of parallel ``columns`` (as tuples), each column coded on
+    its own and the codes combined."""
+    combined, size = np.zeros(len(columns[0]), dtype=np.int64), 1
+    for column in columns:
+        distinct, codes = codes_by_first_appearance(column)
+        combined, size = combined * max(len(distinct), 1) + codes, size * max(len(distinct), 1)
+    if size > len(combined):  # many distinct rows: sorted
+        _, first, codes = np.unique(combined, return_index=True, return_inverse=True)
+        codes = codes.reshape(-1)
+    else:  # few (venues and years): a table of every combination, no sort of the rows
+        first = np.full(size, len(combined))
+        np.minimum.at(first, combined, np.arange(len(combined)))
+        present = np.flatnonzero(first < len(combined))
+        table = np.empty(size, dtype=np.intp)
+        table[present] = np.arange(len(present))
+        first, codes = first[present], table[combined]
+    order = np.argsort(first)
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    rows = [tuple(column[i] for column in columns) for i in first[order].tolist()]
+    return rows, rank[codes]
+
+
 def _slices(paper_ids: Sequence[str], ratings: Sequence[float | None], venues: Sequence[str],
-            year_groups: Sequence[str]) -> dict[str, dict[str, list[int]]]:
-    """Row positions per venue and year group, the years in chronological order."""
+            year_groups: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
+    """Row positions (ascending) per venue and year group, the venues in order of first appearance, the years in
+    chronological order."""
     if not len(paper_ids) == len(ratings) == len(venues) == len(year_groups):
         raise ValueError(f"{len(paper_ids)} paper ids, {len(ratings)} ratings, {len(venues)} venues and "
                          f"{len(year_groups)} year groups: the columns must be parallel")
-    rows: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-    for i, (venue, year) in enumerate(zip(venues, year_groups)):
-        rows[venue][year].append(i)
+    pairs, codes = row_codes_by_first_appearance(venues, year_groups)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.cumsum(np.bincount(codes, minlength=len(pairs)))
+    rows: dict[str, dict[str, np.ndarray]] = defaultdict(dict)
+    for (venue, year), stop, size in zip(pairs, bounds.tolist(), np.diff(bounds, prepend=0).tolist()):
+        rows[venue][year] = order[stop - size:stop]
     return {venue: {year: by_year[year] for year in sorted(by_year, key=_year_order)}
             for venue, by_year in rows.items()}
 
@@ -199,16 +251,6 @@ def alpha_by_venue(
             "n_ratings": n_ratings,
         }
     return result
-
-
-def _panel_counts(panels: Sequence[str], domain: Sequence[float], ratings,
-                  row: dict[str, int] | None = None) -> np.ndarray:
-    """panels x domain counts of ``(paper_id, rating)`` pairs (``row``: each panel's position, when known)."""
-    row, column = row or {p: i for i, p in enumerate(panels)}, {v: j for j, v in enumerate(domain)}
-    counts = np.zeros((len(panels), len(domain)), dtype=int)
-    for paper, rating in ratings:
-        counts[row[paper], column[rating]] += 1
-    return counts
 
 
 def panel_agreement(
@@ -252,20 +294,36 @@ class HumanPanels:
     def __init__(self, human_paper_ids: Sequence[str], human_ratings: Sequence[float | None],
                  human_venues: Sequence[str], human_year_groups: Sequence[str]) -> None:
         slices = _slices(human_paper_ids, human_ratings, human_venues, human_year_groups)
-        self._counts: dict[str, int] = defaultdict(int)
-        for paper, rating in zip(human_paper_ids, human_ratings):
-            if rating is not None and not math.isnan(rating):
-                self._counts[paper] += 1
+        # By column (a reference holds a million ratings): each paper's code, the rows with a valid rating, and
+        # how many each paper has.
+        papers, paper_codes = codes_by_first_appearance(human_paper_ids)
+        valid = ~np.isnan(np.array(human_ratings, dtype=float))  # None is NaN
+        #: Each paper's code (the model's papers are looked up in it), and whether its paper has a panel.
+        self._code = dict(zip(papers, range(len(papers))))
+        self._panelled = np.bincount(paper_codes[valid], minlength=len(papers)) >= 2
+        in_panel = self._panelled[paper_codes]
+        # Each paper's place among the papers sorted by id: a year's panels are in that order.
+        by_id = np.array(sorted(range(len(papers)), key=papers.__getitem__), dtype=np.intp)
+        id_rank = np.empty(len(papers), dtype=np.intp)
+        id_rank[by_id] = np.arange(len(papers))
         self._years: dict[str, dict[str, tuple]] = {}
+        #: Per venue and year group, each paper's row among its panels (-1: none there), by paper code.
+        self._rows: dict[tuple[str, str], np.ndarray] = {}
         for venue, by_year in slices.items():
             self._years[venue] = {}
             for year, rows in by_year.items():
-                rows = [i for i in rows if self._counts.get(human_paper_ids[i], 0) >= 2]
-                ids, values = [human_paper_ids[i] for i in rows], [human_ratings[i] for i in rows]
-                panels, domain = sorted(set(ids)), sorted(set(values))
-                self._years[venue][year] = panels, domain, _panel_counts(panels, domain, zip(ids, values))
-        self._panel_rows = {(venue, year): {p: i for i, p in enumerate(panels)} for venue, by_year in self._years.items()
-                            for year, (panels, _, _) in by_year.items()}
+                rows = rows[in_panel[rows] & valid[rows]]
+                ranks, panel_rows = np.unique(id_rank[paper_codes[rows]], return_inverse=True)
+                panels = [papers[code] for code in by_id[ranks].tolist()]
+                values = [human_ratings[i] for i in rows.tolist()]
+                domain = sorted(set(values))
+                column = {v: j for j, v in enumerate(domain)}
+                counts = np.zeros((len(panels), len(domain)), dtype=int)
+                np.add.at(counts, (panel_rows, np.fromiter((column[v] for v in values), dtype=np.intp,
+                                                           count=len(values))), 1)
+                self._years[venue][year] = panels, domain, counts
+                self._rows[(venue, year)] = np.full(len(papers), -1, dtype=np.intp)
+                self._rows[(venue, year)][by_id[ranks]] = np.arange(len(panels))
         # alpha_H of each venue and year group, the same for every model: computed for the first one.
         self._alpha_human: dict[tuple[str, str], np.ndarray] = {}
 
@@ -284,15 +342,14 @@ class HumanPanels:
         """:func:`panel_agreement` of these panels and a model's ratings."""
         if len(model_paper_ids) != len(model_ratings):
             raise ValueError(f"{len(model_paper_ids)} model paper ids but {len(model_ratings)} model ratings")
-        model_by_paper: dict[str, list[float]] = defaultdict(list)
-        n_unmatched = 0
-        for paper, rating in zip(model_paper_ids, model_ratings):
-            if not _is_rating(rating):
-                continue
-            if self._counts.get(paper, 0) >= 2:
-                model_by_paper[paper].append(rating)
-            else:
-                n_unmatched += 1
+        # By column: the model's valid ratings, each paper's code (-1: no human rating) and whether it has a panel.
+        rated = np.flatnonzero(~np.isnan(np.array(model_ratings, dtype=float)))  # None is NaN
+        codes = np.fromiter(map(self._code.get, [model_paper_ids[i] for i in rated.tolist()], repeat(-1)),
+                            dtype=np.intp, count=len(rated))
+        panelled = codes >= 0
+        panelled[panelled] = self._panelled[codes[panelled]]
+        n_unmatched = int(np.count_nonzero(~panelled))
+        rated, codes = rated[panelled], codes[panelled]
         if n_unmatched:
             warnings.warn(f"{n_unmatched} model ratings are of papers without a human panel "
                           "(two or more human ratings) and were left out", stacklevel=2)
@@ -300,17 +357,19 @@ class HumanPanels:
         for venue, by_year in self._years.items():
             per_year, averaged, n_papers, n_model_ratings = {}, [], 0, 0
             for year, (panels, human_domain, human_counts) in by_year.items():
-                # The model's ratings of these panels, looked up by the model's papers (a million human reviews make
-                # far more panels than a model rates); counted, so their order does not matter.
-                rows = self._panel_rows[(venue, year)]
-                added = [(paper, r) for paper, ratings in model_by_paper.items() if paper in rows for r in ratings]
-                domain = sorted({*human_domain, *(r for _, r in added)})
+                # The model's ratings of these panels and their rows: counted, so their order does not matter.
+                rows = self._rows[(venue, year)][codes]
+                ratings = [model_ratings[i] for i in rated[rows >= 0].tolist()]
+                rows = rows[rows >= 0]
+                domain = sorted({*human_domain, *ratings})
                 if domain != human_domain:  # values only the model gave: columns of zeros for the panels
                     widened = np.zeros((len(panels), len(domain)), dtype=int)
                     widened[:, [domain.index(v) for v in human_domain]] = human_counts
                     human_counts = widened
-                draw_human, draw_with_model = self._alpha_draws(venue, year, human_counts,
-                                                                _panel_counts(panels, domain, added, rows), domain)
+                column = {v: j for j, v in enumerate(domain)}
+                model_counts = np.zeros((len(panels), len(domain)), dtype=int)
+                np.add.at(model_counts, (rows, np.array([column[r] for r in ratings], dtype=np.intp)), 1)
+                draw_human, draw_with_model = self._alpha_draws(venue, year, human_counts, model_counts, domain)
                 alpha_human = None if np.isnan(draw_human[0]) else float(draw_human[0])
                 alpha_with_model = None if np.isnan(draw_with_model[0]) else float(draw_with_model[0])
                 both = alpha_human is not None and alpha_with_model is not None
@@ -322,7 +381,7 @@ class HumanPanels:
                 if both:
                     averaged.append(per_year[year])
                     n_papers += len(panels)
-                    n_model_ratings += len(added)
+                    n_model_ratings += len(ratings)
             alpha_human = _mean([y["alpha_human"] for y in averaged])
             alpha_with_model = _mean([y["alpha_with_model"] for y in averaged])
             result[venue] = {

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from itertools import compress, repeat
 
 import numpy as np
 
@@ -82,17 +83,18 @@ def normalised_distribution(values: Sequence[float | None], scale_values: Sequen
     ValueError naming the offending values: the caller decides whether such scores are
     parse errors to drop or a wrong scale. With no value at all every share is None.
     """
-    return _distribution(_scores(values), scale_values)
+    return _shares(Counter(_scores(values)), scale_values)
 
 
-def _distribution(present: list, scale_values: Sequence[int]) -> dict[int, float | None]:
+def _shares(counts: Mapping[float, int], scale_values: Sequence[int]) -> dict[int, float | None]:
+    """``{v: counts[v] / n}`` over the scale, n being all that ``counts`` counts; ValueError for a value counted
+    outside the scale."""
     scale = set(scale_values)
-    counts = Counter(present)  # the values outside the scale are among its keys: one pass over a million values
-    outside = sorted(v for v in counts if v not in scale)
+    outside = sorted(v for v, count in counts.items() if count and v not in scale)
     if outside:
         raise ValueError(f"values outside the scale {sorted(scale)}: {outside}")
-    n = len(present)
-    return {v: counts[v] / n if n else None for v in sorted(scale)}
+    n = sum(counts.values())
+    return {v: counts.get(v, 0) / n if n else None for v in sorted(scale)}
 
 
 def distribution_difference(
@@ -117,9 +119,16 @@ def distribution_difference(
     "n_human": int}``; when either side has no value, its shares, the differences and
     the distances are None.
     """
-    model_scores, human_scores = _scores(model_values), _scores(human_values)
-    model, human = _distribution(model_scores, scale_values), _distribution(human_scores, scale_values)
-    n_model, n_human = len(model_scores), len(human_scores)
+    return distribution_difference_of_counts(Counter(_scores(model_values)), Counter(_scores(human_values)),
+                                             scale_values)
+
+
+def distribution_difference_of_counts(model_counts: Mapping[float, int], human_counts: Mapping[float, int],
+                                      scale_values: Sequence[int]) -> dict:
+    """:func:`distribution_difference` of the scores counted by value (``{value: count}``): the same numbers,
+    where the scores are counted by column (a reference holds a million)."""
+    model, human = _shares(model_counts, scale_values), _shares(human_counts, scale_values)
+    n_model, n_human = sum(model_counts.values()), sum(human_counts.values())
     if n_model and n_human:
         diff_pp = {v: 100 * (model[v] - human[v]) for v in model}
         abs_diff = float(_sum_abs_differences(np.array([model[v] for v in model]), np.array([human[v] for v in model])))
@@ -135,6 +144,11 @@ def distribution_difference(
         "n_model": n_model,
         "n_human": n_human,
     }
+
+
+def normalised_distribution_of_counts(counts: Mapping[float, int], scale_values: Sequence[int]) -> dict:
+    """:func:`normalised_distribution` of the scores counted by value (``{value: count}``)."""
+    return _shares(counts, scale_values)
 
 
 def _sum_abs_differences(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -207,9 +221,9 @@ def panel_medians(paper_ids: Sequence[str], scores: Sequence[float | None],
 def gaps_to_medians(model_paper_ids: Sequence[str], model_scores: Sequence[float | None],
                     medians: dict[str, float]) -> np.ndarray:
     """:func:`gaps_to_panel_median` given the human :func:`panel_medians`."""
-    isnan = math.isnan
-    return np.array([score - medians[paper] if score is not None and not isnan(score) and paper in medians
-                     else np.nan for paper, score in zip(model_paper_ids, model_scores)], dtype=float)
+    # By column: the scores with None as NaN, less each paper's median (NaN without one).
+    return (np.array(model_scores, dtype=float)
+            - np.fromiter(map(medians.get, model_paper_ids, repeat(np.nan)), dtype=float, count=len(model_paper_ids)))
 
 
 def confidence_gap(
@@ -241,7 +255,7 @@ def confidence_gap_to_medians(model_paper_ids: Sequence[str], model_confidences:
     """:func:`confidence_gap` given the human :func:`panel_medians`."""
     gaps = gaps_to_medians(model_paper_ids, model_confidences, medians)
     compared = np.isfinite(gaps)
-    papers = {paper for paper, kept in zip(model_paper_ids, compared) if kept}
+    papers = set(compress(model_paper_ids, compared.tolist()))
     gaps = gaps[compared].tolist()
     return {
         **summarise(gaps),

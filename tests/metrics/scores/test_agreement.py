@@ -313,3 +313,47 @@ def test_panel_alpha_draws_equal_the_krippendorff_package_draw_by_draw():
         both = both[both.sum(1) >= 2]
         assert a_hl == pytest.approx(krippendorff.alpha(value_counts=both, level_of_measurement="ordinal"),
                                      abs=1e-12)
+
+
+def test_panel_agreement_equals_the_krippendorff_package_on_random_panels():
+    """Panels of two venues and two year groups each, rows shuffled, some ratings missing; a model rating some
+    panels (once or twice), papers without a panel and a value no human gave: each year group's alpha_H and
+    alpha_H+L are the package's on count matrices built here paper by paper."""
+    rng = np.random.default_rng(32)
+    places = [("ICLR", "2023"), ("ICLR", "2024"), ("NeurIPS", "2023"), ("NeurIPS", "2024")]
+    human, model = [], []
+    for number in range(240):
+        venue, year = places[number % 4]
+        paper = f"{venue}-{year}-{rng.integers(10**6):06d}-{number}"
+        quality = rng.integers(1, 6)
+        for _ in range(rng.integers(1, 5)):
+            rating = None if rng.random() < 0.1 else int(np.clip(quality + rng.integers(-1, 2), 1, 5))
+            human.append((paper, rating, venue, year))
+        for _ in range(rng.integers(0, 3)):
+            model.append((paper, None if rng.random() < 0.1 else int(rng.choice([1, 3, 5, 6]))))
+    model.append(("a paper nobody reviewed", 4))
+    human = [human[i] for i in rng.permutation(len(human))]
+    with pytest.warns(UserWarning, match="model ratings are of papers without a human panel"):
+        result = panel_agreement(*map(list, zip(*human)), *map(list, zip(*model)))
+
+    valid = defaultdict(list)
+    for paper, rating, venue, year in human:
+        if rating is not None:
+            valid[(venue, year, paper)].append(rating)
+    for venue, year in places:
+        panels = sorted(p for (v, y, p), ratings in valid.items() if (v, y) == (venue, year) and len(ratings) >= 2)
+        added = {p: [r for q, r in model if q == p and r is not None] for p in panels}
+        domain = sorted({r for p in panels for r in valid[(venue, year, p)]} | {r for p in panels for r in added[p]})
+
+        def counts(with_model):
+            return np.array([[(valid[(venue, year, p)] + (added[p] if with_model else [])).count(v) for v in domain]
+                             for p in panels])
+
+        def package_alpha(matrix):
+            given = matrix.sum(0) > 0
+            return krippendorff.alpha(value_counts=matrix[:, given], value_domain=np.array(domain)[given],
+                                      level_of_measurement="ordinal")
+
+        got = result[venue]["per_year"][year]
+        assert got["alpha_human"] == package_alpha(counts(False))
+        assert got["alpha_with_model"] == package_alpha(counts(True))
