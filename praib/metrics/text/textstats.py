@@ -8,6 +8,8 @@
     cross-reference mentions in total and per type, as :func:`praib.metrics.text.xref.xref_counts`;
 ``xref_per_100_tokens``
     ``100 * xref / tkc``;
+``xref_paper``, ``xref_paper_per_100_tokens``, ``xref_paper_<type>``
+    the same with PRAIB's own categories, as :func:`praib.metrics.text.xref.paper_xref_counts`;
 ``citations``
     number of formatted references, ``len(praib.metrics.text.citations.find_citations(text))``
     (:func:`praib.metrics.text.citations.count_citations`).
@@ -33,9 +35,10 @@ of :mod:`~praib.metrics.text.readability` decide:
   it matches at a character depends only on the few characters around it, which array
   operations test (a full stop right after a short word is checked against the abbreviation
   look-behinds of the expression itself);
-- *cross-references*: the expression is tried only right before words in which a keyword
-  begins (and before "§", see :data:`praib.metrics.text.xref.KEYWORD_RUN`), over the joined
-  chunk, whose separator no reference can cross;
+- *cross-references*: each expression (praib's and PRAIB's categories) is tried only right before
+  words in which one of its keywords begins (and before "§", see
+  :data:`praib.metrics.text.xref.KEYWORD_RUN` and ``PAPER_KEYWORD_RUN``), over the joined chunk,
+  whose separator no reference can cross;
 - *citations*: the citation expressions run only on texts that contain a year-like number.
 
 The calling process and worker processes forked for the call take chunks in turn from a shared
@@ -60,7 +63,8 @@ from praib.metrics.registry import READABILITY
 from praib.metrics.summary import summarise
 from praib.metrics.text import readability as _readability
 from praib.metrics.text.citations import count_citations
-from praib.metrics.text.xref import GROUP_TYPES, KEYWORD_RUN, XREF_PATTERN, XREF_TYPES
+from praib.metrics.text.xref import (KEYWORD_RUN, PAPER_KEYWORD_RUN, PAPER_XREF_PATTERN, PAPER_XREF_TYPES,
+                                     XREF_PATTERN, XREF_TYPES)
 
 __all__ = ["TEXT_METRICS", "CHUNK_SIZE", "score_texts", "readability_summary", "xref_summary"]
 
@@ -69,6 +73,8 @@ __all__ = ["TEXT_METRICS", "CHUNK_SIZE", "score_texts", "readability_summary", "
 TEXT_METRICS: tuple[str, ...] = (
     *READABILITY, "xref", "xref_per_100_tokens",
     *(f"xref_{t}" for t in XREF_TYPES),
+    "xref_paper", "xref_paper_per_100_tokens",
+    *(f"xref_paper_{t}" for t in PAPER_XREF_TYPES),
     "citations",
 )
 #: Texts per unit of work (a chunk) of a process. (The arrays of a larger chunk, a few MB each, are
@@ -78,16 +84,31 @@ CHUNK_SIZE = 200
 _NAN = math.nan
 _N_COLUMNS = len(TEXT_METRICS)
 _COLUMN = {name: j for j, name in enumerate(TEXT_METRICS)}
-# Capturing-group number of an xref match (``match.lastindex``) -> position in XREF_TYPES.
-_TYPE_POSITION = [0] * (XREF_PATTERN.groups + 1)
-for _name, _number in XREF_PATTERN.groupindex.items():
-    _TYPE_POSITION[_number] = XREF_TYPES.index(GROUP_TYPES[_name])
+
+
+class _Expression:
+    """A cross-reference expression as the kernel uses it: its columns' prefix, its element types, where
+    its references can begin (its keyword runs, and "§" or not) and, by capturing-group number of a match
+    (``match.lastindex``), the position of the match's type in ``types``."""
+
+    def __init__(self, column: str, pattern: re.Pattern, types: tuple[str, ...], keyword_run: re.Pattern,
+                 section_sign: bool) -> None:
+        self.column, self.pattern, self.types = column, pattern, types
+        self.keyword_run, self.section_sign = keyword_run, section_sign
+        self.type_position = [0] * (pattern.groups + 1)
+        for name, number in pattern.groupindex.items():
+            self.type_position[number] = types.index(name.split("_")[0])
+
+
+#: praib's categories, then PRAIB's own (:data:`praib.metrics.text.xref.PAPER_XREF_PATTERN`).
+_EXPRESSIONS = (_Expression("xref", XREF_PATTERN, XREF_TYPES, KEYWORD_RUN, True),
+                _Expression("xref_paper", PAPER_XREF_PATTERN, PAPER_XREF_TYPES, PAPER_KEYWORD_RUN, False))
 
 # What this process has learnt about the words (lower-cased, as readability._tokens gives them)
 # it has seen, kept for the life of the process (forked workers send back what they learn): each
-# word's number, and by number the word, its syllables and the number of its entry in
-# _XREF_OFFSETS: where in the word cross-reference keywords begin (0, or after one of its
-# apostrophes), () for most words; entry 1 is (0,), a keyword at the start.
+# word's number, and by number the word, its syllables and, for each of _EXPRESSIONS, the number of
+# its entry in _XREF_OFFSETS: where in the word the expression's keywords begin (0, or after one of
+# its apostrophes), () for most words; entry 1 is (0,), a keyword at the start.
 class _Numbers(dict):
     def __missing__(self, word: bytes) -> int:
         return _learn(word)
@@ -96,7 +117,7 @@ class _Numbers(dict):
 _WORD_NUMBERS = _Numbers()
 _WORDS: list[bytes] = []
 _SYLLABLES = np.zeros(1 << 12, dtype=np.int64)
-_XREF_ENTRIES = np.zeros(1 << 12, dtype=np.int64)
+_XREF_ENTRIES = np.zeros((1 << 12, len(_EXPRESSIONS)), dtype=np.int32)
 _XREF_OFFSETS: list[tuple[int, ...]] = [(), (0,)]
 _XREF_ENTRY = {offsets: entry for entry, offsets in enumerate(_XREF_OFFSETS)}
 # The non-ASCII characters that case-insensitive ASCII letters match in ``re`` ("ı" and "İ"
@@ -105,36 +126,44 @@ _XREF_ENTRY = {offsets: entry for entry, offsets in enumerate(_XREF_OFFSETS)}
 _FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
 
 
-def _learn(word: bytes) -> int:
-    text = word.decode("ascii")
+def _keyword_offsets(text: str, keyword_run: re.Pattern) -> tuple[int, ...]:
+    """Where in the word ``text`` a keyword run begins: at 0 or after one of its apostrophes."""
     offsets, offset = [], 0
     for part in text.split("'"):
-        if KEYWORD_RUN.fullmatch(part):
+        if keyword_run.fullmatch(part):
             offsets.append(offset)
         offset += len(part) + 1
+    return tuple(offsets)
+
+
+def _learn(word: bytes) -> int:
+    text = word.decode("ascii")
     # (the word is its own word type: the memo of readability.count_syllables is not needed)
-    return _remember(word, _readability._syllables_uncached(text), tuple(offsets))
+    return _remember(word, _readability._syllables_uncached(text),
+                     tuple(_keyword_offsets(text, expression.keyword_run) for expression in _EXPRESSIONS))
 
 
-def _remember(word: bytes, syllables: int, offsets: tuple[int, ...]) -> int:
+def _remember(word: bytes, syllables: int, offsets: tuple[tuple[int, ...], ...]) -> int:
+    """Number ``word``, with its syllables and, per expression of _EXPRESSIONS, its keyword offsets."""
     global _SYLLABLES, _XREF_ENTRIES
     number = len(_WORDS)
     if number == len(_SYLLABLES):
         _SYLLABLES = np.concatenate((_SYLLABLES, np.zeros_like(_SYLLABLES)))
         _XREF_ENTRIES = np.concatenate((_XREF_ENTRIES, np.zeros_like(_XREF_ENTRIES)))
     _SYLLABLES[number] = syllables
-    if offsets not in _XREF_ENTRY:
-        _XREF_ENTRY[offsets] = len(_XREF_OFFSETS)
-        _XREF_OFFSETS.append(offsets)
-    _XREF_ENTRIES[number] = _XREF_ENTRY[offsets]
+    for k, found in enumerate(offsets):
+        if found not in _XREF_ENTRY:
+            _XREF_ENTRY[found] = len(_XREF_OFFSETS)
+            _XREF_OFFSETS.append(found)
+        _XREF_ENTRIES[number, k] = _XREF_ENTRY[found]
     _WORDS.append(word)
     _WORD_NUMBERS[word] = number
     return number
 
 
-def _learnt_since(number: int) -> list[tuple[bytes, int, tuple[int, ...]]]:
-    """(word, syllables, keyword offsets) of the words learnt since word ``number``."""
-    return [(word, int(_SYLLABLES[n]), _XREF_OFFSETS[_XREF_ENTRIES[n]])
+def _learnt_since(number: int) -> list[tuple[bytes, int, tuple[tuple[int, ...], ...]]]:
+    """(word, syllables, keyword offsets per expression) of the words learnt since word ``number``."""
+    return [(word, int(_SYLLABLES[n]), tuple(_XREF_OFFSETS[entry] for entry in _XREF_ENTRIES[n].tolist()))
             for n, word in enumerate(_WORDS[number:], number)]
 
 
@@ -272,24 +301,54 @@ def _sentence_cuts(joined: str, codes: np.ndarray, classes: np.ndarray, marks: n
     return np.sort(np.concatenate((marks[ends], breaks[cut])))
 
 
-def _xref_matches(joined: str, candidates: np.ndarray) -> tuple[list[int], list[int]]:
-    """Where (the position of the character after its start) and of which type (position in
-    XREF_TYPES) each cross-reference of ``joined`` is, given (sorted) where one can start: right
-    before each ASCII keyword and each "§". Trying the expression at each possible start in
-    order, after the end of the previous match, finds what finditer finds text by text: no
+def _xref_matches(expression: _Expression, joined: str, candidates: np.ndarray) -> tuple[list[int], list[int]]:
+    """Where (the position of the character after its start) and of which type (position in the
+    expression's types) each of ``expression``'s cross-references of ``joined`` is, given (sorted) where
+    one can start: right before each ASCII keyword (and each "§"). Trying the expression at each possible
+    start in order, after the end of the previous match, finds what finditer finds text by text: no
     match crosses the separator, and the expression reads ";" before and after a text as it
     reads the start and the end of a text (see _SEPARATOR)."""
     positions, types = [], []
-    match = XREF_PATTERN.match
+    match, type_position = expression.pattern.match, expression.type_position
     end = 0
     for start in candidates.tolist():
         if start >= end:
             found = match(joined, start)
             if found is not None:
                 positions.append(start + 1)
-                types.append(_TYPE_POSITION[found.lastindex])
+                types.append(type_position[found.lastindex])
                 end = found.end()
     return positions, types
+
+
+def _xref_counts(expression: _Expression, texts: list[str], joined: str, text_starts: np.ndarray,
+                 word_starts: np.ndarray, entries: np.ndarray, section_signs: np.ndarray,
+                 searched_whole: np.ndarray) -> np.ndarray:
+    """Mentions of each of ``expression``'s types (columns) in each text (rows), given the start of each word
+    in ``joined`` and its entry in _XREF_OFFSETS for the expression, where the "§" are, and the texts to search
+    whole (see _score_present)."""
+    n, n_types = len(texts), len(expression.types)
+    keyword_words = np.flatnonzero(entries)
+    entries = entries[keyword_words]
+    at_start = entries == 1  # entry 1: the offsets (0,)
+    candidates = np.concatenate((
+        word_starts[keyword_words[at_start]] - 1,
+        section_signs - 1 if expression.section_sign else np.empty(0, dtype=np.int64),
+        np.array([start - 1 + offset
+                  for start, entry in zip(word_starts[keyword_words[~at_start]].tolist(), entries[~at_start].tolist())
+                  for offset in _XREF_OFFSETS[entry]], dtype=np.int64)))
+    candidates.sort()
+    if len(searched_whole):
+        owner = np.searchsorted(text_starts, candidates + 1, side="right") - 1
+        candidates = candidates[~np.isin(owner, searched_whole)]
+    positions, types = _xref_matches(expression, joined, candidates)
+    text_of_match = np.searchsorted(text_starts, np.array(positions, dtype=np.int64), side="right") - 1
+    counts = np.bincount(text_of_match * n_types + np.array(types, dtype=np.int64),
+                         minlength=n * n_types).reshape(n, n_types).astype(np.float64)
+    for j in searched_whole.tolist():
+        for found in expression.pattern.finditer(" " + texts[j]):
+            counts[j, expression.type_position[found.lastindex]] += 1
+    return counts
 
 
 def _distinct_per_group(groups: np.ndarray, values: np.ndarray, n_values: int, n_groups: int) -> np.ndarray:
@@ -370,30 +429,14 @@ def _score_present(texts: list[str]) -> np.ndarray:
     new_sentence = new_sentence[:-1]
     n_sentences = np.bincount(text_of_word[new_sentence], minlength=n)
 
-    # Cross-references: tried right before keyword words and "§"; texts with the non-ASCII
-    # characters that case-insensitive ASCII letters match ("ı" matches "i") are searched whole.
-    keyword_words = np.flatnonzero(_XREF_ENTRIES[numbers])
-    entries = _XREF_ENTRIES[numbers[keyword_words]]
-    at_start = entries == 1  # entry 1: the offsets (0,)
+    # Cross-references of each expression: tried right before its keyword words (and "§"); texts with
+    # the non-ASCII characters that case-insensitive ASCII letters match ("ı" matches "i") are searched whole.
     special = rare[(rare_classes & (_SECTION_SIGN | _FOLD)) != 0]
-    candidates = np.concatenate((
-        word_starts[keyword_words[at_start]] - 1,
-        special[codes[special] == ord("§")] - 1,
-        np.array([start - 1 + offset
-                  for start, entry in zip(word_starts[keyword_words[~at_start]].tolist(), entries[~at_start].tolist())
-                  for offset in _XREF_OFFSETS[entry]], dtype=np.int64)))
-    candidates.sort()
+    section_signs = special[codes[special] == ord("§")]
     searched_whole = np.unique(np.searchsorted(text_starts, special[codes[special] != ord("§")], side="right") - 1)
-    if len(searched_whole):
-        owner = np.searchsorted(text_starts, candidates + 1, side="right") - 1
-        candidates = candidates[~np.isin(owner, searched_whole)]
-    positions, types = _xref_matches(joined, candidates)
-    text_of_match = np.searchsorted(text_starts, np.array(positions, dtype=np.int64), side="right") - 1
-    xref = np.bincount(text_of_match * len(XREF_TYPES) + np.array(types, dtype=np.int64),
-                       minlength=n * len(XREF_TYPES)).reshape(n, len(XREF_TYPES)).astype(np.float64)
-    for j in searched_whole.tolist():
-        for found in XREF_PATTERN.finditer(" " + texts[j]):
-            xref[j, _TYPE_POSITION[found.lastindex]] += 1
+    word_entries = _XREF_ENTRIES[numbers]
+    xref_counts = [_xref_counts(expression, texts, joined, text_starts, word_starts, word_entries[:, k],
+                                section_signs, searched_whole) for k, expression in enumerate(_EXPRESSIONS)]
 
     # Every formatted citation has a year, 18xx, 19xx or 20xx (praib.metrics.text.citations;
     # its last two digits are any \d): texts without one have none.
@@ -408,14 +451,17 @@ def _score_present(texts: list[str]) -> np.ndarray:
 
     scores = np.full((n, _N_COLUMNS), _NAN)
     scores[:, _COLUMN["tkc"]] = n_words
-    scores[:, _COLUMN["xref"]] = xref.sum(axis=1)
-    scores[:, [_COLUMN[f"xref_{t}"] for t in XREF_TYPES]] = xref
-    scores[:, _COLUMN["citations"]] = n_citations
     has_words = n_words > 0  # the other scores are undefined without a word
+    for expression, counts in zip(_EXPRESSIONS, xref_counts):
+        total = _COLUMN[expression.column]
+        scores[:, total] = counts.sum(axis=1)
+        scores[:, [_COLUMN[f"{expression.column}_{t}"] for t in expression.types]] = counts
+        scores[has_words, _COLUMN[f"{expression.column}_per_100_tokens"]] = (100 * scores[has_words, total]
+                                                                            / n_words[has_words])
+    scores[:, _COLUMN["citations"]] = n_citations
     for name, values in zip(("ttr", "fre", "fkg"), _readability._scores(
             n_words[has_words], n_types[has_words], n_sentences[has_words], syllables[has_words])):
         scores[has_words, _COLUMN[name]] = values
-    scores[has_words, _COLUMN["xref_per_100_tokens"]] = 100 * scores[has_words, _COLUMN["xref"]] / n_words[has_words]
     return scores
 
 

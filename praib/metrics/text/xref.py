@@ -58,7 +58,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 __all__ = ["XREF_TYPES", "XREF_PATTERN", "GROUP_TYPES", "iter_xref_matches", "XrefMatch", "find_xrefs",
-           "xref_counts", "KEYWORD_RUN", "PAPER_XREF_TYPES", "PAPER_XREF_PATTERN", "paper_xref_counts"]
+           "xref_counts", "KEYWORD_RUN", "PAPER_XREF_TYPES", "PAPER_XREF_PATTERN", "PAPER_KEYWORD_RUN",
+           "paper_xref_counts"]
 
 #: Element types, in the order used for count columns.
 XREF_TYPES: tuple[str, ...] = (
@@ -110,11 +111,9 @@ _KEYWORDS: tuple[tuple[str, str, str, str], ...] = (
 #: A reference starts right before such a run or before "§";
 #: :mod:`praib.metrics.text.textstats` tries the expression only there (a test checks that
 #: every keyword is covered).
-KEYWORD_RUN = re.compile(
-    r"(?:fig(?:ure)?s?|tab(?:le)?s?|tbls?|(?:sub)?sec(?:tion|t)?s?|sub|appendix|appendices|appx|app"
-    r"|eq(?:uation|n)?s?|theorems?|thms?|lemm(?:a|as|ata)|lem|corollar(?:y|ies)|coro?|definitions?"
-    r"|defn?s?|pages?|pgs?|lines?|pp?|ll?)(?:[a-z]|[ivx]+)?"
-)
+_SHARED_RUNS = (r"fig(?:ure)?s?|tab(?:le)?s?|tbls?|(?:sub)?sec(?:tion|t)?s?|sub|eq(?:uation|n)?s?|theorems?|thms?"
+                r"|lemm(?:a|as|ata)|lem|corollar(?:y|ies)|coro?|definitions?|defn?s?|pages?|pgs?|pp?")
+KEYWORD_RUN = re.compile(rf"(?:{_SHARED_RUNS}|appendix|appendices|appx|app|lines?|ll?)(?:[a-z]|[ivx]+)?")
 # "p."/"pp." right after a year or a volume/issue number and a comma is the page range of a
 # formatted citation ("2017, pp. 5998-6008", "vol. 30, pp. 1-9"), not a page of the paper.
 # (Written as look-behinds that end with the already consumed "p".)
@@ -208,6 +207,9 @@ _PAPER_KEYWORDS = tuple(entry for entry in _KEYWORDS if entry[0] in PAPER_XREF_T
 #: PRAIB's categories written with praib's rules (identifiers, lists and ranges, prose that is no reference):
 #: a named variant of :data:`XREF_PATTERN`, to count references as the paper counts them. Search ``" " + text``.
 PAPER_XREF_PATTERN = _build_pattern(_PAPER_KEYWORDS, tuple(entry for entry in _SPECIAL if entry[0] == "page"))
+#: What :data:`KEYWORD_RUN` is to :data:`XREF_PATTERN`, for :data:`PAPER_XREF_PATTERN`: a lower-cased run of ASCII
+#: letters in which one of its references begins ("data" of "data set 2" included); it has no "§".
+PAPER_KEYWORD_RUN = re.compile(rf"(?:{_SHARED_RUNS}|data(?:sets?|bases?)?|ds|db)(?:[a-z]|[ivx]+)?")
 
 
 def paper_xref_counts(text: Optional[str]) -> dict[str, int]:
