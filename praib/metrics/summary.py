@@ -8,7 +8,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from praib.metrics.text.xref import XREF_TYPES
+from praib.metrics.text.xref import PAPER_DIFFERING_TYPES, XREF_TYPES
 
 
 def summarise(values: Iterable[float]) -> dict:
@@ -69,6 +69,17 @@ class XrefSummary(Summary):
                 "per_type": dict(self.per_type)}
 
 
+@dataclass(frozen=True)
+class PaperXrefSummary(Summary):
+    """Cross-references per review in PRAIB's own categories, with the mean count of each category in which they
+    differ from praib's (:data:`praib.metrics.text.xref.PAPER_DIFFERING_TYPES`)."""
+
+    per_type: Mapping[str, float | None]
+
+    def to_dict(self) -> dict:
+        return {**super().to_dict(), "per_type": dict(self.per_type)}
+
+
 def mean_summary(values: Iterable[float]) -> Summary:
     """:func:`summarise` as a :class:`Summary`: how a per-review metric is summarised over a group."""
     return Summary.from_dict(summarise(values))
@@ -79,3 +90,10 @@ def xref_summary(columns: Mapping[str, np.ndarray]) -> XrefSummary:
     and ``xref_<type>`` columns."""
     return XrefSummary(**summarise(columns["xref"]), per_100_tokens=mean_summary(columns["xref_per_100_tokens"]),
                        per_type={t: summarise(columns[f"xref_{t}"])["mean"] for t in XREF_TYPES})
+
+
+def paper_xref_summary(columns: Mapping[str, np.ndarray]) -> PaperXrefSummary:
+    """The same in PRAIB's categories, from the text kernel's ``xref_paper`` and ``xref_paper_<type>`` columns of
+    the categories in which they differ from praib's."""
+    return PaperXrefSummary(**summarise(columns["xref_paper"]),
+                            per_type={t: summarise(columns[f"xref_paper_{t}"])["mean"] for t in PAPER_DIFFERING_TYPES})

@@ -59,7 +59,7 @@ from typing import Optional
 
 __all__ = ["XREF_TYPES", "XREF_PATTERN", "GROUP_TYPES", "iter_xref_matches", "XrefMatch", "find_xrefs",
            "xref_counts", "KEYWORD_RUN", "PAPER_XREF_TYPES", "PAPER_XREF_PATTERN", "PAPER_KEYWORD_RUN",
-           "paper_xref_counts"]
+           "PAPER_DIFFERING_TYPES", "paper_xref_counts"]
 
 #: Element types, in the order used for count columns.
 XREF_TYPES: tuple[str, ...] = (
@@ -207,6 +207,9 @@ _PAPER_KEYWORDS = tuple(entry for entry in _KEYWORDS if entry[0] in PAPER_XREF_T
 #: PRAIB's categories written with praib's rules (identifiers, lists and ranges, prose that is no reference):
 #: a named variant of :data:`XREF_PATTERN`, to count references as the paper counts them. Search ``" " + text``.
 PAPER_XREF_PATTERN = _build_pattern(_PAPER_KEYWORDS, tuple(entry for entry in _SPECIAL if entry[0] == "page"))
+#: The categories in which PRAIB's count differs from praib's: sections (without § and appendices), datasets and
+#: databases. The others are written with the same rules (on the real texts of ../shared/data their counts agree).
+PAPER_DIFFERING_TYPES: tuple[str, ...] = ("section", *(t for t in PAPER_XREF_TYPES if t not in XREF_TYPES))
 #: What :data:`KEYWORD_RUN` is to :data:`XREF_PATTERN`, for :data:`PAPER_XREF_PATTERN`: a lower-cased run of ASCII
 #: letters in which one of its references begins ("data" of "data set 2" included); it has no "§".
 PAPER_KEYWORD_RUN = re.compile(rf"(?:{_SHARED_RUNS}|data(?:sets?|bases?)?|ds|db)(?:[a-z]|[ivx]+)?")

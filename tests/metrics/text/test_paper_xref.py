@@ -52,7 +52,7 @@ def test_every_keyword_spelling_of_the_papers_categories_is_a_keyword_run():
     # followed at once by the letters that open an identifier; the part before a hyphen or a space counts ("Sub-section"
     # begins with "sub", "data set" with "data").
     from praib.metrics.text import xref
-    from tests.metrics.text.test_xref import regex_parser, spellings
+    from tests.metrics.text.spellings import regex_parser, spellings
 
     checked = 0
     for kind, first, rest, _ in xref._PAPER_KEYWORDS:
