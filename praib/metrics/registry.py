@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Mapping, Union
 
-from praib.metrics.summary import Summary, mean_summary, paper_xref_summary, xref_summary
+from praib.metrics.summary import Summary, mean_summary, xref_summary
 from praib.metrics.text.xref import PAPER_DIFFERING_TYPES, XREF_TYPES
 
 # How a metric's distance to the human reference is computed.
@@ -363,14 +363,11 @@ METRICS: list[Metric] = [
     _text("fkg", _READ, "FKG", 1, "Flesch-Kincaid grade", (Column("fkg"),), _READ, long_label="F-K Grade"),
     _text("xref", "specificity", "Xref.", 2, "cross-references",
           (Column("xref", count=True), Column("xref_per_100_tokens"),
-           *(Column(f"xref_{t}", count=True) for t in XREF_TYPES)), "xref", compared=True, summary=xref_summary),
-    # The same count with PRAIB's own categories (datasets and databases; no lines, § or appendices), to compare
-    # with the paper's printed figures (Table 4's note); kept with the counts of the categories that differ.
-    Metric("xref_paper", "specificity", "Xref. (paper)", 2, DIFFERENCE, PER_REVIEW, False,
-           "cross-references in PRAIB's categories", "PRAIB Appendix C.1, Table 4",
-           compute=KernelColumns((Column("xref_paper", count=True),
-                                  *(Column(f"xref_paper_{t}", count=True) for t in PAPER_DIFFERING_TYPES))),
-           summary=paper_xref_summary, module="xref"),
+           *(Column(f"xref_{t}", count=True) for t in XREF_TYPES),
+           # The count in PRAIB's own categories, a detail of this one (its ``paper``), not a metric of its own: the
+           # leaderboard neither ranks nor compares a near copy of Xref.
+           Column("xref_paper", count=True), *(Column(f"xref_paper_{t}", count=True) for t in PAPER_DIFFERING_TYPES)),
+          "xref", compared=True, summary=xref_summary),
     _text("citations", "specificity", "Cit.", 2, "formatted references", (Column("citations", count=True),),
           "citations"),
     _score("rating", "Rating", "venue rating scale"),

@@ -120,22 +120,21 @@ def table_4(spec: TableSpec, results: Sequence[Result]) -> Table:
 
 
 def _paper_xref_note(eras: Eras, columns: list[tuple[str, str]]) -> str:
-    """Xref. per column in praib's categories and in PRAIB's own (Appendix C.1), and how the two differ."""
+    """How Xref. differs from PRAIB's own categories (Appendix C.1), and Xref. per column in both where the result
+    holds the count in PRAIB's categories (``xref`` -> ``paper``, :class:`praib.metrics.summary.XrefSummary`)."""
     praib_only = ", ".join(f"{t}s" for t in XREF_TYPES if t not in PAPER_XREF_TYPES)
     paper_only = " and ".join(f"{t}s" for t in PAPER_XREF_TYPES if t not in XREF_TYPES)
     note = (f"Xref. is praib's count, in which {praib_only}, § and appendices (as sections) count and {paper_only} "
             f"do not; PRAIB's own expression (Appendix C.1) counts {paper_only} and leaves out {praib_only}, § and "
             "appendices")
-    if not columns:
-        return note + "."
-    if any("xref_paper" not in eras.venues[venue]["years"][year] for venue, year in columns):
-        return note + ("; this result has no count in PRAIB's categories (made before praib kept one: run "
-                       "`praib leaderboard eras` again).")
-    per_venue = [f"{venue} " + ", ".join(
-        f"{_year_label(year)} {eras.cell(venue, 'years', year, 'xref', 'mean').text()} / "
-        f"{eras.cell(venue, 'years', year, 'xref_paper', 'mean').text()}" for name, year in columns if name == venue)
-        for venue in dict.fromkeys(venue for venue, _ in columns)]
-    return note + f". Per review, praib's / PRAIB's categories: {'; '.join(per_venue)}."
+    if columns and all("paper" in eras.venues[venue]["years"][year]["xref"] for venue, year in columns):
+        per_venue = [f"{venue} " + ", ".join(
+            f"{_year_label(year)} {eras.cell(venue, 'years', year, 'xref', 'mean').text()} / "
+            f"{eras.cell(venue, 'years', year, 'xref', 'paper', 'mean').text()}"
+            for name, year in columns if name == venue) for venue in dict.fromkeys(venue for venue, _ in columns)]
+        return note + f". Per review, praib's / PRAIB's categories: {'; '.join(per_venue)}."
+    return note + (". Both counts per venue and year: `praib evaluate HUMAN_REVIEWS --group-by venue,year` (each "
+                   "group's `xref` and `xref.paper`).")
 
 
 def _greater(first: Cell, second: Cell) -> tuple[Cell, Cell]:

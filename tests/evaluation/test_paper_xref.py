@@ -1,4 +1,4 @@
-"""The cross-references in PRAIB's own categories (``xref_paper``) in evaluate's typed results and JSON, the same in
+"""The cross-references in PRAIB's own categories (``xref.paper``) in evaluate's typed results and JSON, the same in
 memory, in batches, in worker processes and in shards saved and merged; and on ../shared/data when present."""
 
 import json
@@ -9,12 +9,10 @@ from praib.evaluation.evaluate import evaluate_reviews, result_of
 from praib.evaluation.partial import Partial
 from praib.evaluation.results import PaperXrefSummary, XrefSummary
 from praib.evaluation.streamed import Inputs, fold, fold_shards
-from praib.leaderboard.eras import era_analysis
-from praib.metrics.registry import BY_NAME, kept_columns
+from praib.metrics.registry import BY_NAME, kept_columns, per_review_metrics
 from praib.metrics.text.xref import paper_xref_counts, xref_counts
 from praib.records import load_records
 from tests.paths import SHARED_DATA
-from tests.tables.eras_results import tables_of, write
 
 # By hand, praib's / PRAIB's categories: 3 / 1 (Table 2, line 4, Appendix A / Table 2), 1 / 2 (§ 3 / Dataset 2,
 # DB 1), 0 / 0, and the model's 1 / 1 (Fig. 2) and 0 / 1 (data set 5).
@@ -34,18 +32,22 @@ def write_reviews(path):
 def test_evaluate_reports_both_counts_with_hand_values(tmp_path):
     result = evaluate_reviews(load_records(write_reviews(tmp_path / "r.jsonl"), "review"), workers=1, progress=False)
     human, model = result.reference, result.group("lm/p")
-    assert isinstance(human.xref_paper, PaperXrefSummary) and isinstance(human.xref, XrefSummary)
-    assert (human.xref.mean, human.xref_paper.mean) == (4 / 3, 1.0)
-    assert (model.value("xref"), model.value("xref_paper")) == (0.5, 1.0)
-    assert human.xref_paper.per_type == {"section": 0.0, "dataset": pytest.approx(1 / 3), "database": pytest.approx(1 / 3)}
+    assert isinstance(human.xref, XrefSummary) and isinstance(human.xref.paper, PaperXrefSummary)
+    assert (human.xref.mean, human.xref.paper.mean) == (4 / 3, 1.0)
+    assert (model.value("xref"), model.xref.paper.mean) == (0.5, 1.0)
+    assert human.xref.paper.per_type == {"section": 0.0, "dataset": pytest.approx(1 / 3), "database": pytest.approx(1 / 3)}
     assert human.xref.per_type["section"] == pytest.approx(2 / 3) and human.xref.per_type["line"] == pytest.approx(1 / 3)
     group = result.to_dict()["groups"][0]
-    assert list(group["xref_paper"]) == ["mean", "std", "n", "per_type"] and group["xref_paper"]["mean"] == 1.0
+    assert list(group["xref"]) == ["mean", "std", "n", "per_100_tokens", "per_type", "paper"]
+    assert list(group["xref"]["paper"]) == ["mean", "std", "n", "per_type"] and group["xref"]["paper"]["mean"] == 1.0
     assert group["xref"]["mean"] == pytest.approx(4 / 3) and "dataset" not in group["xref"]["per_type"]
 
 
-def test_the_registry_keeps_its_columns_once():
-    assert BY_NAME["xref_paper"].label == "Xref. (paper)" and BY_NAME["xref_paper"].module == "xref"
+def test_the_registry_keeps_its_columns_once_as_details_of_xref():
+    # A detail of Xref., not a metric of its own: the leaderboard does not rank or compare a near copy of it.
+    assert "xref_paper" not in BY_NAME and "xref_paper" not in per_review_metrics()
+    assert [column.name for column in BY_NAME["xref"].columns][-4:] == [
+        "xref_paper", "xref_paper_section", "xref_paper_dataset", "xref_paper_database"]
     names = [column.name for column in kept_columns()]
     assert len(names) == len(set(names))
     assert [name for name in names if name.startswith("xref_paper")] == [
@@ -60,17 +62,17 @@ def test_batches_workers_and_shards_merge_to_the_in_memory_counts(tmp_path):
     parts = [fold(inputs, (index, 3)) for index in (2, 0, 1)]
     merged = Partial.merged(Partial.from_bytes(part.to_bytes()) for part in parts)
     assert result_of(merged).to_dict() == expected
-    assert [group["xref_paper"]["mean"] for group in expected["groups"]] == [1.0, 1.0]
+    assert [group["xref"]["paper"]["mean"] for group in expected["groups"]] == [1.0, 1.0]
 
 
 DISAPERE = SHARED_DATA / "disapere" / "disapere_review_rebuttal_pairs.jsonl"
 
 
 @pytest.mark.skipif(not DISAPERE.exists(), reason="needs ../shared/data/disapere")
-def test_on_disapere_evaluate_and_table_4_give_both_counts(tmp_path):
+def test_on_disapere_evaluate_gives_both_counts(tmp_path):
     """DISAPERE's ICLR 2019 and 2020 human reviews: per year, evaluate's two counts are the means of the per-text
-    functions, they differ by what the categories add and remove, both stay below what PRAIB prints for those years
-    (Table 4: 2.42 and 2.45), and Table 4's note prints them."""
+    functions, they differ by what the categories add and remove, and both stay below what PRAIB prints for those
+    years (Table 4: 2.42 and 2.45)."""
     pairs = [json.loads(line) for line in DISAPERE.read_text(encoding="utf-8").splitlines()]
     records = tmp_path / "disapere.jsonl"
     records.write_text("".join(json.dumps({"paper_id": pair["forum_id"], "source": "human", "venue": "ICLR",
@@ -78,16 +80,14 @@ def test_on_disapere_evaluate_and_table_4_give_both_counts(tmp_path):
                                            "text": pair["review_text"]}) + "\n" for pair in pairs))
     reviews = load_records(str(records), "review")
     result = evaluate_reviews(reviews, group_by=["venue", "year"], workers=1, progress=False)
-    note = tables_of(write(tmp_path, "eras.json", era_analysis(reviews, workers=1)), "eras")[0].notes[-1]
     printed = {2019: 2.42, 2020: 2.45}
     for year, paper_cell in printed.items():
         texts = [pair["review_text"] for pair in pairs if pair["conference"] == f"ICLR{year}"]
         group = result.group(f"human/ICLR/{year}")
         ours, theirs = [xref_counts(text) for text in texts], [paper_xref_counts(text) for text in texts]
         assert group.xref.mean == pytest.approx(sum(sum(c.values()) for c in ours) / len(texts), rel=1e-12)
-        assert group.xref_paper.mean == pytest.approx(sum(sum(c.values()) for c in theirs) / len(texts), rel=1e-12)
+        assert group.xref.paper.mean == pytest.approx(sum(sum(c.values()) for c in theirs) / len(texts), rel=1e-12)
         difference = sum(o["line"] + o["section"] - t["section"] - t["dataset"] - t["database"]
                          for o, t in zip(ours, theirs)) / len(texts)
-        assert group.xref.mean - group.xref_paper.mean == pytest.approx(difference)
-        assert 0 < difference and group.xref_paper.mean < group.xref.mean < paper_cell - 0.4
-        assert f"{year} {group.xref.mean:.2f} / {group.xref_paper.mean:.2f}" in note
+        assert group.xref.mean - group.xref.paper.mean == pytest.approx(difference)
+        assert 0 < difference and group.xref.paper.mean < group.xref.mean < paper_cell - 0.4

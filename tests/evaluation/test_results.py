@@ -51,11 +51,11 @@ def test_to_dict_keeps_the_documented_keys():
                           "prompt_self_agreement", "prompt_deltas", "ratios_to_human"]
     group = data["groups"][1]
     assert list(group) == ["group", "label", "is_reference", "n_reviews", "n_unparsed", "n_partially_parsed",
-                           "n_out_of_scale", "tkc", "ttr", "fre", "fkg", "xref", "xref_paper", "citations",
-                           "krippendorff_alpha", "krippendorff", "rating_distribution", "confidence_distribution",
-                           "pooled_distributions", "confidence_gap", "skipped"]
+                           "n_out_of_scale", "tkc", "ttr", "fre", "fkg", "xref", "citations", "krippendorff_alpha",
+                           "krippendorff", "rating_distribution", "confidence_distribution", "pooled_distributions",
+                           "confidence_gap", "skipped"]
     assert group["tkc"] == {"mean": 4.0, "std": None, "n": 1}
-    assert list(group["xref"]) == ["mean", "std", "n", "per_100_tokens", "per_type"]
+    assert list(group["xref"]) == ["mean", "std", "n", "per_100_tokens", "per_type", "paper"]
     assert group["skipped"] == {"text_metrics": 0, "rating": 0, "confidence": 0}
 
 

@@ -72,7 +72,7 @@ def test_results_directory_follows_the_contract(results):
     assert {r["submission"] for r in jsonl} == {"human", "demo-model-a", "demo-model-b"}
     assert {r["venue"] for r in jsonl} == {"all", "ICLR", "NeurIPS"}
     model_metrics = {r["metric"] for r in jsonl if r["submission"] == "demo-model-a"}
-    assert model_metrics == {"tkc", "ttr", "fre", "fkg", "xref", "xref_paper", "citations", "rating", "confidence",
+    assert model_metrics == {"tkc", "ttr", "fre", "fkg", "xref", "citations", "rating", "confidence",
                              "rating_gap", "rating_tv", "confidence_tv", "krippendorff_alpha"}
     assert json.loads((out / "manifests" / "demo-model-b.json").read_text())["model"] == "demo-model-b"
     details = json.loads((out / "details" / "demo-model-a.json").read_text())

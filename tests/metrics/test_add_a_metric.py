@@ -99,11 +99,11 @@ def test_evaluate_writes_computes_and_prints_the_toy_metric(inputs):
     assert groups["model-a/extended"]["hedges"] == {"mean": 0.5, "std": pytest.approx(_sample_std(MODEL_A)), "n": 2}
     assert groups["model-b/extended"]["hedges"]["mean"] == 1.5
     # The keys of the built-in metrics stay where they were, the new one after them.
-    assert list(groups["human"])[7:15] == ["tkc", "ttr", "fre", "fkg", "xref", "xref_paper", "citations", "hedges"]
+    assert list(groups["human"])[7:14] == ["tkc", "ttr", "fre", "fkg", "xref", "citations", "hedges"]
     lines = printed.splitlines()
     assert lines[0].split()[-3:] == ["Hedges", "α", "ICLR"]
     assert lines[2].startswith("human (reference)") and "1.25 ± 0.96" in lines[2]
-    assert "TKC/TTR/FRE/FKG/Cit./Xref./Xref. (paper)/Hedges: mean ± std per review." in printed
+    assert "TKC/TTR/FRE/FKG/Cit./Xref./Hedges: mean ± std per review." in printed
     table = pq.read_table(inputs / "per-review")
     assert str(table.schema.field("hedges").type) == "int32"
     assert dict(zip(table["review_id"].to_pylist(), table["hedges"].to_pylist())) == {
@@ -127,6 +127,6 @@ def test_the_leaderboard_its_report_and_praib_tables_show_the_toy_metric(inputs)
     assert b["closest_to_human"] and not a["closest_to_human"]
     report = (inputs / "report.md").read_text()
     other = report[report.index("## Other metrics"):]
-    assert "| Submission | Xref. (paper) | Δ Xref. (paper) | Hedges | Δ Hedges |" in other and "**1.50" in other
+    assert "| Submission | Hedges | Δ Hedges |" in other and "**1.50" in other
     assert "Hedges" in tables.split("Rank of each submission")[1].splitlines()[2]
     assert any(line.startswith("| Hedges | model-a | model-b |") for line in tables.splitlines())

@@ -15,17 +15,17 @@ KEYS = ["leaderboard-comparisons", "leaderboard-ranks"]
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    # 400 draws: p-values down to 2/401, so that differences survive the adjustment over the 39 comparisons.
+    # 400 draws: p-values down to 2/401, so that differences survive the adjustment over the 36 comparisons.
     path = leaderboard_demo(tmp_path_factory.mktemp("comparisons"), n_bootstrap=400)
     return path, dict(zip(KEYS, make_tables([load_result(path)], KEYS)))
 
 
 def test_every_cell_is_the_folders_own_number(demo):
     _, tables = demo
-    # 13 metrics x (papers, difference, 2 CI ends, p, verdict, min. detectable, papers needed), less undefined ones;
-    # 2 submissions x 13 metrics x (rank, low, high).
+    # 12 metrics x (papers, difference, 2 CI ends, p, verdict, min. detectable, papers needed), less undefined ones;
+    # 2 submissions x 12 metrics x (rank, low, high).
     assert assert_cells_are_their_results([tables["leaderboard-comparisons"]]) >= 80
-    assert assert_cells_are_their_results([tables["leaderboard-ranks"]]) == 78
+    assert assert_cells_are_their_results([tables["leaderboard-ranks"]]) == 72
 
 
 def test_the_pooled_comparisons_with_bold_verdicts_and_rank_one(demo):
@@ -33,9 +33,9 @@ def test_the_pooled_comparisons_with_bold_verdicts_and_rank_one(demo):
     data = load_result(path).data
     pooled = [row for row in data["comparisons"] if row["venue"] == "all"]
     comparisons = tables["leaderboard-comparisons"]
-    assert [row[0].text() for row in comparisons.rows] == ["TKC", "TTR", "FRE", "FKG", "Xref.", "Xref. (paper)", "Cit.",
-                                                          "Rating", "Confidence", "Rating gap", "Rating TV",
-                                                          "Confidence TV", "α"]
+    assert [row[0].text() for row in comparisons.rows] == ["TKC", "TTR", "FRE", "FKG", "Xref.", "Cit.", "Rating",
+                                                          "Confidence", "Rating gap", "Rating TV", "Confidence TV",
+                                                          "α"]
     for row, source in zip(comparisons.rows, pooled):
         verdict = row[comparisons.header.index("Verdict")]
         assert verdict.value == source["verdict"]

@@ -71,34 +71,33 @@ def test_table_4_means_per_venue_and_year(synthetic):
     assert [cell.text() for cell in rows_by_label(table)["Xref."][1:]] == ["0.00"] * 6
 
 
-def test_table_4_note_gives_xref_in_praibs_and_in_the_papers_categories(folder):
+def test_table_4_note_says_how_xref_differs_from_the_papers_categories_and_where_both_counts_are(synthetic):
+    note = synthetic[1]["praib-4"].notes[-1]
+    assert note == ("Xref. is praib's count, in which lines, § and appendices (as sections) count and datasets and "
+                    "databases do not; PRAIB's own expression (Appendix C.1) counts datasets and databases and leaves "
+                    "out lines, § and appendices. Both counts per venue and year: `praib evaluate HUMAN_REVIEWS "
+                    "--group-by venue,year` (each group's `xref` and `xref.paper`).")
+    assert note in synthetic[1]["praib-4"].to_markdown()
+
+
+def test_table_4_note_gives_both_counts_per_column_where_the_result_holds_them(folder):
     # By hand: "Table 2 and line 5" is 2 mentions in praib's categories, 1 in PRAIB's (no lines); "Dataset 3 and
     # Appendix B" 1 in each (PRAIB's counts the dataset, praib's the appendix); "See § 4, Fig. 1 and DB 2." 2 in
     # each (§ 4 and Fig. 1 against Fig. 1 and DB 2). ICLR ≤2018: (2 + 1) / 2 = 1.50 against (1 + 1) / 2 = 1.00.
     texts = {"ICLR": {2017: ["Table 2 and line 5."], 2018: ["Dataset 3 and Appendix B."],
                       2024: ["See § 4, Fig. 1 and DB 2."]},
              "NeurIPS": {2023: ["The cat sat.", "Lines 3-4 and data set 2."]}}
-    path = write(folder, "eras-xref.json", era_analysis(human_reviews(texts), workers=1))
-    table = tables_of(path, "eras")[0]
+    data = era_analysis(human_reviews(texts), workers=1)
+    # An eras result whose Xref. summaries hold the count in PRAIB's categories (as evaluate's groups do), by hand.
+    paper = {("ICLR", "<=2018"): 1.0, ("ICLR", "2024"): 2.0, ("NeurIPS", "2023"): 0.5}
+    for (venue, year), mean in paper.items():
+        data["venues"][venue]["years"][year]["xref"]["paper"] = {"mean": mean, "std": None, "n": 2, "per_type": {}}
+    table = tables_of(write(folder, "eras-xref.json", data), "eras")[0]
     assert [cell.text() for cell in rows_by_label(table)["Xref."][1:]] == ["1.50", "2.00", "0.50"]
     note = table.notes[-1]
     assert note.endswith("Per review, praib's / PRAIB's categories: ICLR ≤2018 1.50 / 1.00, 2024 2.00 / 2.00; "
                          "NeurIPS 2023 0.50 / 0.50.")
-    assert ("in which lines, § and appendices (as sections) count and datasets and databases do not; PRAIB's own "
-            "expression (Appendix C.1) counts datasets and databases") in note
-    assert note in table.to_markdown() and "2024 2.00 / 2.00" in table.to_latex()
-
-
-def test_table_4_note_on_an_eras_result_without_the_papers_categories(folder, synthetic):
-    import json
-
-    data = json.loads(synthetic[0].read_text())
-    for venue in data["venues"].values():
-        for year in venue["years"].values():
-            del year["xref_paper"]
-    (table, *_) = tables_of(write(folder, "eras-before.json", data), "eras")
-    assert table.notes[-1].endswith("this result has no count in PRAIB's categories (made before praib kept one: run "
-                                    "`praib leaderboard eras` again).")
+    assert "2024 2.00 / 2.00" in table.to_latex()
 
 
 def test_an_iclr_column_up_to_2018_prints_as_the_paper_does(folder):

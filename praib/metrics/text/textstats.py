@@ -60,7 +60,8 @@ import numpy as np
 import pyarrow as pa
 
 from praib.metrics.registry import READABILITY
-from praib.metrics.summary import paper_xref_summary, summarise
+from praib.metrics import summary as _summary
+from praib.metrics.summary import summarise
 from praib.metrics.text import readability as _readability
 from praib.metrics.text.citations import count_citations
 from praib.metrics.text.xref import (KEYWORD_RUN, PAPER_KEYWORD_RUN, PAPER_XREF_PATTERN, PAPER_XREF_TYPES,
@@ -604,12 +605,12 @@ def readability_summary(texts: Sequence[Optional[str]], return_per_review: bool 
 
 def xref_summary(texts: Sequence[Optional[str]]) -> dict:
     """Cross-references per review over ``texts``: in total and per 100 word tokens (mean / std / n),
-    and the mean mentions per review of each element type; ``xref_paper``: the same in PRAIB's categories
-    (:func:`praib.metrics.summary.paper_xref_summary`)."""
+    and the mean mentions per review of each element type; ``paper``: the count in PRAIB's categories
+    (:class:`praib.metrics.summary.PaperXrefSummary`)."""
     scores = score_texts(texts)
     return {
         "xref": summarise(scores["xref"]),
         "per_100_tokens": summarise(scores["xref_per_100_tokens"]),
         "per_type": {t: summarise(scores[f"xref_{t}"])["mean"] for t in XREF_TYPES},
-        "xref_paper": paper_xref_summary(scores).to_dict(),
+        "paper": _summary.xref_summary(scores).paper.to_dict(),
     }
