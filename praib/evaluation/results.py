@@ -22,8 +22,8 @@ import numpy as np
 from praib.metrics.registry import BY_NAME
 from praib.metrics.summary import PaperXrefSummary, Summary, XrefSummary
 
-__all__ = ["json_ready", "Summary", "XrefSummary", "PaperXrefSummary", "Skipped", "GroupResult", "InvalidJudgeAnswers", "JudgedRun",
-           "PromptSelfAgreement", "PromptDelta", "RatiosToHuman", "AcrossModels", "EvaluationResult"]
+__all__ = ["json_ready", "Summary", "XrefSummary", "PaperXrefSummary", "Skipped", "GroupResult", "InvalidJudgeAnswers",
+           "JudgedRun", "PromptSelfAgreement", "PromptDelta", "RatiosToHuman", "AcrossModels", "EvaluationResult"]
 
 
 def json_ready(value):

@@ -35,8 +35,9 @@ def test_evaluate_reports_both_counts_with_hand_values(tmp_path):
     assert isinstance(human.xref, XrefSummary) and isinstance(human.xref.paper, PaperXrefSummary)
     assert (human.xref.mean, human.xref.paper.mean) == (4 / 3, 1.0)
     assert (model.value("xref"), model.xref.paper.mean) == (0.5, 1.0)
-    assert human.xref.paper.per_type == {"section": 0.0, "dataset": pytest.approx(1 / 3), "database": pytest.approx(1 / 3)}
-    assert human.xref.per_type["section"] == pytest.approx(2 / 3) and human.xref.per_type["line"] == pytest.approx(1 / 3)
+    third = pytest.approx(1 / 3)
+    assert human.xref.paper.per_type == {"section": 0.0, "dataset": third, "database": third}
+    assert human.xref.per_type["section"] == pytest.approx(2 / 3) and human.xref.per_type["line"] == third
     group = result.to_dict()["groups"][0]
     assert list(group["xref"]) == ["mean", "std", "n", "per_100_tokens", "per_type", "paper"]
     assert list(group["xref"]["paper"]) == ["mean", "std", "n", "per_type"] and group["xref"]["paper"]["mean"] == 1.0

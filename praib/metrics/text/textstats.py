@@ -59,8 +59,8 @@ from typing import Optional, Sequence
 import numpy as np
 import pyarrow as pa
 
-from praib.metrics.registry import READABILITY
 from praib.metrics import summary as _summary
+from praib.metrics.registry import READABILITY
 from praib.metrics.summary import summarise
 from praib.metrics.text import readability as _readability
 from praib.metrics.text.citations import count_citations
