@@ -76,7 +76,7 @@ def per_text_scores(texts: list) -> dict:
     from praib.metrics.text.citations import count_citations
     from praib.metrics.text.readability import readability
     from praib.metrics.text.textstats import TEXT_METRICS
-    from praib.metrics.text.xref import PAPER_XREF_TYPES, XREF_TYPES, paper_xref_counts, xref_counts
+    from praib.metrics.text.xref import PAPER_DIFFERING_TYPES, XREF_TYPES, paper_xref_counts, xref_counts
 
     rows = []
     for text in texts:
@@ -90,8 +90,7 @@ def per_text_scores(texts: list) -> dict:
                "xref_per_100_tokens": 100 * total / r.tkc if r.tkc else None, "citations": count_citations(text)}
         row.update({f"xref_{t}": counts[t] for t in XREF_TYPES})
         paper = paper_xref_counts(text)
-        row.update({"xref_paper": sum(paper.values()), **{f"xref_paper_{t}": paper[t] for t in PAPER_XREF_TYPES},
-                    "xref_paper_per_100_tokens": 100 * sum(paper.values()) / r.tkc if r.tkc else None})
+        row.update({"xref_paper": sum(paper.values()), **{f"xref_paper_{t}": paper[t] for t in PAPER_DIFFERING_TYPES}})
         rows.append([math.nan if row[name] is None else float(row[name]) for name in TEXT_METRICS])
     table = np.array(rows, dtype=np.float64).reshape(len(rows), len(TEXT_METRICS))
     return {name: table[:, j] for j, name in enumerate(TEXT_METRICS)}

@@ -50,8 +50,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from praib.metrics.text.citations import find_citations  # noqa: E402
 from praib.metrics.text.readability import SENTENCE_SPLIT_RE, WORD_RE  # noqa: E402
-from praib.metrics.text.xref import (GROUP_TYPES, PAPER_XREF_PATTERN, PAPER_XREF_TYPES, XREF_PATTERN,  # noqa: E402
-                                     XREF_TYPES)
+from praib.metrics.text.xref import (GROUP_TYPES, PAPER_DIFFERING_TYPES, PAPER_XREF_PATTERN,  # noqa: E402
+                                     PAPER_XREF_TYPES, XREF_PATTERN, XREF_TYPES)
 
 # ---------------------------------------------------------------------------------------
 # Synthetic reviews
@@ -238,7 +238,7 @@ def make_reviews(n: int, n_words: int, seed: int, cmu: dict) -> list[str]:
 def plain_loop(texts: list[str], cmu: dict, hyphenator) -> dict[str, np.ndarray]:
     """Each review on its own, straight from the formulas; no caching, no batching."""
     columns = ["tkc", "ttr", "fre", "fkg", "xref", "xref_per_100_tokens", *(f"xref_{t}" for t in XREF_TYPES),
-               "xref_paper", "xref_paper_per_100_tokens", *(f"xref_paper_{t}" for t in PAPER_XREF_TYPES), "citations"]
+               "xref_paper", *(f"xref_paper_{t}" for t in PAPER_DIFFERING_TYPES), "citations"]
     rows = []
     for text in texts:
         if text is None or not text.strip():
@@ -268,11 +268,11 @@ def plain_loop(texts: list[str], cmu: dict, hyphenator) -> dict[str, np.ndarray]
             ttr = types / n_words
             fre = 206.835 - 1.015 * (n_words / sentences) - 84.6 * (syllables / n_words)
             fkg = 0.39 * (n_words / sentences) + 11.8 * (syllables / n_words) - 15.59
-            per_100, paper_per_100 = 100 * n_xref / n_words, 100 * n_paper / n_words
+            per_100 = 100 * n_xref / n_words
         else:
-            ttr = fre = fkg = per_100 = paper_per_100 = math.nan
-        rows.append([n_words, ttr, fre, fkg, n_xref, per_100, *xref.values(), n_paper, paper_per_100, *paper.values(),
-                     n_citations])
+            ttr = fre = fkg = per_100 = math.nan
+        rows.append([n_words, ttr, fre, fkg, n_xref, per_100, *xref.values(), n_paper,
+                     *(paper[t] for t in PAPER_DIFFERING_TYPES), n_citations])
     table = np.array(rows, dtype=np.float64).reshape(len(rows), len(columns))
     return {c: table[:, j] for j, c in enumerate(columns)}
 

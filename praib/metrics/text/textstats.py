@@ -8,15 +8,17 @@
     cross-reference mentions in total and per type, as :func:`praib.metrics.text.xref.xref_counts`;
 ``xref_per_100_tokens``
     ``100 * xref / tkc``;
-``xref_paper``, ``xref_paper_per_100_tokens``, ``xref_paper_<type>``
-    the same with PRAIB's own categories, as :func:`praib.metrics.text.xref.paper_xref_counts`;
+``xref_paper``, ``xref_paper_<type>``
+    mentions in total with PRAIB's own categories, as :func:`praib.metrics.text.xref.paper_xref_counts`,
+    and of each category in which they differ from praib's
+    (:data:`praib.metrics.text.xref.PAPER_DIFFERING_TYPES`);
 ``citations``
     number of formatted references, ``len(praib.metrics.text.citations.find_citations(text))``
     (:func:`praib.metrics.text.citations.count_citations`).
 
 Values are identical to calling those functions text by text; missing values are NaN:
 every column is NaN for a text that is ``None``, empty or only whitespace, and ``ttr``,
-``fre``, ``fkg`` and the two ``*_per_100_tokens`` are NaN for a text without any word (whose
+``fre``, ``fkg`` and ``xref_per_100_tokens`` are NaN for a text without any word (whose
 ``tkc`` is 0).
 
 Speed: the texts of a chunk (:data:`CHUNK_SIZE` of them) are joined into one string and read
@@ -35,10 +37,12 @@ of :mod:`~praib.metrics.text.readability` decide:
   it matches at a character depends only on the few characters around it, which array
   operations test (a full stop right after a short word is checked against the abbreviation
   look-behinds of the expression itself);
-- *cross-references*: each expression (praib's and PRAIB's categories) is tried only right before
-  words in which one of its keywords begins (and before "§", see
-  :data:`praib.metrics.text.xref.KEYWORD_RUN` and ``PAPER_KEYWORD_RUN``), over the joined chunk,
-  whose separator no reference can cross;
+- *cross-references*: the expression is tried only right before words in which a keyword
+  begins (and before "§", see :data:`praib.metrics.text.xref.KEYWORD_RUN`), over the joined
+  chunk, whose separator no reference can cross; PRAIB's categories are derived from its matches
+  (:data:`praib.metrics.text.xref.PAPER_TYPE_OF_GROUP`), their own expression tried only before
+  the words in which a dataset or database can begin, and over the whole text where a match of
+  one category set overlaps where the other's could begin;
 - *citations*: the citation expressions run only on texts that contain a year-like number.
 
 The calling process and worker processes forked for the call take chunks in turn from a shared
@@ -64,8 +68,9 @@ from praib.metrics.registry import READABILITY
 from praib.metrics.summary import summarise
 from praib.metrics.text import readability as _readability
 from praib.metrics.text.citations import count_citations
-from praib.metrics.text.xref import (KEYWORD_RUN, PAPER_KEYWORD_RUN, PAPER_XREF_PATTERN, PAPER_XREF_TYPES,
-                                     XREF_PATTERN, XREF_TYPES)
+from praib.metrics.text.xref import (GROUP_TYPES, KEYWORD_RUN, PAPER_DIFFERING_TYPES, PAPER_KEYWORD_RUN,
+                                     PAPER_TYPE_OF_GROUP, PAPER_XREF_PATTERN, PAPER_XREF_TYPES, XREF_PATTERN,
+                                     XREF_TYPES)
 
 __all__ = ["TEXT_METRICS", "CHUNK_SIZE", "score_texts", "readability_summary", "xref_summary"]
 
@@ -74,8 +79,7 @@ __all__ = ["TEXT_METRICS", "CHUNK_SIZE", "score_texts", "readability_summary", "
 TEXT_METRICS: tuple[str, ...] = (
     *READABILITY, "xref", "xref_per_100_tokens",
     *(f"xref_{t}" for t in XREF_TYPES),
-    "xref_paper", "xref_paper_per_100_tokens",
-    *(f"xref_paper_{t}" for t in PAPER_XREF_TYPES),
+    "xref_paper", *(f"xref_paper_{t}" for t in PAPER_DIFFERING_TYPES),
     "citations",
 )
 #: Texts per unit of work (a chunk) of a process. (The arrays of a larger chunk, a few MB each, are
@@ -87,29 +91,27 @@ _N_COLUMNS = len(TEXT_METRICS)
 _COLUMN = {name: j for j, name in enumerate(TEXT_METRICS)}
 
 
-class _Expression:
-    """A cross-reference expression as the kernel uses it: its columns' prefix, its element types, where
-    its references can begin (its keyword runs, and "§" or not) and, by capturing-group number of a match
-    (``match.lastindex``), the position of the match's type in ``types``."""
-
-    def __init__(self, column: str, pattern: re.Pattern, types: tuple[str, ...], keyword_run: re.Pattern,
-                 section_sign: bool) -> None:
-        self.column, self.pattern, self.types = column, pattern, types
-        self.keyword_run, self.section_sign = keyword_run, section_sign
-        self.type_position = [0] * (pattern.groups + 1)
-        for name, number in pattern.groupindex.items():
-            self.type_position[number] = types.index(name.split("_")[0])
-
-
-#: praib's categories, then PRAIB's own (:data:`praib.metrics.text.xref.PAPER_XREF_PATTERN`).
-_EXPRESSIONS = (_Expression("xref", XREF_PATTERN, XREF_TYPES, KEYWORD_RUN, True),
-                _Expression("xref_paper", PAPER_XREF_PATTERN, PAPER_XREF_TYPES, PAPER_KEYWORD_RUN, False))
+# Capturing-group number of a match (``match.lastindex``) of XREF_PATTERN -> position in XREF_TYPES, and position in
+# PAPER_XREF_TYPES of the type that PAPER_XREF_PATTERN gives the same match (-1: not one of its alternatives); of a
+# match of PAPER_XREF_PATTERN -> position in PAPER_XREF_TYPES.
+_TYPE_POSITION = np.zeros(XREF_PATTERN.groups + 1, dtype=np.int64)
+_SHARED_TYPE_POSITION = np.full(XREF_PATTERN.groups + 1, -1, dtype=np.int64)
+for _name, _number in XREF_PATTERN.groupindex.items():
+    _TYPE_POSITION[_number] = XREF_TYPES.index(GROUP_TYPES[_name])
+    if _name in PAPER_TYPE_OF_GROUP:
+        _SHARED_TYPE_POSITION[_number] = PAPER_XREF_TYPES.index(PAPER_TYPE_OF_GROUP[_name])
+_PAPER_TYPE_POSITION = np.zeros(PAPER_XREF_PATTERN.groups + 1, dtype=np.int64)
+for _name, _number in PAPER_XREF_PATTERN.groupindex.items():
+    _PAPER_TYPE_POSITION[_number] = PAPER_XREF_TYPES.index(_name.split("_")[0])
+_PAPER_COLUMNS = [PAPER_XREF_TYPES.index(t) for t in PAPER_DIFFERING_TYPES]
+#: Where a reference can begin: the keyword runs of praib's categories, then of PRAIB's.
+_KEYWORD_RUNS = (KEYWORD_RUN, PAPER_KEYWORD_RUN)
 
 # What this process has learnt about the words (lower-cased, as readability._tokens gives them)
 # it has seen, kept for the life of the process (forked workers send back what they learn): each
-# word's number, and by number the word, its syllables and, for each of _EXPRESSIONS, the number of
-# its entry in _XREF_OFFSETS: where in the word the expression's keywords begin (0, or after one of
-# its apostrophes), () for most words; entry 1 is (0,), a keyword at the start.
+# word's number, and by number the word, its syllables and the number of its entry in _XREF_OFFSETS:
+# for each of _KEYWORD_RUNS, where in the word such a run begins (0, or after one of its apostrophes),
+# and where only PRAIB's does (_OWN); entry 0, that of most words, is none.
 class _Numbers(dict):
     def __missing__(self, word: bytes) -> int:
         return _learn(word)
@@ -118,9 +120,12 @@ class _Numbers(dict):
 _WORD_NUMBERS = _Numbers()
 _WORDS: list[bytes] = []
 _SYLLABLES = np.zeros(1 << 12, dtype=np.int64)
-_XREF_ENTRIES = np.zeros((1 << 12, len(_EXPRESSIONS)), dtype=np.int32)
-_XREF_OFFSETS: list[tuple[int, ...]] = [(), (0,)]
-_XREF_ENTRY = {offsets: entry for entry, offsets in enumerate(_XREF_OFFSETS)}
+_XREF_ENTRIES = np.zeros(1 << 12, dtype=np.int32)
+_PRAIB, _PAPER, _OWN = range(3)
+_XREF_OFFSETS: list[tuple[tuple[int, ...], ...]] = [((), (), ())]
+_XREF_ENTRY = {offsets[:_OWN]: entry for entry, offsets in enumerate(_XREF_OFFSETS)}
+# By entry and kind of offsets: 0 none, 1 just (0,) (a keyword at the start), 2 others.
+_OFFSETS_SHAPE = np.zeros((1 << 6, 3), dtype=np.int8)
 # The non-ASCII characters that case-insensitive ASCII letters match in ``re`` ("ı" and "İ"
 # match "i", "ſ" "s", the Kelvin sign "k"): keywords written with them are not ASCII words,
 # so a text that contains one is searched everywhere.
@@ -141,30 +146,33 @@ def _learn(word: bytes) -> int:
     text = word.decode("ascii")
     # (the word is its own word type: the memo of readability.count_syllables is not needed)
     return _remember(word, _readability._syllables_uncached(text),
-                     tuple(_keyword_offsets(text, expression.keyword_run) for expression in _EXPRESSIONS))
+                     tuple(_keyword_offsets(text, keyword_run) for keyword_run in _KEYWORD_RUNS))
 
 
 def _remember(word: bytes, syllables: int, offsets: tuple[tuple[int, ...], ...]) -> int:
-    """Number ``word``, with its syllables and, per expression of _EXPRESSIONS, its keyword offsets."""
-    global _SYLLABLES, _XREF_ENTRIES
+    """Number ``word``, with its syllables and, per keyword run of _KEYWORD_RUNS, its keyword offsets."""
+    global _SYLLABLES, _XREF_ENTRIES, _OFFSETS_SHAPE
     number = len(_WORDS)
     if number == len(_SYLLABLES):
         _SYLLABLES = np.concatenate((_SYLLABLES, np.zeros_like(_SYLLABLES)))
         _XREF_ENTRIES = np.concatenate((_XREF_ENTRIES, np.zeros_like(_XREF_ENTRIES)))
     _SYLLABLES[number] = syllables
-    for k, found in enumerate(offsets):
-        if found not in _XREF_ENTRY:
-            _XREF_ENTRY[found] = len(_XREF_OFFSETS)
-            _XREF_OFFSETS.append(found)
-        _XREF_ENTRIES[number, k] = _XREF_ENTRY[found]
+    if offsets not in _XREF_ENTRY:
+        entry = _XREF_ENTRY[offsets] = len(_XREF_OFFSETS)
+        # (where both can begin, praib's expression is tried; PRAIB's alone is tried where only it can)
+        _XREF_OFFSETS.append((*offsets, tuple(o for o in offsets[_PAPER] if o not in offsets[_PRAIB])))
+        if entry == len(_OFFSETS_SHAPE):
+            _OFFSETS_SHAPE = np.concatenate((_OFFSETS_SHAPE, np.zeros_like(_OFFSETS_SHAPE)))
+        _OFFSETS_SHAPE[entry] = [0 if not found else 1 if found == (0,) else 2 for found in _XREF_OFFSETS[entry]]
+    _XREF_ENTRIES[number] = _XREF_ENTRY[offsets]
     _WORDS.append(word)
     _WORD_NUMBERS[word] = number
     return number
 
 
 def _learnt_since(number: int) -> list[tuple[bytes, int, tuple[tuple[int, ...], ...]]]:
-    """(word, syllables, keyword offsets per expression) of the words learnt since word ``number``."""
-    return [(word, int(_SYLLABLES[n]), tuple(_XREF_OFFSETS[entry] for entry in _XREF_ENTRIES[n].tolist()))
+    """(word, syllables, keyword offsets per keyword run) of the words learnt since word ``number``."""
+    return [(word, int(_SYLLABLES[n]), _XREF_OFFSETS[_XREF_ENTRIES[n]][:_OWN])
             for n, word in enumerate(_WORDS[number:], number)]
 
 
@@ -302,53 +310,112 @@ def _sentence_cuts(joined: str, codes: np.ndarray, classes: np.ndarray, marks: n
     return np.sort(np.concatenate((marks[ends], breaks[cut])))
 
 
-def _xref_matches(expression: _Expression, joined: str, candidates: np.ndarray) -> tuple[list[int], list[int]]:
-    """Where (the position of the character after its start) and of which type (position in the
-    expression's types) each of ``expression``'s cross-references of ``joined`` is, given (sorted) where
-    one can start: right before each ASCII keyword (and each "§"). Trying the expression at each possible
-    start in order, after the end of the previous match, finds what finditer finds text by text: no
-    match crosses the separator, and the expression reads ";" before and after a text as it
-    reads the start and the end of a text (see _SEPARATOR)."""
-    positions, types = [], []
-    match, type_position = expression.pattern.match, expression.type_position
+def _candidates(word_starts: np.ndarray, entries: np.ndarray, kind: int, section_signs: np.ndarray,
+                text_starts: np.ndarray, searched_whole: np.ndarray) -> np.ndarray:
+    """Where (sorted) a reference can start, the character before it: at the offsets of ``kind`` (_PRAIB, _PAPER,
+    _OWN) of the words with a keyword run, given their start in the joined chunk and their ``entries`` in
+    _XREF_OFFSETS, and before each of ``section_signs``; none in the texts ``searched_whole``."""
+    shape = _OFFSETS_SHAPE[entries, kind]
+    elsewhere = shape == 2
+    candidates = np.concatenate((
+        word_starts[shape == 1] - 1,
+        section_signs - 1,
+        np.array([start - 1 + offset
+                  for start, entry in zip(word_starts[elsewhere].tolist(), entries[elsewhere].tolist())
+                  for offset in _XREF_OFFSETS[entry][kind]], dtype=np.int64)))
+    candidates.sort()
+    if len(searched_whole):
+        candidates = candidates[~np.isin(_owners(text_starts, candidates), searched_whole)]
+    return candidates
+
+
+def _owners(text_starts: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The text of each reference that starts (its character before) at ``starts``."""
+    return np.searchsorted(text_starts, starts + 1, side="right") - 1
+
+
+def _xref_matches(pattern: re.Pattern, joined: str, candidates: np.ndarray,
+                  greedy: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where each of ``pattern``'s cross-references of ``joined`` starts and ends and its capturing-group number
+    (``match.lastindex``), given (sorted) where one can start: right before each ASCII keyword (and each "§").
+    Trying the expression at each possible start in order, after the end of the previous match, finds what finditer
+    finds text by text: no match crosses the separator, and the expression reads ";" before and after a text as it
+    reads the start and the end of a text (see _SEPARATOR). Not ``greedy``: at each candidate, whatever was found
+    before it."""
+    starts, numbers, ends = [], [], []
+    match = pattern.match
     end = 0
     for start in candidates.tolist():
         if start >= end:
             found = match(joined, start)
             if found is not None:
-                positions.append(start + 1)
-                types.append(type_position[found.lastindex])
-                end = found.end()
-    return positions, types
+                starts.append(start)
+                numbers.append(found.lastindex)
+                ends.append(found.end())
+                if greedy:
+                    end = ends[-1]
+    return (np.array(starts, dtype=np.int64), np.array(numbers, dtype=np.int64), np.array(ends, dtype=np.int64))
 
 
-def _xref_counts(expression: _Expression, texts: list[str], joined: str, text_starts: np.ndarray,
-                 word_starts: np.ndarray, entries: np.ndarray, section_signs: np.ndarray,
-                 searched_whole: np.ndarray) -> np.ndarray:
-    """Mentions of each of ``expression``'s types (columns) in each text (rows), given the start of each word
-    in ``joined`` and its entry in _XREF_OFFSETS for the expression, where the "§" are, and the texts to search
-    whole (see _score_present)."""
-    n, n_types = len(texts), len(expression.types)
-    keyword_words = np.flatnonzero(entries)
-    entries = entries[keyword_words]
-    at_start = entries == 1  # entry 1: the offsets (0,)
-    candidates = np.concatenate((
-        word_starts[keyword_words[at_start]] - 1,
-        section_signs - 1 if expression.section_sign else np.empty(0, dtype=np.int64),
-        np.array([start - 1 + offset
-                  for start, entry in zip(word_starts[keyword_words[~at_start]].tolist(), entries[~at_start].tolist())
-                  for offset in _XREF_OFFSETS[entry]], dtype=np.int64)))
-    candidates.sort()
-    if len(searched_whole):
-        owner = np.searchsorted(text_starts, candidates + 1, side="right") - 1
-        candidates = candidates[~np.isin(owner, searched_whole)]
-    positions, types = _xref_matches(expression, joined, candidates)
-    text_of_match = np.searchsorted(text_starts, np.array(positions, dtype=np.int64), side="right") - 1
-    counts = np.bincount(text_of_match * n_types + np.array(types, dtype=np.int64),
-                         minlength=n * n_types).reshape(n, n_types).astype(np.float64)
-    for j in searched_whole.tolist():
-        for found in expression.pattern.finditer(" " + texts[j]):
-            counts[j, expression.type_position[found.lastindex]] += 1
+def _covers(starts: np.ndarray, ends: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Whether each span from ``starts`` to ``ends`` holds one of (sorted) ``positions`` after its start."""
+    if not len(positions):
+        return np.zeros(len(starts), dtype=bool)
+    after = np.searchsorted(positions, starts, side="right")
+    return (after < len(positions)) & (positions[np.minimum(after, len(positions) - 1)] < ends)
+
+
+# The farthest from where a dataset or database reference of PAPER_XREF_PATTERN starts (its character before) that
+# its identifier can begin: after "databases" or "data sets" (1 + 9 characters), a full stop and 3 spaces.
+_OWN_IDENTIFIER_REACH = 1 + 9 + 1 + 3
+
+
+def _may_name_one(codes: np.ndarray, classes: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """Whether a dataset or database reference can start at each of ``own``: its identifier begins with a capital
+    ASCII letter or a digit (praib.metrics.text.xref: a number, a letter prefix, a Roman numeral), at most
+    _OWN_IDENTIFIER_REACH characters on, after the keyword's first letter."""
+    window = np.minimum(own[:, None] + np.arange(2, _OWN_IDENTIFIER_REACH + 1), len(codes) - 1)
+    ahead = codes[window]
+    return (((ahead >= ord("A")) & (ahead <= ord("Z"))) | ((classes[window] & _DIGIT) != 0)).any(axis=1)
+
+
+def _inside(positions: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Whether each of ``positions`` lies after the start of one of the spans from (sorted, disjoint) ``starts`` to
+    ``ends``, before its end."""
+    if not len(starts):
+        return np.zeros(len(positions), dtype=bool)
+    before = np.searchsorted(starts, positions) - 1  # the span that begins last before each
+    return (before >= 0) & (ends[np.maximum(before, 0)] > positions)
+
+
+def _paper_xref_counts(texts: list[str], joined: str, codes: np.ndarray, classes: np.ndarray, text_starts: np.ndarray,
+                       paper_candidates: np.ndarray, own: np.ndarray, starts: np.ndarray, numbers: np.ndarray,
+                       ends: np.ndarray, searched_whole: np.ndarray) -> np.ndarray:
+    """Mentions of each of PAPER_XREF_TYPES (columns) in each text (rows), from the matches of XREF_PATTERN
+    (``starts``, ``ends``, ``numbers``) found where it can begin, where PAPER_XREF_PATTERN can begin
+    (``paper_candidates``) and where only it can (``own``: before "data", "dataset", "database", "DS", "DB").
+    Its matches are the shared ones of XREF_PATTERN (see PAPER_TYPE_OF_GROUP) and its own at ``own`` (tried
+    where _may_name_one), unless the two scans part: a match of XREF_PATTERN's alone (a line, an appendix, §)
+    holds a place where PAPER_XREF_PATTERN can begin, or one of its own matches holds such a place or begins
+    inside a shared match; such texts (rare) are searched whole, as are ``searched_whole``."""
+    n, n_types = len(texts), len(PAPER_XREF_TYPES)
+    shared_types = _SHARED_TYPE_POSITION[numbers]
+    shared = shared_types >= 0
+    own = own[_may_name_one(codes, classes, own)]
+    own_starts, own_numbers, own_ends = _xref_matches(PAPER_XREF_PATTERN, joined, own, greedy=False)
+    shared_starts = starts[shared]
+    parted = np.concatenate((
+        starts[~shared][_covers(starts[~shared], ends[~shared], paper_candidates)],
+        own_starts[_covers(own_starts, own_ends, paper_candidates)],
+        own_starts[_inside(own_starts, shared_starts, ends[shared])]))
+    counts = np.bincount(
+        np.concatenate((_owners(text_starts, shared_starts) * n_types + shared_types[shared],
+                        _owners(text_starts, own_starts) * n_types + _PAPER_TYPE_POSITION[own_numbers])),
+        minlength=n * n_types).reshape(n, n_types).astype(np.float64)
+    for j in np.union1d(_owners(text_starts, parted), searched_whole).tolist():
+        counts[j] = 0
+        for found in PAPER_XREF_PATTERN.finditer(" " + texts[j]):
+            counts[j, _PAPER_TYPE_POSITION[found.lastindex]] += 1
     return counts
 
 
@@ -430,14 +497,24 @@ def _score_present(texts: list[str]) -> np.ndarray:
     new_sentence = new_sentence[:-1]
     n_sentences = np.bincount(text_of_word[new_sentence], minlength=n)
 
-    # Cross-references of each expression: tried right before its keyword words (and "§"); texts with
-    # the non-ASCII characters that case-insensitive ASCII letters match ("ı" matches "i") are searched whole.
+    # Cross-references: tried right before keyword words and "§"; texts with the non-ASCII
+    # characters that case-insensitive ASCII letters match ("ı" matches "i") are searched whole.
     special = rare[(rare_classes & (_SECTION_SIGN | _FOLD)) != 0]
     section_signs = special[codes[special] == ord("§")]
     searched_whole = np.unique(np.searchsorted(text_starts, special[codes[special] != ord("§")], side="right") - 1)
-    word_entries = _XREF_ENTRIES[numbers]
-    xref_counts = [_xref_counts(expression, texts, joined, text_starts, word_starts, word_entries[:, k],
-                                section_signs, searched_whole) for k, expression in enumerate(_EXPRESSIONS)]
+    keyword_words = np.flatnonzero(_XREF_ENTRIES[numbers])
+    entries, keyword_starts = _XREF_ENTRIES[numbers[keyword_words]], word_starts[keyword_words]
+    candidates = _candidates(keyword_starts, entries, _PRAIB, section_signs, text_starts, searched_whole)
+    starts, group_numbers, ends = _xref_matches(XREF_PATTERN, joined, candidates)
+    xref = np.bincount(_owners(text_starts, starts) * len(XREF_TYPES) + _TYPE_POSITION[group_numbers],
+                       minlength=n * len(XREF_TYPES)).reshape(n, len(XREF_TYPES)).astype(np.float64)
+    for j in searched_whole.tolist():
+        for found in XREF_PATTERN.finditer(" " + texts[j]):
+            xref[j, _TYPE_POSITION[found.lastindex]] += 1
+    paper_candidates, own = (_candidates(keyword_starts, entries, kind, np.empty(0, dtype=np.int64), text_starts,
+                                         searched_whole) for kind in (_PAPER, _OWN))
+    paper = _paper_xref_counts(texts, joined, codes, classes, text_starts, paper_candidates, own, starts, group_numbers,
+                               ends, searched_whole)
 
     # Every formatted citation has a year, 18xx, 19xx or 20xx (praib.metrics.text.citations;
     # its last two digits are any \d): texts without one have none.
@@ -453,16 +530,15 @@ def _score_present(texts: list[str]) -> np.ndarray:
     scores = np.full((n, _N_COLUMNS), _NAN)
     scores[:, _COLUMN["tkc"]] = n_words
     has_words = n_words > 0  # the other scores are undefined without a word
-    for expression, counts in zip(_EXPRESSIONS, xref_counts):
-        total = _COLUMN[expression.column]
-        scores[:, total] = counts.sum(axis=1)
-        scores[:, [_COLUMN[f"{expression.column}_{t}"] for t in expression.types]] = counts
-        scores[has_words, _COLUMN[f"{expression.column}_per_100_tokens"]] = (100 * scores[has_words, total]
-                                                                            / n_words[has_words])
+    scores[:, _COLUMN["xref"]] = xref.sum(axis=1)
+    scores[:, [_COLUMN[f"xref_{t}"] for t in XREF_TYPES]] = xref
+    scores[:, _COLUMN["xref_paper"]] = paper.sum(axis=1)
+    scores[:, [_COLUMN[f"xref_paper_{t}"] for t in PAPER_DIFFERING_TYPES]] = paper[:, _PAPER_COLUMNS]
     scores[:, _COLUMN["citations"]] = n_citations
     for name, values in zip(("ttr", "fre", "fkg"), _readability._scores(
             n_words[has_words], n_types[has_words], n_sentences[has_words], syllables[has_words])):
         scores[has_words, _COLUMN[name]] = values
+    scores[has_words, _COLUMN["xref_per_100_tokens"]] = 100 * scores[has_words, _COLUMN["xref"]] / n_words[has_words]
     return scores
 
 

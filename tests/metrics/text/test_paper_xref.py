@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from praib.metrics.text.xref import PAPER_KEYWORD_RUN, PAPER_XREF_TYPES, paper_xref_counts, xref_counts
+from praib.metrics.text.xref import (PAPER_KEYWORD_RUN, PAPER_TYPE_OF_GROUP, PAPER_XREF_TYPES, XREF_PATTERN,
+                                     paper_xref_counts, xref_counts)
 from tests.paths import SHARED_DATA
 
 TEXT = ("See Table 2 and Figure 3, Section 4.1, Appendix B, § 3, line 12, L120, Eq. (3), Dataset 2, data set 3 and "
@@ -65,3 +66,29 @@ def test_every_keyword_spelling_of_the_papers_categories_is_a_keyword_run():
     assert PAPER_KEYWORD_RUN.fullmatch("p") and PAPER_KEYWORD_RUN.fullmatch("pp")  # p. 5, pp. 3-4
     for not_paper in ("line", "lines", "l", "ll", "appendix", "app", "appx", "metadata", "dataframe", "dbms"):
         assert not PAPER_KEYWORD_RUN.fullmatch(not_paper), not_paper
+
+
+def test_the_alternatives_both_expressions_share_come_first_for_each_letter():
+    # The text kernel counts PRAIB's categories from praib's matches (PAPER_TYPE_OF_GROUP). That holds because at
+    # any place each expression tries its alternatives in order, those of the letter found there (the rest fail on
+    # it), and for every letter the shared ones come first, in the same order, in both.
+    from praib.metrics.text import xref
+
+    def key(alternative):
+        kind, _, first, rest = alternative
+        return kind, first, rest
+
+    shared = {key(a) for a in xref._XREF_ALTERNATIVES} & {key(a) for a in xref._PAPER_ALTERNATIVES}
+    letters = {first for _, _, first, _ in xref._XREF_ALTERNATIVES + xref._PAPER_ALTERNATIVES}
+    for letter in letters:
+        orders = [[key(a) for a in alternatives if a[2] == letter]
+                  for alternatives in (xref._XREF_ALTERNATIVES, xref._PAPER_ALTERNATIVES)]
+        for order in orders:
+            in_both = [k in shared for k in order]
+            assert in_both == sorted(in_both, reverse=True), (letter, order)
+        assert [k for k in orders[0] if k in shared] == [k for k in orders[1] if k in shared], letter
+    # Shared: every category of PRAIB's but datasets and databases; not praib's lines, appendices or §.
+    assert set(PAPER_TYPE_OF_GROUP.values()) == set(PAPER_XREF_TYPES) - {"dataset", "database"}
+    assert set(PAPER_TYPE_OF_GROUP) < set(XREF_PATTERN.groupindex)
+    assert {name for name, _ in xref.GROUP_TYPES.items()} - set(PAPER_TYPE_OF_GROUP) == {
+        "section_3", "section_4", "section_5", "line", "line_2", "line_3", "line_4"}
