@@ -132,21 +132,25 @@ _OFFSETS_SHAPE = np.zeros((1 << 6, 3), dtype=np.int8)
 _FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
 
 
-def _keyword_offsets(text: str, keyword_run: re.Pattern) -> tuple[int, ...]:
-    """Where in the word ``text`` a keyword run begins: at 0 or after one of its apostrophes."""
-    offsets, offset = [], 0
+def _keyword_offsets(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Where in the word ``text`` a keyword run of each of _KEYWORD_RUNS begins: at 0 or after one of its
+    apostrophes. (A run of PRAIB's categories that is none of praib's begins with "d": "data", "ds", "db".)"""
+    praib, paper, offset = [], [], 0
     for part in text.split("'"):
-        if keyword_run.fullmatch(part):
-            offsets.append(offset)
+        if KEYWORD_RUN.fullmatch(part):
+            praib.append(offset)
+            if PAPER_KEYWORD_RUN.fullmatch(part):
+                paper.append(offset)
+        elif part[:1] == "d" and PAPER_KEYWORD_RUN.fullmatch(part):
+            paper.append(offset)
         offset += len(part) + 1
-    return tuple(offsets)
+    return tuple(praib), tuple(paper)
 
 
 def _learn(word: bytes) -> int:
     text = word.decode("ascii")
     # (the word is its own word type: the memo of readability.count_syllables is not needed)
-    return _remember(word, _readability._syllables_uncached(text),
-                     tuple(_keyword_offsets(text, keyword_run) for keyword_run in _KEYWORD_RUNS))
+    return _remember(word, _readability._syllables_uncached(text), _keyword_offsets(text))
 
 
 def _remember(word: bytes, syllables: int, offsets: tuple[tuple[int, ...], ...]) -> int:
