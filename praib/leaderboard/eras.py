@@ -5,8 +5,7 @@ Per venue and year (years that share one rating scale, as ICLR up to 2018, form 
 PRAIB Table 4), the mean, standard deviation (ddof=1) and count of the per-review metrics
 (TKC, TTR, FRE, FKG, cross-references, citations, rating, confidence), with the cross-references also counted
 in PRAIB's own categories (``xref`` -> ``paper``, :data:`praib.metrics.text.xref.PAPER_XREF_TYPES`); per venue and
-era the same
-summaries; and per metric a two-sided Mann-Whitney U test between the eras' per-review values
+era the same summaries; and per metric a two-sided Mann-Whitney U test between the eras' per-review values
 (``scipy.stats.mannwhitneyu``). The era boundary is the first review cycle after ChatGPT's
 release (30 November 2022), per venue as in PRAIB Table 5: ICLR reviews from 2024 on and
 NeurIPS reviews from 2023 on are post-LLM (ICLR 2023 was reviewed in autumn 2022); other venues
