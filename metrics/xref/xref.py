@@ -18,6 +18,8 @@ Returns:
     xref: dict with `mean`, `std`, `n` of mentions per review.
     per_100_tokens: dict with `mean`, `std`, `n`.
     per_type: mean mentions per review for each element type.
+    paper: mentions per review in PRAIB's categories (datasets and databases; no lines, § or appendices):
+        `mean`, `std`, `n`, and `per_type`, the means of the categories that differ (section, dataset, database).
 Examples:
     >>> xref = evaluate.load("metrics/xref")
     >>> xref.compute(predictions=["Figure 2 contradicts Eq. (3) and Table 1."])["xref"]["mean"]

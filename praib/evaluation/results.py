@@ -20,10 +20,10 @@ from typing import Any, Mapping
 import numpy as np
 
 from praib.metrics.registry import BY_NAME
-from praib.metrics.summary import Summary, XrefSummary
+from praib.metrics.summary import PaperXrefSummary, Summary, XrefSummary
 
-__all__ = ["json_ready", "Summary", "XrefSummary", "Skipped", "GroupResult", "InvalidJudgeAnswers", "JudgedRun",
-           "PromptSelfAgreement", "PromptDelta", "RatiosToHuman", "AcrossModels", "EvaluationResult"]
+__all__ = ["json_ready", "Summary", "XrefSummary", "PaperXrefSummary", "Skipped", "GroupResult", "InvalidJudgeAnswers",
+           "JudgedRun", "PromptSelfAgreement", "PromptDelta", "RatiosToHuman", "AcrossModels", "EvaluationResult"]
 
 
 def json_ready(value):

@@ -3,8 +3,9 @@
 
 Per venue and year (years that share one rating scale, as ICLR up to 2018, form one group, as in
 PRAIB Table 4), the mean, standard deviation (ddof=1) and count of the per-review metrics
-(TKC, TTR, FRE, FKG, cross-references, citations, rating, confidence); per venue and era the same
-summaries; and per metric a two-sided Mann-Whitney U test between the eras' per-review values
+(TKC, TTR, FRE, FKG, cross-references, citations, rating, confidence), with the cross-references also counted
+in PRAIB's own categories (``xref`` -> ``paper``, :data:`praib.metrics.text.xref.PAPER_XREF_TYPES`); per venue and
+era the same summaries; and per metric a two-sided Mann-Whitney U test between the eras' per-review values
 (``scipy.stats.mannwhitneyu``). The era boundary is the first review cycle after ChatGPT's
 release (30 November 2022), per venue as in PRAIB Table 5: ICLR reviews from 2024 on and
 NeurIPS reviews from 2023 on are post-LLM (ICLR 2023 was reviewed in autumn 2022); other venues
@@ -120,6 +121,10 @@ def era_analysis(reviews: Dataset | ScoredReviews, split_year: int | None = None
                 rows = in_venue & (group == key)
                 per_year[key] = {"n_reviews": int(rows.sum()),
                                  **{m: summarise(values[m][rows]) for m in era_metrics}}
+                if "xref" in era_metrics:
+                    # The count in PRAIB's own categories, a detail of Xref. (not a metric: neither compared nor
+                    # tested) that PRAIB Table 4's note gives beside it.
+                    per_year[key]["xref"]["paper"] = summarise(scores["xref_paper"][rows])
         pre, post = in_venue & (year < boundary), in_venue & (year >= boundary)
         eras = {}
         for era, rows in (("pre", pre), ("post", post)):

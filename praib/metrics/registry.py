@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, Mapping, Union
 
 from praib.metrics.summary import Summary, mean_summary, xref_summary
-from praib.metrics.text.xref import XREF_TYPES
+from praib.metrics.text.xref import PAPER_DIFFERING_TYPES, XREF_TYPES
 
 # How a metric's distance to the human reference is computed.
 DIFFERENCE = "difference"  # |value - human value|
@@ -363,7 +363,11 @@ METRICS: list[Metric] = [
     _text("fkg", _READ, "FKG", 1, "Flesch-Kincaid grade", (Column("fkg"),), _READ, long_label="F-K Grade"),
     _text("xref", "specificity", "Xref.", 2, "cross-references",
           (Column("xref", count=True), Column("xref_per_100_tokens"),
-           *(Column(f"xref_{t}", count=True) for t in XREF_TYPES)), "xref", compared=True, summary=xref_summary),
+           *(Column(f"xref_{t}", count=True) for t in XREF_TYPES),
+           # The count in PRAIB's own categories, a detail of this one (its ``paper``), not a metric of its own: the
+           # leaderboard neither ranks nor compares a near copy of Xref.
+           Column("xref_paper", count=True), *(Column(f"xref_paper_{t}", count=True) for t in PAPER_DIFFERING_TYPES)),
+          "xref", compared=True, summary=xref_summary),
     _text("citations", "specificity", "Cit.", 2, "formatted references", (Column("citations", count=True),),
           "citations"),
     _score("rating", "Rating", "venue rating scale"),

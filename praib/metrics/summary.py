@@ -8,7 +8,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from praib.metrics.text.xref import XREF_TYPES
+from praib.metrics.text.xref import PAPER_DIFFERING_TYPES, XREF_TYPES
 
 
 def summarise(values: Iterable[float]) -> dict:
@@ -58,15 +58,31 @@ class Summary:
 
 
 @dataclass(frozen=True)
-class XrefSummary(Summary):
-    """Cross-references per review, with their rate per 100 tokens and the mean count of each type."""
+class PaperXrefSummary(Summary):
+    """Cross-references per review in PRAIB's own categories (:data:`praib.metrics.text.xref.PAPER_XREF_TYPES`),
+    with the mean count of each category in which they differ from praib's
+    (:data:`praib.metrics.text.xref.PAPER_DIFFERING_TYPES`)."""
 
-    per_100_tokens: Summary
     per_type: Mapping[str, float | None]
 
     def to_dict(self) -> dict:
-        return {**super().to_dict(), "per_100_tokens": self.per_100_tokens.to_dict(),
-                "per_type": dict(self.per_type)}
+        return {**super().to_dict(), "per_type": dict(self.per_type)}
+
+
+@dataclass(frozen=True)
+class XrefSummary(Summary):
+    """Cross-references per review, with their rate per 100 tokens, the mean count of each type and ``paper``, the
+    count in PRAIB's own categories (None where it was not computed)."""
+
+    per_100_tokens: Summary
+    per_type: Mapping[str, float | None]
+    paper: PaperXrefSummary | None = None
+
+    def to_dict(self) -> dict:
+        out = {**super().to_dict(), "per_100_tokens": self.per_100_tokens.to_dict(), "per_type": dict(self.per_type)}
+        if self.paper is not None:
+            out["paper"] = self.paper.to_dict()
+        return out
 
 
 def mean_summary(values: Iterable[float]) -> Summary:
@@ -76,6 +92,8 @@ def mean_summary(values: Iterable[float]) -> Summary:
 
 def xref_summary(columns: Mapping[str, np.ndarray]) -> XrefSummary:
     """The cross-references of a group's reviews, from the text kernel's ``xref``, ``xref_per_100_tokens``
-    and ``xref_<type>`` columns."""
+    and ``xref_<type>`` columns, and in PRAIB's categories from ``xref_paper`` and ``xref_paper_<type>``."""
+    paper = PaperXrefSummary(**summarise(columns["xref_paper"]),
+                             per_type={t: summarise(columns[f"xref_paper_{t}"])["mean"] for t in PAPER_DIFFERING_TYPES})
     return XrefSummary(**summarise(columns["xref"]), per_100_tokens=mean_summary(columns["xref_per_100_tokens"]),
-                       per_type={t: summarise(columns[f"xref_{t}"])["mean"] for t in XREF_TYPES})
+                       per_type={t: summarise(columns[f"xref_{t}"])["mean"] for t in XREF_TYPES}, paper=paper)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 from praib.metrics.registry import BY_NAME
+from praib.metrics.text.xref import PAPER_XREF_TYPES, XREF_TYPES
 from praib.tables.layout import MISSING, Cell, Table, joined, label
 from praib.tables.praib_tables import PAPER, TABLE_1_GROUPS, TABLE_1_NOTE, table_1_header
 from praib.tables.registry import Numbers, Result, TableSpec, table
@@ -111,10 +112,29 @@ def table_4(spec: TableSpec, results: Sequence[Result]) -> Table:
     for metric, name in _rows(4, TABLE_4_ROWS):
         out.rows.append([label(name), *(eras.cell(venue, "years", year, metric, "mean") for venue, year in columns)])
     out.notes = eras.notes() + ["Each cell: the mean per review of the venue's reviews of that year; editions "
-                                "that share a rating scale form one column (ICLR ≤2018, as in the paper)."]
+                                "that share a rating scale form one column (ICLR ≤2018, as in the paper).",
+                                _paper_xref_note(eras, columns)]
     if not columns:
         out.needs.append("every cell: human reviews with venue and year")
     return out
+
+
+def _paper_xref_note(eras: Eras, columns: list[tuple[str, str]]) -> str:
+    """How Xref. differs from PRAIB's own categories (Appendix C.1), and Xref. per column in both where the result
+    holds the count in PRAIB's categories (``xref`` -> ``paper``, :class:`praib.metrics.summary.XrefSummary`)."""
+    praib_only = ", ".join(f"{t}s" for t in XREF_TYPES if t not in PAPER_XREF_TYPES)
+    paper_only = " and ".join(f"{t}s" for t in PAPER_XREF_TYPES if t not in XREF_TYPES)
+    note = (f"Xref. is praib's count, in which {praib_only}, § and appendices (as sections) count and {paper_only} "
+            f"do not; PRAIB's own expression (Appendix C.1) counts {paper_only} and leaves out {praib_only}, § and "
+            "appendices")
+    if columns and all("paper" in eras.venues[venue]["years"][year]["xref"] for venue, year in columns):
+        per_venue = [f"{venue} " + ", ".join(
+            f"{_year_label(year)} {eras.cell(venue, 'years', year, 'xref', 'mean').text()} / "
+            f"{eras.cell(venue, 'years', year, 'xref', 'paper', 'mean').text()}"
+            for name, year in columns if name == venue) for venue in dict.fromkeys(venue for venue, _ in columns)]
+        return note + f". Per review, praib's / PRAIB's categories: {'; '.join(per_venue)}."
+    return note + (". Both counts per venue and year: `praib evaluate HUMAN_REVIEWS --group-by venue,year` (each "
+                   "group's `xref` and `xref.paper`).")
 
 
 def _greater(first: Cell, second: Cell) -> tuple[Cell, Cell]:

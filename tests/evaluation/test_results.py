@@ -55,7 +55,7 @@ def test_to_dict_keeps_the_documented_keys():
                            "krippendorff", "rating_distribution", "confidence_distribution", "pooled_distributions",
                            "confidence_gap", "skipped"]
     assert group["tkc"] == {"mean": 4.0, "std": None, "n": 1}
-    assert list(group["xref"]) == ["mean", "std", "n", "per_100_tokens", "per_type"]
+    assert list(group["xref"]) == ["mean", "std", "n", "per_100_tokens", "per_type", "paper"]
     assert group["skipped"] == {"text_metrics": 0, "rating": 0, "confidence": 0}
 
 

@@ -71,6 +71,49 @@ def test_table_4_means_per_venue_and_year(synthetic):
     assert [cell.text() for cell in rows_by_label(table)["Xref."][1:]] == ["0.00"] * 6
 
 
+NOTE_START = ("Xref. is praib's count, in which lines, § and appendices (as sections) count and datasets and databases "
+              "do not; PRAIB's own expression (Appendix C.1) counts datasets and databases and leaves out lines, § and "
+              "appendices")
+
+
+def test_table_4_note_says_how_xref_differs_from_the_papers_categories_and_gives_both_counts(synthetic):
+    # The synthetic reviews have no cross-reference in either category set.
+    assert synthetic[1]["praib-4"].notes[-1] == (
+        f"{NOTE_START}. Per review, praib's / PRAIB's categories: ICLR 2022 0.00 / 0.00, 2023 0.00 / 0.00, "
+        "2024 0.00 / 0.00, 2025 0.00 / 0.00; NeurIPS 2022 0.00 / 0.00, 2023 0.00 / 0.00.")
+
+
+def test_eras_count_each_years_references_in_both_category_sets_and_table_4_gives_both(folder):
+    # By hand: "Table 2 and line 5" is 2 mentions in praib's categories, 1 in PRAIB's (no lines); "Dataset 3 and
+    # Appendix B" 1 in each (PRAIB's counts the dataset, praib's the appendix); "See § 4, Fig. 1 and DB 2." 2 in
+    # each (§ 4 and Fig. 1 against Fig. 1 and DB 2); "Lines 3-4 and data set 2." 1 in each. ICLR ≤2018:
+    # (2 + 1) / 2 = 1.50 against (1 + 1) / 2 = 1.00.
+    texts = {"ICLR": {2017: ["Table 2 and line 5."], 2018: ["Dataset 3 and Appendix B."],
+                      2024: ["See § 4, Fig. 1 and DB 2."]},
+             "NeurIPS": {2023: ["The cat sat.", "Lines 3-4 and data set 2."]}}
+    data = era_analysis(human_reviews(texts), workers=1)
+    years = {venue: data["venues"][venue]["years"] for venue in texts}
+    assert years["ICLR"]["<=2018"]["xref"] == {"mean": 1.5, "std": np.std([2, 1], ddof=1), "n": 2,
+                                               "paper": {"mean": 1.0, "std": 0.0, "n": 2}}
+    assert years["ICLR"]["2024"]["xref"]["paper"] == {"mean": 2.0, "std": None, "n": 1}
+    assert years["NeurIPS"]["2023"]["xref"]["paper"] == {"mean": 0.5, "std": np.std([0, 1], ddof=1), "n": 2}
+    # A detail of Xref.: the eras' summaries and tests are of the registry's metrics alone.
+    assert "paper" not in data["venues"]["ICLR"]["eras"]["pre"]["xref"] and "xref_paper" not in data["metrics"]
+    table = tables_of(write(folder, "eras-xref.json", data), "eras")[0]
+    assert [cell.text() for cell in rows_by_label(table)["Xref."][1:]] == ["1.50", "2.00", "0.50"]
+    note = table.notes[-1]
+    assert note == (f"{NOTE_START}. Per review, praib's / PRAIB's categories: ICLR ≤2018 1.50 / 1.00, 2024 2.00 / 2.00; "
+                    "NeurIPS 2023 0.50 / 0.50.")
+    assert "2024 2.00 / 2.00" in table.to_latex()
+    # An eras result written before it held PRAIB's categories: the note says where both counts are.
+    for venue in years.values():
+        for year in venue.values():
+            del year["xref"]["paper"]
+    note = tables_of(write(folder, "eras-before.json", data), "eras")[0].notes[-1]
+    assert note == (f"{NOTE_START}. Both counts per venue and year: `praib evaluate HUMAN_REVIEWS --group-by "
+                    "venue,year` (each group's `xref` and `xref.paper`).")
+
+
 def test_an_iclr_column_up_to_2018_prints_as_the_paper_does(folder):
     reviews = human_reviews({"ICLR": {2017: [CAT], 2018: [CAT, DOG], 2024: [MAT]}})
     (table, *_) = tables_of(write(folder, "eras-early.json", era_analysis(reviews, workers=1)), "eras")

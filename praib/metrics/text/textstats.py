@@ -8,6 +8,10 @@
     cross-reference mentions in total and per type, as :func:`praib.metrics.text.xref.xref_counts`;
 ``xref_per_100_tokens``
     ``100 * xref / tkc``;
+``xref_paper``, ``xref_paper_<type>``
+    mentions in total with PRAIB's own categories, as :func:`praib.metrics.text.xref.paper_xref_counts`,
+    and of each category in which they differ from praib's
+    (:data:`praib.metrics.text.xref.PAPER_DIFFERING_TYPES`);
 ``citations``
     number of formatted references, ``len(praib.metrics.text.citations.find_citations(text))``
     (:func:`praib.metrics.text.citations.count_citations`).
@@ -35,7 +39,10 @@ of :mod:`~praib.metrics.text.readability` decide:
   look-behinds of the expression itself);
 - *cross-references*: the expression is tried only right before words in which a keyword
   begins (and before "§", see :data:`praib.metrics.text.xref.KEYWORD_RUN`), over the joined
-  chunk, whose separator no reference can cross;
+  chunk, whose separator no reference can cross; PRAIB's categories are derived from its matches
+  (:data:`praib.metrics.text.xref.PAPER_TYPE_OF_GROUP`), their own expression tried only before
+  the words in which a dataset or database can begin, and over the whole text where a match of
+  one category set overlaps where the other's could begin;
 - *citations*: the citation expressions run only on texts that contain a year-like number.
 
 The calling process and worker processes forked for the call take chunks in turn from a shared
@@ -56,11 +63,14 @@ from typing import Optional, Sequence
 import numpy as np
 import pyarrow as pa
 
+from praib.metrics import summary as _summary
 from praib.metrics.registry import READABILITY
 from praib.metrics.summary import summarise
 from praib.metrics.text import readability as _readability
 from praib.metrics.text.citations import count_citations
-from praib.metrics.text.xref import GROUP_TYPES, KEYWORD_RUN, XREF_PATTERN, XREF_TYPES
+from praib.metrics.text.xref import (GROUP_TYPES, KEYWORD_RUN, PAPER_DIFFERING_TYPES, PAPER_KEYWORD_RUN,
+                                     PAPER_TYPE_OF_GROUP, PAPER_XREF_PATTERN, PAPER_XREF_TYPES, XREF_PATTERN,
+                                     XREF_TYPES)
 
 __all__ = ["TEXT_METRICS", "CHUNK_SIZE", "score_texts", "readability_summary", "xref_summary"]
 
@@ -69,6 +79,7 @@ __all__ = ["TEXT_METRICS", "CHUNK_SIZE", "score_texts", "readability_summary", "
 TEXT_METRICS: tuple[str, ...] = (
     *READABILITY, "xref", "xref_per_100_tokens",
     *(f"xref_{t}" for t in XREF_TYPES),
+    "xref_paper", *(f"xref_paper_{t}" for t in PAPER_DIFFERING_TYPES),
     "citations",
 )
 #: Texts per unit of work (a chunk) of a process. (The arrays of a larger chunk, a few MB each, are
@@ -78,16 +89,29 @@ CHUNK_SIZE = 200
 _NAN = math.nan
 _N_COLUMNS = len(TEXT_METRICS)
 _COLUMN = {name: j for j, name in enumerate(TEXT_METRICS)}
-# Capturing-group number of an xref match (``match.lastindex``) -> position in XREF_TYPES.
-_TYPE_POSITION = [0] * (XREF_PATTERN.groups + 1)
+
+
+# Capturing-group number of a match (``match.lastindex``) of XREF_PATTERN -> position in XREF_TYPES, and position in
+# PAPER_XREF_TYPES of the type that PAPER_XREF_PATTERN gives the same match (-1: not one of its alternatives); of a
+# match of PAPER_XREF_PATTERN -> position in PAPER_XREF_TYPES.
+_TYPE_POSITION = np.zeros(XREF_PATTERN.groups + 1, dtype=np.int64)
+_SHARED_TYPE_POSITION = np.full(XREF_PATTERN.groups + 1, -1, dtype=np.int64)
 for _name, _number in XREF_PATTERN.groupindex.items():
     _TYPE_POSITION[_number] = XREF_TYPES.index(GROUP_TYPES[_name])
+    if _name in PAPER_TYPE_OF_GROUP:
+        _SHARED_TYPE_POSITION[_number] = PAPER_XREF_TYPES.index(PAPER_TYPE_OF_GROUP[_name])
+_PAPER_TYPE_POSITION = np.zeros(PAPER_XREF_PATTERN.groups + 1, dtype=np.int64)
+for _name, _number in PAPER_XREF_PATTERN.groupindex.items():
+    _PAPER_TYPE_POSITION[_number] = PAPER_XREF_TYPES.index(_name.split("_")[0])
+_PAPER_COLUMNS = [PAPER_XREF_TYPES.index(t) for t in PAPER_DIFFERING_TYPES]
+#: Where a reference can begin: the keyword runs of praib's categories, then of PRAIB's.
+_KEYWORD_RUNS = (KEYWORD_RUN, PAPER_KEYWORD_RUN)
 
 # What this process has learnt about the words (lower-cased, as readability._tokens gives them)
 # it has seen, kept for the life of the process (forked workers send back what they learn): each
-# word's number, and by number the word, its syllables and the number of its entry in
-# _XREF_OFFSETS: where in the word cross-reference keywords begin (0, or after one of its
-# apostrophes), () for most words; entry 1 is (0,), a keyword at the start.
+# word's number, and by number the word, its syllables and the number of its entry in _XREF_OFFSETS:
+# for each of _KEYWORD_RUNS, where in the word such a run begins (0, or after one of its apostrophes),
+# and where only PRAIB's does (_OWN); entry 0, that of most words, is none.
 class _Numbers(dict):
     def __missing__(self, word: bytes) -> int:
         return _learn(word)
@@ -96,45 +120,63 @@ class _Numbers(dict):
 _WORD_NUMBERS = _Numbers()
 _WORDS: list[bytes] = []
 _SYLLABLES = np.zeros(1 << 12, dtype=np.int64)
-_XREF_ENTRIES = np.zeros(1 << 12, dtype=np.int64)
-_XREF_OFFSETS: list[tuple[int, ...]] = [(), (0,)]
-_XREF_ENTRY = {offsets: entry for entry, offsets in enumerate(_XREF_OFFSETS)}
+_XREF_ENTRIES = np.zeros(1 << 12, dtype=np.int32)
+_PRAIB, _PAPER, _OWN = range(3)
+_XREF_OFFSETS: list[tuple[tuple[int, ...], ...]] = [((), (), ())]
+_XREF_ENTRY = {offsets[:_OWN]: entry for entry, offsets in enumerate(_XREF_OFFSETS)}
+# By entry and kind of offsets: 0 none, 1 just (0,) (a keyword at the start), 2 others.
+_OFFSETS_SHAPE = np.zeros((1 << 6, 3), dtype=np.int8)
 # The non-ASCII characters that case-insensitive ASCII letters match in ``re`` ("ı" and "İ"
 # match "i", "ſ" "s", the Kelvin sign "k"): keywords written with them are not ASCII words,
 # so a text that contains one is searched everywhere.
 _FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
 
 
-def _learn(word: bytes) -> int:
-    text = word.decode("ascii")
-    offsets, offset = [], 0
+def _keyword_offsets(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Where in the word ``text`` a keyword run of each of _KEYWORD_RUNS begins: at 0 or after one of its
+    apostrophes. (A run of PRAIB's categories that is none of praib's begins with "d": "data", "ds", "db".)"""
+    praib, paper, offset = [], [], 0
     for part in text.split("'"):
         if KEYWORD_RUN.fullmatch(part):
-            offsets.append(offset)
+            praib.append(offset)
+            if PAPER_KEYWORD_RUN.fullmatch(part):
+                paper.append(offset)
+        elif part[:1] == "d" and PAPER_KEYWORD_RUN.fullmatch(part):
+            paper.append(offset)
         offset += len(part) + 1
+    return tuple(praib), tuple(paper)
+
+
+def _learn(word: bytes) -> int:
+    text = word.decode("ascii")
     # (the word is its own word type: the memo of readability.count_syllables is not needed)
-    return _remember(word, _readability._syllables_uncached(text), tuple(offsets))
+    return _remember(word, _readability._syllables_uncached(text), _keyword_offsets(text))
 
 
-def _remember(word: bytes, syllables: int, offsets: tuple[int, ...]) -> int:
-    global _SYLLABLES, _XREF_ENTRIES
+def _remember(word: bytes, syllables: int, offsets: tuple[tuple[int, ...], ...]) -> int:
+    """Number ``word``, with its syllables and, per keyword run of _KEYWORD_RUNS, its keyword offsets."""
+    global _SYLLABLES, _XREF_ENTRIES, _OFFSETS_SHAPE
     number = len(_WORDS)
     if number == len(_SYLLABLES):
         _SYLLABLES = np.concatenate((_SYLLABLES, np.zeros_like(_SYLLABLES)))
         _XREF_ENTRIES = np.concatenate((_XREF_ENTRIES, np.zeros_like(_XREF_ENTRIES)))
     _SYLLABLES[number] = syllables
     if offsets not in _XREF_ENTRY:
-        _XREF_ENTRY[offsets] = len(_XREF_OFFSETS)
-        _XREF_OFFSETS.append(offsets)
+        entry = _XREF_ENTRY[offsets] = len(_XREF_OFFSETS)
+        # (where both can begin, praib's expression is tried; PRAIB's alone is tried where only it can)
+        _XREF_OFFSETS.append((*offsets, tuple(o for o in offsets[_PAPER] if o not in offsets[_PRAIB])))
+        if entry == len(_OFFSETS_SHAPE):
+            _OFFSETS_SHAPE = np.concatenate((_OFFSETS_SHAPE, np.zeros_like(_OFFSETS_SHAPE)))
+        _OFFSETS_SHAPE[entry] = [0 if not found else 1 if found == (0,) else 2 for found in _XREF_OFFSETS[entry]]
     _XREF_ENTRIES[number] = _XREF_ENTRY[offsets]
     _WORDS.append(word)
     _WORD_NUMBERS[word] = number
     return number
 
 
-def _learnt_since(number: int) -> list[tuple[bytes, int, tuple[int, ...]]]:
-    """(word, syllables, keyword offsets) of the words learnt since word ``number``."""
-    return [(word, int(_SYLLABLES[n]), _XREF_OFFSETS[_XREF_ENTRIES[n]])
+def _learnt_since(number: int) -> list[tuple[bytes, int, tuple[tuple[int, ...], ...]]]:
+    """(word, syllables, keyword offsets per keyword run) of the words learnt since word ``number``."""
+    return [(word, int(_SYLLABLES[n]), _XREF_OFFSETS[_XREF_ENTRIES[n]][:_OWN])
             for n, word in enumerate(_WORDS[number:], number)]
 
 
@@ -272,24 +314,113 @@ def _sentence_cuts(joined: str, codes: np.ndarray, classes: np.ndarray, marks: n
     return np.sort(np.concatenate((marks[ends], breaks[cut])))
 
 
-def _xref_matches(joined: str, candidates: np.ndarray) -> tuple[list[int], list[int]]:
-    """Where (the position of the character after its start) and of which type (position in
-    XREF_TYPES) each cross-reference of ``joined`` is, given (sorted) where one can start: right
-    before each ASCII keyword and each "§". Trying the expression at each possible start in
-    order, after the end of the previous match, finds what finditer finds text by text: no
-    match crosses the separator, and the expression reads ";" before and after a text as it
-    reads the start and the end of a text (see _SEPARATOR)."""
-    positions, types = [], []
-    match = XREF_PATTERN.match
+def _candidates(word_starts: np.ndarray, entries: np.ndarray, kind: int, section_signs: np.ndarray,
+                text_starts: np.ndarray, searched_whole: np.ndarray) -> np.ndarray:
+    """Where (sorted) a reference can start, the character before it: at the offsets of ``kind`` (_PRAIB, _PAPER,
+    _OWN) of the words with a keyword run, given their start in the joined chunk and their ``entries`` in
+    _XREF_OFFSETS, and before each of ``section_signs``; none in the texts ``searched_whole``."""
+    shape = _OFFSETS_SHAPE[entries, kind]
+    elsewhere = shape == 2
+    candidates = np.concatenate((
+        word_starts[shape == 1] - 1,
+        section_signs - 1,
+        np.array([start - 1 + offset
+                  for start, entry in zip(word_starts[elsewhere].tolist(), entries[elsewhere].tolist())
+                  for offset in _XREF_OFFSETS[entry][kind]], dtype=np.int64)))
+    candidates.sort()
+    if len(searched_whole):
+        candidates = candidates[~np.isin(_owners(text_starts, candidates), searched_whole)]
+    return candidates
+
+
+def _owners(text_starts: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The text of each reference that starts (its character before) at ``starts``."""
+    return np.searchsorted(text_starts, starts + 1, side="right") - 1
+
+
+def _xref_matches(pattern: re.Pattern, joined: str, candidates: np.ndarray,
+                  greedy: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where each of ``pattern``'s cross-references of ``joined`` starts and ends and its capturing-group number
+    (``match.lastindex``), given (sorted) where one can start: right before each ASCII keyword (and each "§").
+    Trying the expression at each possible start in order, after the end of the previous match, finds what finditer
+    finds text by text: no match crosses the separator, and the expression reads ";" before and after a text as it
+    reads the start and the end of a text (see _SEPARATOR). Not ``greedy``: at each candidate, whatever was found
+    before it."""
+    starts, numbers, ends = [], [], []
+    match = pattern.match
     end = 0
     for start in candidates.tolist():
         if start >= end:
             found = match(joined, start)
             if found is not None:
-                positions.append(start + 1)
-                types.append(_TYPE_POSITION[found.lastindex])
-                end = found.end()
-    return positions, types
+                starts.append(start)
+                numbers.append(found.lastindex)
+                ends.append(found.end())
+                if greedy:
+                    end = ends[-1]
+    return (np.array(starts, dtype=np.int64), np.array(numbers, dtype=np.int64), np.array(ends, dtype=np.int64))
+
+
+def _covers(starts: np.ndarray, ends: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Whether each span from ``starts`` to ``ends`` holds one of (sorted) ``positions`` after its start."""
+    if not len(positions):
+        return np.zeros(len(starts), dtype=bool)
+    after = np.searchsorted(positions, starts, side="right")
+    return (after < len(positions)) & (positions[np.minimum(after, len(positions) - 1)] < ends)
+
+
+# The farthest from where a dataset or database reference of PAPER_XREF_PATTERN starts (its character before) that
+# its identifier can begin: after "databases" or "data sets" (1 + 9 characters), a full stop and 3 spaces.
+_OWN_IDENTIFIER_REACH = 1 + 9 + 1 + 3
+
+
+def _may_name_one(codes: np.ndarray, classes: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """Whether a dataset or database reference can start at each of ``own``: its identifier begins with a capital
+    ASCII letter or a digit (praib.metrics.text.xref: a number, a letter prefix, a Roman numeral), at most
+    _OWN_IDENTIFIER_REACH characters on, after the keyword's first letter."""
+    window = np.minimum(own[:, None] + np.arange(2, _OWN_IDENTIFIER_REACH + 1), len(codes) - 1)
+    ahead = codes[window]
+    return (((ahead >= ord("A")) & (ahead <= ord("Z"))) | ((classes[window] & _DIGIT) != 0)).any(axis=1)
+
+
+def _inside(positions: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Whether each of ``positions`` lies after the start of one of the spans from (sorted, disjoint) ``starts`` to
+    ``ends``, before its end."""
+    if not len(starts):
+        return np.zeros(len(positions), dtype=bool)
+    before = np.searchsorted(starts, positions) - 1  # the span that begins last before each
+    return (before >= 0) & (ends[np.maximum(before, 0)] > positions)
+
+
+def _paper_xref_counts(texts: list[str], joined: str, codes: np.ndarray, classes: np.ndarray, text_starts: np.ndarray,
+                       paper_candidates: np.ndarray, own: np.ndarray, starts: np.ndarray, numbers: np.ndarray,
+                       ends: np.ndarray, searched_whole: np.ndarray) -> np.ndarray:
+    """Mentions of each of PAPER_XREF_TYPES (columns) in each text (rows), from the matches of XREF_PATTERN
+    (``starts``, ``ends``, ``numbers``) found where it can begin, where PAPER_XREF_PATTERN can begin
+    (``paper_candidates``) and where only it can (``own``: before "data", "dataset", "database", "DS", "DB").
+    Its matches are the shared ones of XREF_PATTERN (see PAPER_TYPE_OF_GROUP) and its own at ``own`` (tried
+    where _may_name_one), unless the two scans part: a match of XREF_PATTERN's alone (a line, an appendix, §)
+    holds a place where PAPER_XREF_PATTERN can begin, or one of its own matches holds such a place or begins
+    inside a shared match; such texts (rare) are searched whole, as are ``searched_whole``."""
+    n, n_types = len(texts), len(PAPER_XREF_TYPES)
+    shared_types = _SHARED_TYPE_POSITION[numbers]
+    shared = shared_types >= 0
+    own = own[_may_name_one(codes, classes, own)]
+    own_starts, own_numbers, own_ends = _xref_matches(PAPER_XREF_PATTERN, joined, own, greedy=False)
+    shared_starts = starts[shared]
+    parted = np.concatenate((
+        starts[~shared][_covers(starts[~shared], ends[~shared], paper_candidates)],
+        own_starts[_covers(own_starts, own_ends, paper_candidates)],
+        own_starts[_inside(own_starts, shared_starts, ends[shared])]))
+    counts = np.bincount(
+        np.concatenate((_owners(text_starts, shared_starts) * n_types + shared_types[shared],
+                        _owners(text_starts, own_starts) * n_types + _PAPER_TYPE_POSITION[own_numbers])),
+        minlength=n * n_types).reshape(n, n_types).astype(np.float64)
+    for j in np.union1d(_owners(text_starts, parted), searched_whole).tolist():
+        counts[j] = 0
+        for found in PAPER_XREF_PATTERN.finditer(" " + texts[j]):
+            counts[j, _PAPER_TYPE_POSITION[found.lastindex]] += 1
+    return counts
 
 
 def _distinct_per_group(groups: np.ndarray, values: np.ndarray, n_values: int, n_groups: int) -> np.ndarray:
@@ -372,28 +503,22 @@ def _score_present(texts: list[str]) -> np.ndarray:
 
     # Cross-references: tried right before keyword words and "§"; texts with the non-ASCII
     # characters that case-insensitive ASCII letters match ("ı" matches "i") are searched whole.
-    keyword_words = np.flatnonzero(_XREF_ENTRIES[numbers])
-    entries = _XREF_ENTRIES[numbers[keyword_words]]
-    at_start = entries == 1  # entry 1: the offsets (0,)
     special = rare[(rare_classes & (_SECTION_SIGN | _FOLD)) != 0]
-    candidates = np.concatenate((
-        word_starts[keyword_words[at_start]] - 1,
-        special[codes[special] == ord("§")] - 1,
-        np.array([start - 1 + offset
-                  for start, entry in zip(word_starts[keyword_words[~at_start]].tolist(), entries[~at_start].tolist())
-                  for offset in _XREF_OFFSETS[entry]], dtype=np.int64)))
-    candidates.sort()
+    section_signs = special[codes[special] == ord("§")]
     searched_whole = np.unique(np.searchsorted(text_starts, special[codes[special] != ord("§")], side="right") - 1)
-    if len(searched_whole):
-        owner = np.searchsorted(text_starts, candidates + 1, side="right") - 1
-        candidates = candidates[~np.isin(owner, searched_whole)]
-    positions, types = _xref_matches(joined, candidates)
-    text_of_match = np.searchsorted(text_starts, np.array(positions, dtype=np.int64), side="right") - 1
-    xref = np.bincount(text_of_match * len(XREF_TYPES) + np.array(types, dtype=np.int64),
+    keyword_words = np.flatnonzero(_XREF_ENTRIES[numbers])
+    entries, keyword_starts = _XREF_ENTRIES[numbers[keyword_words]], word_starts[keyword_words]
+    candidates = _candidates(keyword_starts, entries, _PRAIB, section_signs, text_starts, searched_whole)
+    starts, group_numbers, ends = _xref_matches(XREF_PATTERN, joined, candidates)
+    xref = np.bincount(_owners(text_starts, starts) * len(XREF_TYPES) + _TYPE_POSITION[group_numbers],
                        minlength=n * len(XREF_TYPES)).reshape(n, len(XREF_TYPES)).astype(np.float64)
     for j in searched_whole.tolist():
         for found in XREF_PATTERN.finditer(" " + texts[j]):
             xref[j, _TYPE_POSITION[found.lastindex]] += 1
+    paper_candidates, own = (_candidates(keyword_starts, entries, kind, np.empty(0, dtype=np.int64), text_starts,
+                                         searched_whole) for kind in (_PAPER, _OWN))
+    paper = _paper_xref_counts(texts, joined, codes, classes, text_starts, paper_candidates, own, starts, group_numbers,
+                               ends, searched_whole)
 
     # Every formatted citation has a year, 18xx, 19xx or 20xx (praib.metrics.text.citations;
     # its last two digits are any \d): texts without one have none.
@@ -408,10 +533,12 @@ def _score_present(texts: list[str]) -> np.ndarray:
 
     scores = np.full((n, _N_COLUMNS), _NAN)
     scores[:, _COLUMN["tkc"]] = n_words
+    has_words = n_words > 0  # the other scores are undefined without a word
     scores[:, _COLUMN["xref"]] = xref.sum(axis=1)
     scores[:, [_COLUMN[f"xref_{t}"] for t in XREF_TYPES]] = xref
+    scores[:, _COLUMN["xref_paper"]] = paper.sum(axis=1)
+    scores[:, [_COLUMN[f"xref_paper_{t}"] for t in PAPER_DIFFERING_TYPES]] = paper[:, _PAPER_COLUMNS]
     scores[:, _COLUMN["citations"]] = n_citations
-    has_words = n_words > 0  # the other scores are undefined without a word
     for name, values in zip(("ttr", "fre", "fkg"), _readability._scores(
             n_words[has_words], n_types[has_words], n_sentences[has_words], syllables[has_words])):
         scores[has_words, _COLUMN[name]] = values
@@ -558,10 +685,12 @@ def readability_summary(texts: Sequence[Optional[str]], return_per_review: bool 
 
 def xref_summary(texts: Sequence[Optional[str]]) -> dict:
     """Cross-references per review over ``texts``: in total and per 100 word tokens (mean / std / n),
-    and the mean mentions per review of each element type."""
+    and the mean mentions per review of each element type; ``paper``: the count in PRAIB's categories
+    (:class:`praib.metrics.summary.PaperXrefSummary`)."""
     scores = score_texts(texts)
     return {
         "xref": summarise(scores["xref"]),
         "per_100_tokens": summarise(scores["xref_per_100_tokens"]),
         "per_type": {t: summarise(scores[f"xref_{t}"])["mean"] for t in XREF_TYPES},
+        "paper": _summary.xref_summary(scores).paper.to_dict(),
     }

@@ -58,7 +58,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 __all__ = ["XREF_TYPES", "XREF_PATTERN", "GROUP_TYPES", "iter_xref_matches", "XrefMatch", "find_xrefs",
-           "xref_counts", "KEYWORD_RUN", "PAPER_XREF_TYPES", "PAPER_XREF_PATTERN", "paper_xref_counts"]
+           "xref_counts", "KEYWORD_RUN", "PAPER_XREF_TYPES", "PAPER_XREF_PATTERN", "PAPER_KEYWORD_RUN",
+           "PAPER_DIFFERING_TYPES", "PAPER_TYPE_OF_GROUP", "paper_xref_counts"]
 
 #: Element types, in the order used for count columns.
 XREF_TYPES: tuple[str, ...] = (
@@ -110,11 +111,9 @@ _KEYWORDS: tuple[tuple[str, str, str, str], ...] = (
 #: A reference starts right before such a run or before "§";
 #: :mod:`praib.metrics.text.textstats` tries the expression only there (a test checks that
 #: every keyword is covered).
-KEYWORD_RUN = re.compile(
-    r"(?:fig(?:ure)?s?|tab(?:le)?s?|tbls?|(?:sub)?sec(?:tion|t)?s?|sub|appendix|appendices|appx|app"
-    r"|eq(?:uation|n)?s?|theorems?|thms?|lemm(?:a|as|ata)|lem|corollar(?:y|ies)|coro?|definitions?"
-    r"|defn?s?|pages?|pgs?|lines?|pp?|ll?)(?:[a-z]|[ivx]+)?"
-)
+_SHARED_RUNS = (r"fig(?:ure)?s?|tab(?:le)?s?|tbls?|(?:sub)?sec(?:tion|t)?s?|sub|eq(?:uation|n)?s?|theorems?|thms?"
+                r"|lemm(?:a|as|ata)|lem|corollar(?:y|ies)|coro?|definitions?|defn?s?|pages?|pgs?|pp?")
+KEYWORD_RUN = re.compile(rf"(?:{_SHARED_RUNS}|appendix|appendices|appx|app|lines?|ll?)(?:[a-z]|[ivx]+)?")
 # "p."/"pp." right after a year or a volume/issue number and a comma is the page range of a
 # formatted citation ("2017, pp. 5998-6008", "vol. 30, pp. 1-9"), not a page of the paper.
 # (Written as look-behinds that end with the already consumed "p".)
@@ -135,29 +134,35 @@ _SPECIAL: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def _build_pattern(keywords=_KEYWORDS, special=_SPECIAL) -> re.Pattern:
-    # A reference must not follow a letter, digit or underscore. The expression therefore
-    # starts by consuming one character that is none of those (the searched text is given
-    # a leading space, see iter_xref_matches), then one alternative per keyword and first-letter
-    # case, each starting with that literal letter. This shape lets the regex engine scan
-    # quickly for candidate positions and skip alternatives on their first letter; it is
-    # about twice as fast as a leading look-behind. An empty named group closing each
-    # alternative names the type (``match.lastgroup``); names repeat with a number
-    # (``section_2``). (Side effect: a keyword glued to a previous reference that ends in
-    # ")", as in "Eq. (3)Table 1", is not found, the ")" being taken.)
+def _alternatives(keywords=_KEYWORDS, special=_SPECIAL) -> list[tuple[str, str, str, str]]:
+    """(type, group name, first letter, rest) of each alternative of the expression, in order: one per keyword and
+    first-letter case; group names repeat the type with a number (``section_2``)."""
     alternatives, used = [], {}
     entries = [(t, first, rest + ids) for t, first, rest, ids in keywords] + list(special)
     for kind, first, body in entries:
         for char in first.strip("[]"):
             n = used[kind] = used.get(kind, 0) + 1
-            name = kind if n == 1 else f"{kind}_{n}"
-            alternatives.append(f"{re.escape(char)}{body}(?P<{name}>)")
-    return re.compile(r"[^A-Za-z0-9_](?:" + "|".join(alternatives) + ")")
+            alternatives.append((kind, kind if n == 1 else f"{kind}_{n}", char, body))
+    return alternatives
+
+
+def _build_pattern(alternatives: list[tuple[str, str, str, str]]) -> re.Pattern:
+    # A reference must not follow a letter, digit or underscore. The expression therefore
+    # starts by consuming one character that is none of those (the searched text is given
+    # a leading space, see iter_xref_matches), then the alternatives (_alternatives), each
+    # starting with its literal letter. This shape lets the regex engine scan quickly for
+    # candidate positions and skip alternatives on their first letter; it is about twice as
+    # fast as a leading look-behind. An empty named group closing each alternative names its
+    # type (``match.lastgroup``). (Side effect: a keyword glued to a previous reference that
+    # ends in ")", as in "Eq. (3)Table 1", is not found, the ")" being taken.)
+    return re.compile(r"[^A-Za-z0-9_](?:" + "|".join(f"{re.escape(first)}{rest}(?P<{name}>)"
+                                                     for _, name, first, rest in alternatives) + ")")
 
 
 #: The single compiled expression (alternatives marked by named groups). Search
 #: ``" " + text``: each match then starts with the character before the reference.
-XREF_PATTERN = _build_pattern()
+_XREF_ALTERNATIVES = _alternatives()
+XREF_PATTERN = _build_pattern(_XREF_ALTERNATIVES)
 #: Group name (``match.lastgroup``) -> element type.
 GROUP_TYPES: dict[str, str] = {name: name.split("_")[0] for name in XREF_PATTERN.groupindex}
 
@@ -207,7 +212,23 @@ _PAPER_KEYWORDS = tuple(entry for entry in _KEYWORDS if entry[0] in PAPER_XREF_T
 )
 #: PRAIB's categories written with praib's rules (identifiers, lists and ranges, prose that is no reference):
 #: a named variant of :data:`XREF_PATTERN`, to count references as the paper counts them. Search ``" " + text``.
-PAPER_XREF_PATTERN = _build_pattern(_PAPER_KEYWORDS, tuple(entry for entry in _SPECIAL if entry[0] == "page"))
+_PAPER_ALTERNATIVES = _alternatives(_PAPER_KEYWORDS, tuple(entry for entry in _SPECIAL if entry[0] == "page"))
+PAPER_XREF_PATTERN = _build_pattern(_PAPER_ALTERNATIVES)
+#: The categories in which PRAIB's count differs from praib's: sections (without § and appendices), datasets and
+#: databases. The others are written with the same rules (on the real texts of ../shared/data their counts agree).
+PAPER_DIFFERING_TYPES: tuple[str, ...] = ("section", *(t for t in PAPER_XREF_TYPES if t not in XREF_TYPES))
+#: Group name of :data:`XREF_PATTERN` -> element type, for the alternatives that :data:`PAPER_XREF_PATTERN` has too.
+#: At any place both expressions try, in order, their alternatives that begin with the letter found there, and those
+#: they share come first in both (a test checks it): where praib's expression matches with one of these, PRAIB's
+#: matches the same text with the same type; where praib's matches with another (a line, an appendix, §) or not at
+#: all, PRAIB's matches a dataset, a database or nothing. :mod:`praib.metrics.text.textstats` derives PRAIB's count
+#: from praib's matches so.
+PAPER_TYPE_OF_GROUP: dict[str, str] = {
+    name: kind for kind, name, first, rest in _XREF_ALTERNATIVES
+    if (kind, first, rest) in {(k, f, r) for k, _, f, r in _PAPER_ALTERNATIVES}}
+#: What :data:`KEYWORD_RUN` is to :data:`XREF_PATTERN`, for :data:`PAPER_XREF_PATTERN`: a lower-cased run of ASCII
+#: letters in which one of its references begins ("data" of "data set 2" included); it has no "§".
+PAPER_KEYWORD_RUN = re.compile(rf"(?:{_SHARED_RUNS}|data(?:sets?|bases?)?|ds|db)(?:[a-z]|[ivx]+)?")
 
 
 def paper_xref_counts(text: Optional[str]) -> dict[str, int]:

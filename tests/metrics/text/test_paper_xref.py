@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from praib.metrics.text.xref import PAPER_XREF_TYPES, paper_xref_counts, xref_counts
+from praib.metrics.text.xref import (PAPER_KEYWORD_RUN, PAPER_TYPE_OF_GROUP, PAPER_XREF_TYPES, XREF_PATTERN,
+                                     paper_xref_counts, xref_counts)
 from tests.paths import SHARED_DATA
 
 TEXT = ("See Table 2 and Figure 3, Section 4.1, Appendix B, § 3, line 12, L120, Eq. (3), Dataset 2, data set 3 and "
@@ -45,3 +46,49 @@ def test_on_disapere_the_categories_move_the_mean_by_what_they_add_and_remove():
                                         + theirs["dataset"] + theirs["database"])
     mean_praib, mean_paper = (sum(sum(c.values()) for c in counts) / len(texts) for counts in (praib, paper))
     assert 1.7 < mean_paper < mean_praib < 2.0
+
+
+def test_every_keyword_spelling_of_the_papers_categories_is_a_keyword_run():
+    # The batch engine tries PAPER_XREF_PATTERN only before a PAPER_KEYWORD_RUN: every keyword must be one, alone or
+    # followed at once by the letters that open an identifier; the part before a hyphen or a space counts ("Sub-section"
+    # begins with "sub", "data set" with "data").
+    from praib.metrics.text import xref
+    from tests.metrics.text.spellings import regex_parser, spellings
+
+    checked = 0
+    for kind, first, rest, _ in xref._PAPER_KEYWORDS:
+        for spelling in spellings(regex_parser.parse(rest.replace(r"[^\S\n]", " "))):
+            run = (first.strip("[]")[0] + spelling).lower().split("-")[0].split(" ")[0]
+            for identifier in ("", "s", "a", "b", "i", "iv", "xiii"):
+                assert PAPER_KEYWORD_RUN.fullmatch(run + identifier), (kind, run + identifier)
+            checked += 1
+    assert checked > 60
+    assert PAPER_KEYWORD_RUN.fullmatch("p") and PAPER_KEYWORD_RUN.fullmatch("pp")  # p. 5, pp. 3-4
+    for not_paper in ("line", "lines", "l", "ll", "appendix", "app", "appx", "metadata", "dataframe", "dbms"):
+        assert not PAPER_KEYWORD_RUN.fullmatch(not_paper), not_paper
+
+
+def test_the_alternatives_both_expressions_share_come_first_for_each_letter():
+    # The text kernel counts PRAIB's categories from praib's matches (PAPER_TYPE_OF_GROUP). That holds because at
+    # any place each expression tries its alternatives in order, those of the letter found there (the rest fail on
+    # it), and for every letter the shared ones come first, in the same order, in both.
+    from praib.metrics.text import xref
+
+    def key(alternative):
+        kind, _, first, rest = alternative
+        return kind, first, rest
+
+    shared = {key(a) for a in xref._XREF_ALTERNATIVES} & {key(a) for a in xref._PAPER_ALTERNATIVES}
+    letters = {first for _, _, first, _ in xref._XREF_ALTERNATIVES + xref._PAPER_ALTERNATIVES}
+    for letter in letters:
+        orders = [[key(a) for a in alternatives if a[2] == letter]
+                  for alternatives in (xref._XREF_ALTERNATIVES, xref._PAPER_ALTERNATIVES)]
+        for order in orders:
+            in_both = [k in shared for k in order]
+            assert in_both == sorted(in_both, reverse=True), (letter, order)
+        assert [k for k in orders[0] if k in shared] == [k for k in orders[1] if k in shared], letter
+    # Shared: every category of PRAIB's but datasets and databases; not praib's lines, appendices or §.
+    assert set(PAPER_TYPE_OF_GROUP.values()) == set(PAPER_XREF_TYPES) - {"dataset", "database"}
+    assert set(PAPER_TYPE_OF_GROUP) < set(XREF_PATTERN.groupindex)
+    assert {name for name, _ in xref.GROUP_TYPES.items()} - set(PAPER_TYPE_OF_GROUP) == {
+        "section_3", "section_4", "section_5", "line", "line_2", "line_3", "line_4"}

@@ -18,7 +18,8 @@ from praib.metrics.text import textstats
 from praib.metrics.text.citations import find_citations
 from praib.metrics.text.readability import readability
 from praib.metrics.text.textstats import CHUNK_SIZE, TEXT_METRICS, score_texts
-from praib.metrics.text.xref import KEYWORD_RUN, XREF_TYPES, xref_counts
+from praib.metrics.text.xref import (KEYWORD_RUN, PAPER_DIFFERING_TYPES, PAPER_KEYWORD_RUN, XREF_TYPES,
+                                     paper_xref_counts, xref_counts)
 from tests.review_variants import corpus, variant
 
 DISAPERE = Path("/work/shared/data/disapere/disapere_review_rebuttal_pairs.jsonl")
@@ -52,6 +53,8 @@ def expected_row(text):
            "xref_per_100_tokens": 100 * total / r.tkc if r.tkc else None,
            "citations": len(find_citations(text))}
     row.update({f"xref_{t}": counts[t] for t in XREF_TYPES})
+    paper = paper_xref_counts(text)
+    row.update({"xref_paper": sum(paper.values()), **{f"xref_paper_{t}": paper[t] for t in PAPER_DIFFERING_TYPES}})
     return {k: math.nan if v is None else float(v) for k, v in row.items()}
 
 
@@ -67,7 +70,8 @@ def assert_identical(scores, texts):
 
 def test_column_order():
     assert TEXT_METRICS == ("tkc", "ttr", "fre", "fkg", "xref", "xref_per_100_tokens",
-                            *(f"xref_{t}" for t in XREF_TYPES), "citations")
+                            *(f"xref_{t}" for t in XREF_TYPES), "xref_paper", "xref_paper_section",
+                            "xref_paper_dataset", "xref_paper_database", "citations")
 
 
 def test_equals_per_text_functions_in_process():
@@ -131,6 +135,16 @@ XREF_EDGES = [
     "Figures 2 and 3 and Table 1; Figure 2 and Figure 3; Eq. (3)Table 1",
     "the section on the table of the approach, a corollary, page limits, in line with lemmata",
     "see Figure",
+    # PRAIB's categories: datasets and databases, a keyword across a space ("data set"), glued identifiers.
+    "Dataset 2, data set 3, DATA SET 4, Data\u00a0set 5, data\nset 6, DS 1, DSS3, DB 2, Databases 1-3, DatasetIV",
+    "x'Dataset 2, the authors' data set 3, 2DS 1, _DB 2, metadata set 2, datasets are small, DB and DS",
+    "dataſet 2, Databaſe 3 and L120, § 2, Appendix A, line 4: none of these is in both categories",
+    # Where the two categories' scans part (the kernel derives PRAIB's count from praib's matches elsewhere): a
+    # reference of one category set takes the ")" before a keyword that the other set's then finds.
+    "§3(a)Table 1",
+    "Appendix 2(b)Figure 3, line 3",
+    "Dataset 2(a)Figure 3",
+    "Figure 2(a)DS 1",
 ]
 
 
@@ -140,6 +154,25 @@ def test_references_in_awkward_places():
     # Not vacuous: "TableIV, FigureS3, ..." has 11 references, "2Figure 3, ..." none.
     assert scores["xref"][1] == 11 and scores["xref"][3] == 0
     assert scores["xref"][7] == 3  # fıgure 2, Figureſ 3, defİnition 4
+    # PRAIB's categories, by hand: every piece of the first is one mention but "data\nset 6" (a line break), 7
+    # datasets and 2 databases; the second has "x'Dataset 2" and "data set 3" only; the third "dataſet 2" and
+    # "Databaſe 3" (its text searched whole), where praib's categories find L120, § 2, Appendix A and line 4.
+    assert (scores["xref_paper_dataset"][11], scores["xref_paper_database"][11]) == (7, 2)
+    assert (scores["xref_paper_dataset"][12], scores["xref_paper_database"][12]) == (2, 0)
+    assert (scores["xref_paper"][13], scores["xref"][13]) == (2, 4)
+    # §3(a) and Appendix 2(b) take the ")" that Table 1 and Figure 3 need in praib's categories, where they count
+    # (with line 3) as a section, a section and a line; in PRAIB's, Table 1 and Figure 3 count. Dataset 2(a) and
+    # Figure 2(a) take the ")" before Figure 3 and DS 1 in PRAIB's: one dataset, one figure; praib's find the figures.
+    assert [(scores["xref"][j], scores["xref_section"][j]) for j in range(14, 18)] == [(1, 1), (2, 1), (1, 0), (1, 0)]
+    assert [(scores["xref_paper"][j], scores["xref_paper_dataset"][j]) for j in range(14, 18)] == [(1, 0), (1, 0),
+                                                                                                   (1, 1), (1, 0)]
+
+
+@pytest.mark.parametrize("texts", [["Appendix B, line 3 and § 2"], ["DS 1 of Appendix B"], ["Figure 2", "line 3"],
+                                   ["Dataset 2 and line 4 of Appendix A."]])
+def test_chunks_where_one_category_set_has_nowhere_to_begin(texts):
+    # (No place where PRAIB's categories can begin, none where praib's can, or only one of praib's own.)
+    assert_identical(score_texts(texts, workers=1), texts)
 
 
 def test_random_mixtures_of_references_and_prose():
@@ -162,11 +195,15 @@ def test_words_learnt_in_a_process_match_the_uncached_counts():
         assert textstats._SYLLABLES[number] == readability_module._syllables_uncached(word), word
         # A token has keyword offsets exactly where one of its apostrophe-separated parts is
         # a keyword run.
-        offsets = textstats._XREF_OFFSETS[textstats._XREF_ENTRIES[number]]
         parts = word.split("'")
-        expected = [sum(len(p) + 1 for p in parts[:i]) for i, p in enumerate(parts) if KEYWORD_RUN.fullmatch(p)]
-        assert list(offsets) == expected, word
-    assert textstats._XREF_OFFSETS[textstats._XREF_ENTRIES[numbers[b"x'fig"]]] == (2,)
+        for k, run in enumerate((KEYWORD_RUN, PAPER_KEYWORD_RUN)):  # praib's categories, then PRAIB's
+            offsets = textstats._XREF_OFFSETS[textstats._XREF_ENTRIES[number]][k]
+            expected = [sum(len(p) + 1 for p in parts[:i]) for i, p in enumerate(parts) if run.fullmatch(p)]
+            assert list(offsets) == expected, word
+    # (praib's, PRAIB's, PRAIB's alone)
+    assert textstats._XREF_OFFSETS[textstats._XREF_ENTRIES[numbers[b"x'fig"]]] == ((2,), (2,), ())
+    assert textstats._XREF_OFFSETS[textstats._XREF_ENTRIES[numbers[b"x'dataset"]]] == ((), (2,), (2,))
+    assert textstats._XREF_OFFSETS[textstats._XREF_ENTRIES[numbers[b"line"]]] == ((0,), (), ())
 
 
 def children():

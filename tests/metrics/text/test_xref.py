@@ -1,17 +1,12 @@
 """Cross-references: positive and negative examples per type, counted by hand."""
 
-import itertools
 import re
 
 import pytest
 
 from praib.metrics.text import xref
 from praib.metrics.text.xref import KEYWORD_RUN, XREF_PATTERN, XREF_TYPES, XrefMatch, find_xrefs, xref_counts
-
-try:
-    from re import _parser as regex_parser  # Python 3.11+
-except ImportError:  # Python 3.10
-    import sre_parse as regex_parser
+from tests.metrics.text.spellings import regex_parser, spellings
 
 
 def test_types_are_exactly_the_documented_ones():
@@ -97,38 +92,6 @@ def test_counts_include_every_type():
     assert xref_counts(None) == dict.fromkeys(XREF_TYPES, 0)
     assert list(xref_counts("Table 1")) == list(XREF_TYPES)
     assert find_xrefs(None) == []
-
-
-def spellings(parsed) -> list[str]:
-    """Every string that a parsed expression without unbounded repeats matches (look-arounds
-    ignored, so a superset where it has them)."""
-    found = [""]
-    for op, arg in parsed:
-        if op.name == "LITERAL":
-            options = [chr(arg)]
-        elif op.name == "IN":
-            options = []
-            for item_op, item in arg:
-                assert item_op.name in ("LITERAL", "RANGE"), item_op
-                low, high = (item, item) if item_op.name == "LITERAL" else item
-                options += [chr(c) for c in range(low, high + 1)]
-        elif op.name == "BRANCH":
-            options = [s for branch in arg[1] for s in spellings(branch)]
-        elif op.name == "SUBPATTERN":
-            options = spellings(arg[-1])
-        elif op.name in ("MAX_REPEAT", "MIN_REPEAT"):
-            low, high, item = arg
-            assert high < 10, "unbounded repeat"
-            once = spellings(item)
-            options = []
-            for n in range(low, high + 1):
-                options += ["".join(p) for p in itertools.product(once, repeat=n)]
-        elif op.name in ("ASSERT", "ASSERT_NOT"):
-            continue
-        else:
-            raise AssertionError(f"cannot enumerate {op.name}")
-        found = [f + o for f in found for o in options]
-    return found
 
 
 def test_every_keyword_spelling_is_a_keyword_run():
