@@ -40,10 +40,11 @@ number (``6``, ``6: marginally above...``, ``4 (Borderline Accept)``,
 ``8/10``, ``8 out of 10``: read only when the total is the top of the scale, so ``3/5`` on a
 1-10 scale is rejected); when it has no number, its label is mapped through the scale
 (``Rating: Weak Accept``). A number wins over a label that disagrees with it.
-Other values not on the venue scale (3.5, a confidence of 7) are rejected: the
-field stays None and the reason says so. A whole-number rating off the scale (7
-on ICLR 2025) is kept, as a rating given in a record's field is, for evaluate
-to count off scale and leave out; the reason notes it.
+Other values not on the venue scale (3.5, a sub-score of 5 on a 1-4 scale) are
+rejected: the field stays None and the reason says so. A whole-number rating or
+confidence off the scale (a rating of 7 on ICLR 2025, a confidence of 7 on its
+1-5 scale) is kept, as one given in a record's field is, for evaluate to count
+off scale and leave out; the reason notes it.
 
 * rating: "Rating", "Overall score", "Score", ...; else a number under a
   decision label ("Decision", "Final recommendation", ... - OpenReviewer's own
@@ -57,8 +58,8 @@ to count off scale and leave out; the reason notes it.
 
 Status
 ------
-``PARSE_OK``: summary, strengths and weaknesses found, a rating (on the scale or a whole number kept off it), a valid
-confidence when the scale has a confidence and the review has a confidence
+``PARSE_OK``: summary, strengths and weaknesses found, a rating (on the scale or a whole number kept off it), a
+confidence (the same) when the scale has a confidence and the review has a confidence
 label (prompts that ask for none are not penalised), and no value rejected.
 ``PARSE_FAILED``: no section and no score label found. ``PARSE_PARTIAL``:
 anything in between. The reason lists what was missing or rejected, and notes
@@ -649,7 +650,11 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
         notes.append(f"{rating.problem}: kept, counted off scale")
     elif rating.value is None:
         problems.append(rating.problem)
-    if confidence is not None and confidence.value is None:
+    confidence_value = confidence.value if confidence else None
+    if confidence is not None and confidence.value is None and confidence.off_scale is not None:
+        confidence_value = confidence.off_scale  # the same rule as for the rating above
+        notes.append(f"{confidence.problem}: kept, counted off scale")
+    elif confidence is not None and confidence.value is None:
         problems.append(confidence.problem)
     elif confidence is None and scales.confidence is not None and "confidence" in found.labels_seen:
         problems.append("no confidence found")
@@ -668,7 +673,7 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
     return ParsedReview(
         sections=sections,
         rating=rating_value,
-        confidence=confidence.value if confidence else None,
+        confidence=confidence_value,
         subscores=subscores,
         recommendation=recommendation,
         status=status,

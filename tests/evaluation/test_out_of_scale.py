@@ -166,14 +166,15 @@ def model_review_text(rating: int, confidence: int) -> str:
             f"**Rating:** {rating}\n**Confidence:** {confidence}\n")
 
 
-def iclr_2025_rows(ratings_in_text: bool) -> list[dict]:
-    """The reviews of PAPERS on ICLR 2025 (whose rating scale is ICLR 2022's), the model's confidences on
-    their scale, and its ratings (7 and 4 off the scale) given in fields or written in its review texts."""
+def iclr_2025_rows(ratings_in_text: bool, confidence_cap: int = 5) -> list[dict]:
+    """The reviews of PAPERS on ICLR 2025 (whose rating scale is ICLR 2022's), the model's confidences up to
+    ``confidence_cap`` (on the 1-5 scale by default), and its ratings (7 and 4 off the scale) given in fields or
+    written in its review texts."""
     out = []
     for row in rows():
         row = {**row, "year": 2025}
         if row["source"] != "human":
-            row["confidence"] = min(row["confidence"], 5)
+            row["confidence"] = min(row["confidence"], confidence_cap)
             if ratings_in_text:
                 row["text"] = model_review_text(row.pop("rating"), row.pop("confidence"))
         out.append(row)
@@ -206,3 +207,16 @@ def test_a_rating_off_the_scale_read_from_a_text_counts_as_one_given_in_a_field(
     assert counts[True] == counts[False] == [["human", "(reference)", "11", "0", "1"], ["llm", "4", "0", "2"]]
     note = "3 rating(s) and 0 confidence(s) were not on their venue-year's scale"
     assert [line for line in tables[True] if note in line] == [line for line in tables[False] if note in line] != []
+
+
+def test_a_confidence_off_the_scale_read_from_a_text_counts_as_one_given_in_a_field(tmp_path):
+    paths = {}
+    for in_text in (False, True):
+        paths[in_text] = tmp_path / f"reviews-{in_text}.jsonl"
+        rows_ = iclr_2025_rows(in_text, confidence_cap=9)
+        paths[in_text].write_text("".join(json.dumps(row) + "\n" for row in rows_))
+    given, read = (evaluate_reviews(load_records(paths[in_text]), workers=1) for in_text in (False, True))
+    # The model's confidence of 9 (b's) is off the 1-5 scale whether given in a field or written in its text.
+    assert read.group("llm").n_out_of_scale == given.group("llm").n_out_of_scale == {"rating": 2, "confidence": 1}
+    assert (read.group("llm").n_partially_parsed, read.group("llm").n_unparsed) == (0, 0)
+    assert counted(read) == counted(given)

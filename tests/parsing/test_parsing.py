@@ -396,6 +396,13 @@ def test_off_scale_ratings_are_kept_to_be_counted_off_scale_and_other_scores_rej
     parsed = parse_review(text.replace("**Presentation:** 5", "**Presentation:** 3").replace(
         "I checked the main derivations but not the appendix.", "4"), ICLR_2025)
     assert (parsed.rating, parsed.confidence, parsed.status) == (7, 4, PARSE_OK)
+    # A confidence off the 1-5 scale follows the same rule; one that is not a whole number is still rejected.
+    parsed = parse_review(text.replace("**Presentation:** 5", "**Presentation:** 3").replace(
+        "I checked the main derivations but not the appendix.", "7"), ICLR_2025)
+    assert (parsed.rating, parsed.confidence, parsed.status) == (7, 7, PARSE_OK)
+    assert parsed.reason.endswith("confidence 7 is not on the ICLR 2025 scale (1, 2, 3, 4, 5): kept, counted off scale")
+    parsed = parse_review(text.replace("I checked the main derivations but not the appendix.", "3.5"), ICLR_2025)
+    assert (parsed.confidence, parsed.status) == (None, PARSE_PARTIAL)
 
 
 def test_fractional_scores_are_rejected():
