@@ -83,12 +83,13 @@ def normalised_distribution(values: Sequence[float | None], scale_values: Sequen
     ValueError naming the offending values: the caller decides whether such scores are
     parse errors to drop or a wrong scale. With no value at all every share is None.
     """
-    return _shares(Counter(_scores(values)), scale_values)
+    return normalised_distribution_of_counts(Counter(_scores(values)), scale_values)
 
 
-def _shares(counts: Mapping[float, int], scale_values: Sequence[int]) -> dict[int, float | None]:
-    """``{v: counts[v] / n}`` over the scale, n being all that ``counts`` counts; ValueError for a value counted
-    outside the scale."""
+def normalised_distribution_of_counts(counts: Mapping[float, int],
+                                      scale_values: Sequence[int]) -> dict[int, float | None]:
+    """:func:`normalised_distribution` of the scores counted by value (``{value: count}``): ``{v: counts[v] / n}``
+    over the scale, n being all that ``counts`` counts; ValueError for a value counted outside the scale."""
     scale = set(scale_values)
     outside = sorted(v for v, count in counts.items() if count and v not in scale)
     if outside:
@@ -127,7 +128,8 @@ def distribution_difference_of_counts(model_counts: Mapping[float, int], human_c
                                       scale_values: Sequence[int]) -> dict:
     """:func:`distribution_difference` of the scores counted by value (``{value: count}``): the same numbers,
     where the scores are counted by column (a reference holds a million)."""
-    model, human = _shares(model_counts, scale_values), _shares(human_counts, scale_values)
+    model = normalised_distribution_of_counts(model_counts, scale_values)
+    human = normalised_distribution_of_counts(human_counts, scale_values)
     n_model, n_human = sum(model_counts.values()), sum(human_counts.values())
     if n_model and n_human:
         diff_pp = {v: 100 * (model[v] - human[v]) for v in model}
@@ -144,11 +146,6 @@ def distribution_difference_of_counts(model_counts: Mapping[float, int], human_c
         "n_model": n_model,
         "n_human": n_human,
     }
-
-
-def normalised_distribution_of_counts(counts: Mapping[float, int], scale_values: Sequence[int]) -> dict:
-    """:func:`normalised_distribution` of the scores counted by value (``{value: count}``)."""
-    return _shares(counts, scale_values)
 
 
 def _sum_abs_differences(p: np.ndarray, q: np.ndarray) -> np.ndarray:
