@@ -165,6 +165,7 @@ _LABEL_LINE = re.compile(r"""
     \ ?(?P<rest>[^\n]*)
 """, re.M | re.X | re.I)
 _HEADER_LINE = re.compile(r"^(?:[-*+] )?(?:\*\*|__)?(#{1,6})(?= |#|$)", re.M)
+_HEADER_STARTS = frozenset("#-*+_")  # what a header line can start with
 _DIGIT_START = re.compile(r"[*_\[( ]*\d")
 _EMPHASIS_EDGES = " *_"
 
@@ -279,6 +280,14 @@ def _scale_name(scales: VenueScales) -> str:
 
 def _prepare(text: str) -> tuple[str, bool]:
     """Normalise line ends and whitespace, and turn HTML blocks into lines; report whether it was HTML."""
+    text, is_html = _prepare_characters(text)
+    return _prepare_lines(text), is_html
+
+
+def _prepare_characters(text: str) -> tuple[str, bool]:
+    """The first steps of :func:`_prepare`, stripped: line ends, control characters, HTML, horizontal blanks.
+    What is left, blanks at line edges and runs of blank lines, :func:`_prepare_lines` does; rewriting those
+    blanks and stripping the text commute, as both only take blanks away from between the same words."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     special = _CONTROL_OR_OTHER_HSPACE.search(text) is not None  # one scan instead of two
@@ -292,11 +301,16 @@ def _prepare(text: str) -> tuple[str, bool]:
         text = html.unescape(_HTML_INLINE.sub("", text))
     if "  " in text or "\t" in text or (special or is_html) and not text.isascii() and _OTHER_HSPACE.search(text):
         text = _HSPACE.sub(" ", text)
+    return text.strip(), is_html
+
+
+def _prepare_lines(text: str) -> str:
+    """The last steps of :func:`_prepare`: blanks at line edges dropped, runs of blank lines made one."""
     if " \n" in text or "\n " in text:
         text = _LINE_EDGES.sub("\n", text)
     if "\n\n\n" in text:
         text = _BLANK_LINES.sub("\n\n", text)
-    return text.strip(), is_html
+    return text.strip()
 
 
 def _clean(chunk: str, is_html: bool, lines_clean: bool = False) -> str | None:
@@ -315,11 +329,23 @@ def _clean(chunk: str, is_html: bool, lines_clean: bool = False) -> str | None:
     return text.strip() or None
 
 
+def _section(text: str, spans: list[tuple[int, int]], is_html: bool, rule_lines: list[int]) -> str | None:
+    """A section's text as stored, from its pieces of the prepared ``text``."""
+    if is_html:
+        return _clean("\n\n".join(text[a:b] for a, b in spans), True)
+    # _prepare leaves " " and "\n" as the only blanks of a text that is not HTML, strips its lines and leaves
+    # no three line ends in a row: one piece of it without a rule line is clean as it is.
+    lines_clean = not _holds_rule(text, spans, rule_lines)
+    if lines_clean and len(spans) == 1:
+        return text[spans[0][0]:spans[0][1]].strip() or None
+    return _clean("\n\n".join(text[a:b] for a, b in spans), False, lines_clean)
+
+
 def _holds_rule(text: str, spans: list[tuple[int, int]], rule_lines: list[int]) -> bool:
     """Whether a line of these pieces of ``text`` is a rule: a rule line of the text, or the end of a line
     where a piece starts."""
     for start, end in spans:
-        if any(start <= rule < end for rule in rule_lines):
+        if rule_lines and any(start <= rule < end for rule in rule_lines):
             return True
         if start and text[start - 1] != "\n":
             line_end = text.find("\n", start, end)
@@ -416,31 +442,43 @@ def _reading(kind: str, raw: str, scale: Scale | None, scale_name: str) -> tuple
     return ("score", target, _RATING_PRIORITY.get(kind, 0), *read)
 
 
-def _candidate_lines(text: str) -> tuple[list[tuple[int, str]], list[int], list[tuple[int, str]], list[int]]:
+def _candidate_lines(text: str) -> tuple[list[tuple[int, str]], list[int], list[tuple[int, str]], list[int]] | None:
     """Where a line of ``text`` may match: (start, line) of the lines that may be label lines (_LABEL_LINE), the
     starts of those that may be header lines (_HEADER_LINE), (start, line) of those that may hold an inline
     score label, and the starts of the rule lines (non-empty, _RULE_LINE). Every match
     lies on one line, so trying the patterns at these line starts, in order, finds what finditer finds.
     A label line holds a colon or a closing bold (``**``, ``__``, ``</b>``, ``</strong>``), or else ends with
-    its label (its last character is one of a label's); a header line has its "#" within its first five
-    characters (after "- " and "**"); an inline score label is followed by one of _SCORE_SEPARATORS."""
+    its label (its last character is one of a label's); a header line starts with "#" or a list marker and has
+    its "#" within its first five characters (after "- " and "**"); an inline score label is followed by one of
+    _SCORE_SEPARATORS.
+
+    None when ``text`` (stripped) still needs :func:`_prepare_lines`: a line starts or ends with " ", or two
+    blank lines follow each other. Telling it here, on lines read anyway, spares three scans of the text."""
     labels, headers, separated, rules = [], [], [], []
-    # A line can only hold what the text holds: each test below runs on the lines only when it can pass.
-    wide_colon, underscores, closing_tag, equals = "：" in text, "__" in text, "</" in text, "=" in text
-    start = 0
+    # A line can only hold what the text holds: each test below runs on the lines only when it can pass, and
+    # a search for two characters only where the first of them (found with a faster search for one) is.
+    wide_colon, underscore, tag, equals = "：" in text, "_" in text, "<" in text, "=" in text
+    start, blank = 0, -2
     for line in text.split("\n"):
-        if line:
-            colon = ":" in line or wide_colon and "：" in line
-            last = line[-1]
-            if (colon or "**" in line or last.isalnum() or last in _LABEL_PUNCTUATION or underscores and "__" in line
-                    or closing_tag and "</" in line):
-                labels.append((start, line))
-            if "#" in line[:5]:
-                headers.append(start)
-            if colon or equals and "=" in line:
-                separated.append((start, line))
-            if last in _RULE_CHARACTERS and _RULE_LINE.fullmatch(line):
-                rules.append(start)
+        if not line:
+            if start == blank + 1:
+                return None
+            blank = start
+            start += 1
+            continue
+        first, last = line[0], line[-1]
+        if first == " " or last == " ":
+            return None
+        colon = ":" in line or wide_colon and "：" in line
+        if (colon or last.isalnum() or last in _LABEL_PUNCTUATION or "*" in line and "**" in line
+                or underscore and "__" in line or tag and "</" in line):
+            labels.append((start, line))
+        if first in _HEADER_STARTS and "#" in line[:5]:
+            headers.append(start)
+        if colon or equals and "=" in line:
+            separated.append((start, line))
+        if last in _RULE_CHARACTERS and _RULE_LINE.fullmatch(line):
+            rules.append(start)
         start += len(line) + 1
     return labels, headers, separated, rules
 
@@ -495,8 +533,8 @@ class _BoundedCache(dict):
 _READINGS: dict[tuple[str, str, str], tuple[Scale | None, tuple | None]] = _BoundedCache()
 
 
-def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
-    """Read the sections and every score label of a prepared text."""
+def _scan(text: str, is_html: bool, scales: VenueScales, candidates: tuple | None = None) -> _Findings:
+    """Read the sections and every score label of a prepared text (``candidates``: its _candidate_lines)."""
     subscore_names = tuple(sorted(scales.subscores))
     table, inline = _grammar(subscore_names)
     scale_name = _scale_name(scales)
@@ -504,7 +542,7 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
 
     # (line start, content start, kind, key, header level, line end) of every label and header line
     events: list[tuple[int, int, str, str | None, int | None, int]] = []
-    label_lines, header_lines, separated, found.rule_lines = _candidate_lines(text)
+    label_lines, header_lines, separated, found.rule_lines = candidates or _candidate_lines(text)
     label_cache, inline_cache = _line_caches(subscore_names)
     for line_start, line in label_lines:
         label = label_cache.get(line, _UNREAD)
@@ -606,25 +644,20 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
     empty_sections: dict[str, str | None] = {name: None for name in REVIEW_SECTIONS}
     if not isinstance(text, str):
         return ParsedReview(empty_sections, None, None, {}, None, PARSE_FAILED, "no text")
-    prepared, is_html = _prepare(text)
+    prepared, is_html = _prepare_characters(text)
+    candidates = _candidate_lines(prepared)
+    if candidates is None:
+        prepared = _prepare_lines(prepared)
+        candidates = _candidate_lines(prepared)
     if not prepared:
         return ParsedReview(empty_sections, None, None, {}, None, PARSE_FAILED, "empty text")
-    found = _scan(prepared, is_html, scales)
+    found = _scan(prepared, is_html, scales, candidates)
 
-    # _prepare leaves " " and "\n" as the only blanks of a text that is not HTML, and strips its lines.
-    stripped_lines = (not is_html and any(found.spans.values()) and " \n" not in prepared
-                      and "\n " not in prepared)
-
-    def section(name: str) -> str | None:
-        spans = found.spans[name]
-        if not spans:
-            return None
-        lines_clean = stripped_lines and not _holds_rule(prepared, spans, found.rule_lines)
-        return _clean("\n\n".join(prepared[a:b] for a, b in spans), is_html, lines_clean)
-
-    sections = {name: section(name) for name in REVIEW_SECTIONS}
+    spans = found.spans
+    sections = {name: spans[name] and _section(prepared, spans[name], is_html, found.rule_lines) or None
+                for name in REVIEW_SECTIONS}
     notes: list[str] = []
-    combined = section("combined")
+    combined = spans["combined"] and _section(prepared, spans["combined"], is_html, found.rule_lines)
     if combined:
         filled = [name for name in ("strengths", "weaknesses") if sections[name] is None]
         for name in filled:
