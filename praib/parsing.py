@@ -74,7 +74,7 @@ import multiprocessing
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from datasets import Dataset
 
@@ -226,8 +226,7 @@ class ParsedReview:
     reason: str | None
 
 
-@dataclass
-class _Score:
+class _Score(NamedTuple):
     """One value read for a field; ``rank`` orders the kinds of label that can give it."""
 
     rank: int
@@ -313,17 +312,13 @@ def _prepare_lines(text: str) -> str:
     return text.strip()
 
 
-def _clean(chunk: str, is_html: bool, lines_clean: bool = False) -> str | None:
-    """A section's text as stored: tags gone, lines stripped, rules dropped, at most one blank line.
-    ``lines_clean``: the caller knows that no line of ``chunk`` has blanks at its edges or is a rule."""
+def _clean(chunk: str, is_html: bool) -> str | None:
+    """A section's text as stored: tags gone, lines stripped, rules dropped, at most one blank line."""
     if is_html:
         chunk = _HSPACE.sub(" ", _HTML_BOLD.sub("", chunk))
-    if lines_clean:
-        text = chunk
-    else:
-        lines = [line.strip() for line in chunk.split("\n")]
-        text = "\n".join("" if (not line or line[0] in _RULE_CHARACTERS) and _RULE_LINE.fullmatch(line) else line
-                          for line in lines)
+    lines = [line.strip() for line in chunk.split("\n")]
+    text = "\n".join("" if (not line or line[0] in _RULE_CHARACTERS) and _RULE_LINE.fullmatch(line) else line
+                      for line in lines)
     if "\n\n\n" in text:
         text = _BLANK_LINES.sub("\n\n", text)
     return text.strip() or None
@@ -331,14 +326,14 @@ def _clean(chunk: str, is_html: bool, lines_clean: bool = False) -> str | None:
 
 def _section(text: str, spans: list[tuple[int, int]], is_html: bool, rule_lines: list[int]) -> str | None:
     """A section's text as stored, from its pieces of the prepared ``text``."""
-    if is_html:
-        return _clean("\n\n".join(text[a:b] for a, b in spans), True)
-    # _prepare leaves " " and "\n" as the only blanks of a text that is not HTML, strips its lines and leaves
-    # no three line ends in a row: one piece of it without a rule line is clean as it is.
-    lines_clean = not _holds_rule(text, spans, rule_lines)
-    if lines_clean and len(spans) == 1:
+    if is_html or _holds_rule(text, spans, rule_lines):
+        return _clean("\n\n".join(text[a:b] for a, b in spans), is_html)
+    # _prepare leaves " " and "\n" as the only blanks of a text that is not HTML, strips its lines and leaves no
+    # three line ends in a row: what _clean would change are the line ends where the pieces meet, which become
+    # one blank line.
+    if len(spans) == 1:
         return text[spans[0][0]:spans[0][1]].strip() or None
-    return _clean("\n\n".join(text[a:b] for a, b in spans), False, lines_clean)
+    return "\n\n".join(piece for a, b in spans if (piece := text[a:b].strip("\n"))).strip() or None
 
 
 def _holds_rule(text: str, spans: list[tuple[int, int]], rule_lines: list[int]) -> bool:
@@ -559,11 +554,12 @@ def _scan(text: str, is_html: bool, scales: VenueScales, candidates: tuple | Non
             found.labels_seen.add(key)
     starts = {e[0] for e in events}
     for line_start in header_lines:
-        m = _HEADER_LINE.match(text, line_start)
-        if m and m.start() not in starts:
-            events.append((m.start(), m.end(), "header", None, len(m.group(1)), m.end()))
+        if line_start not in starts:  # a label line's own header is read with its label
+            m = _HEADER_LINE.match(text, line_start)
+            if m:
+                events.append((line_start, m.end(), "header", None, len(m.group(1)), m.end()))
+                starts.add(line_start)
     events.sort()
-    starts = {e[0] for e in events}
 
     current: tuple[str, int | None, int] | None = None
     for line_start, rest_start, kind, key, level, line_end in events:
