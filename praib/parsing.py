@@ -401,7 +401,7 @@ def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueSc
     else:
         reading = _reading(kind, raw, scale, scale_name)
         if len(raw) <= _CACHED_LINE_LENGTH:
-            _READINGS[key] = (scale, reading)
+            _READINGS.keep(key, (scale, reading), len(raw))
     if reading is None:
         return
     if reading[0] == "verdict":
@@ -502,10 +502,12 @@ def _read_label_line(line: str, table: dict[str, tuple[str, str | None]]
 
 
 _UNREAD = object()
-# Lines kept per grammar (and score values read): reviews repeat their label and score lines, which are
-# short; longer lines are read each time, so that the caches stay within a few MB.
+# Lines kept per grammar (and score values read): reviews repeat their label and score lines, also long ones
+# (a scale's description after "Confidence: 4:"); lines longer than a label, a value and its description are
+# read each time, and a cache is emptied past so many entries or characters, so that it stays within a few MB.
 _LINE_CACHE_SIZE = 20_000
-_CACHED_LINE_LENGTH = 200
+_LINE_CACHE_CHARACTERS = 4_000_000
+_CACHED_LINE_LENGTH = 1000
 
 
 @lru_cache(maxsize=64)
@@ -516,12 +518,18 @@ def _line_caches(subscore_names: tuple[str, ...]) -> tuple[dict, dict]:
 
 
 class _BoundedCache(dict):
-    """A dict emptied when it grows past _LINE_CACHE_SIZE entries (what repeats comes back at once)."""
+    """A dict emptied when it grows past _LINE_CACHE_SIZE entries or _LINE_CACHE_CHARACTERS characters of the
+    texts it is keyed by (what repeats comes back at once)."""
 
-    def __setitem__(self, key, value):
-        if len(self) >= _LINE_CACHE_SIZE:
+    characters = 0
+
+    def keep(self, key: Any, value: Any, characters: int) -> None:
+        """``self[key] = value``, ``key`` standing for a text of ``characters``."""
+        if len(self) >= _LINE_CACHE_SIZE or self.characters + characters > _LINE_CACHE_CHARACTERS:
             self.clear()
-        super().__setitem__(key, value)
+            self.characters = 0
+        self.characters += characters
+        self[key] = value
 
 
 # (kind, value, scale name) -> (the scale, what _reading made of the value on it)
@@ -544,7 +552,7 @@ def _scan(text: str, is_html: bool, scales: VenueScales, candidates: tuple | Non
         if label is _UNREAD:
             label = _read_label_line(line, table)
             if len(line) <= _CACHED_LINE_LENGTH:
-                label_cache[line] = label
+                label_cache.keep(line, label, len(line))
         if label is None:
             continue
         kind, key, level, rest_offset = label
@@ -591,7 +599,7 @@ def _scan(text: str, is_html: bool, scales: VenueScales, candidates: tuple | Non
         if scores is None:
             scores = _inline_scores(line, _GROWS_WHEN_LOWERED in text, is_html, table, inline)
             if cached:
-                inline_cache[line] = scores
+                inline_cache.keep(line, scores, len(line))
         for offset, kind, value in scores:
             _take_score(found, kind, value, line_start + offset, scales, scale_name)
     return found
