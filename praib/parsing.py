@@ -536,17 +536,30 @@ class _BoundedCache(dict):
 _READINGS: dict[tuple[str, str, str], tuple[Scale | None, tuple | None]] = _BoundedCache()
 
 
+# id(scales) -> (scales, label table, inline pattern, scale name, label cache, inline cache)
+_SCAN_CONTEXTS: dict[int, tuple] = {}
+
+
+def _scan_context(scales: VenueScales) -> tuple:
+    """What _scan reads a text with on ``scales``, worked out once per scales object (callers keep theirs)."""
+    context = _SCAN_CONTEXTS.get(id(scales))
+    if context is None or context[0] is not scales:
+        subscore_names = tuple(sorted(scales.subscores))
+        context = (scales, *_grammar(subscore_names), _scale_name(scales), *_line_caches(subscore_names))
+        if len(_SCAN_CONTEXTS) >= 64:
+            _SCAN_CONTEXTS.clear()
+        _SCAN_CONTEXTS[id(scales)] = context  # holding scales, so that its id is not another's
+    return context
+
+
 def _scan(text: str, is_html: bool, scales: VenueScales, candidates: tuple | None = None) -> _Findings:
     """Read the sections and every score label of a prepared text (``candidates``: its _candidate_lines)."""
-    subscore_names = tuple(sorted(scales.subscores))
-    table, inline = _grammar(subscore_names)
-    scale_name = _scale_name(scales)
+    _, table, inline, scale_name, label_cache, inline_cache = _scan_context(scales)
     found = _Findings()
 
     # (line start, content start, kind, key, header level, line end) of every label and header line
     events: list[tuple[int, int, str, str | None, int | None, int]] = []
     label_lines, header_lines, separated, found.rule_lines = candidates or _candidate_lines(text)
-    label_cache, inline_cache = _line_caches(subscore_names)
     for line_start, line in label_lines:
         label = label_cache.get(line, _UNREAD)
         if label is _UNREAD:
