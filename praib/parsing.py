@@ -285,8 +285,9 @@ def _prepare(text: str) -> tuple[str, bool]:
 
 def _prepare_characters(text: str) -> tuple[str, bool]:
     """The first steps of :func:`_prepare`, stripped: line ends, control characters, HTML, horizontal blanks.
-    What is left, blanks at line edges and runs of blank lines, :func:`_prepare_lines` does; rewriting those
-    blanks and stripping the text commute, as both only take blanks away from between the same words."""
+    What is left, blanks at line edges and runs of blank lines, :func:`_prepare_lines` does. Stripping first
+    changes nothing there: those steps rewrite runs of blanks alone, which the first and last characters that
+    are not blanks bound."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     special = _CONTROL_OR_OTHER_HSPACE.search(text) is not None  # one scan instead of two
@@ -536,16 +537,26 @@ class _BoundedCache(dict):
 _READINGS: dict[tuple[str, str, str], tuple[Scale | None, tuple | None]] = _BoundedCache()
 
 
-# id(scales) -> (scales, label table, inline pattern, scale name, label cache, inline cache)
-_SCAN_CONTEXTS: dict[int, tuple] = {}
+class _ScanContext(NamedTuple):
+    """What _scan reads a text with on one venue's scales."""
+
+    scales: VenueScales
+    table: dict[str, tuple[str, str | None]]  # and the inline pattern: see _grammar
+    inline: re.Pattern
+    scale_name: str
+    label_cache: _BoundedCache  # see _line_caches
+    inline_cache: _BoundedCache
 
 
-def _scan_context(scales: VenueScales) -> tuple:
-    """What _scan reads a text with on ``scales``, worked out once per scales object (callers keep theirs)."""
+_SCAN_CONTEXTS: dict[int, _ScanContext] = {}  # by id(scales)
+
+
+def _scan_context(scales: VenueScales) -> _ScanContext:
+    """The _ScanContext of ``scales``, worked out once per scales object (callers keep theirs)."""
     context = _SCAN_CONTEXTS.get(id(scales))
-    if context is None or context[0] is not scales:
+    if context is None or context.scales is not scales:
         subscore_names = tuple(sorted(scales.subscores))
-        context = (scales, *_grammar(subscore_names), _scale_name(scales), *_line_caches(subscore_names))
+        context = _ScanContext(scales, *_grammar(subscore_names), _scale_name(scales), *_line_caches(subscore_names))
         if len(_SCAN_CONTEXTS) >= 64:
             _SCAN_CONTEXTS.clear()
         _SCAN_CONTEXTS[id(scales)] = context  # holding scales, so that its id is not another's
@@ -858,7 +869,7 @@ def parse_reviews(records: Dataset, scale: str = "venue") -> Dataset:
     return records_to_dataset(ReviewParser(scale).parse(records.to_list()), "review")
 
 
-_FIELDS = list(REVIEW_FEATURES)
+_REVIEW_FIELDS = list(REVIEW_FEATURES)
 
 
 class ReviewParser:
@@ -893,7 +904,7 @@ class ReviewParser:
         rows = []
         for raw in records:
             # Records read by praib.records hold every field, in order: a copy is the row, and much faster made.
-            row = dict(raw) if list(raw) == _FIELDS else {name: raw.get(name) for name in _FIELDS}
+            row = dict(raw) if list(raw) == _REVIEW_FIELDS else {name: raw.get(name) for name in _REVIEW_FIELDS}
             row["subscores"] = row["subscores"] or []
             if _has_fields(row):
                 row["parse_status"] = row["parse_status"] or PARSE_GIVEN
