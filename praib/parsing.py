@@ -74,7 +74,7 @@ import multiprocessing
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from datasets import Dataset
 
@@ -165,6 +165,7 @@ _LABEL_LINE = re.compile(r"""
     \ ?(?P<rest>[^\n]*)
 """, re.M | re.X | re.I)
 _HEADER_LINE = re.compile(r"^(?:[-*+] )?(?:\*\*|__)?(#{1,6})(?= |#|$)", re.M)
+_HEADER_STARTS = frozenset("#-*+_")  # what a header line can start with
 _DIGIT_START = re.compile(r"[*_\[( ]*\d")
 _EMPHASIS_EDGES = " *_"
 
@@ -225,8 +226,7 @@ class ParsedReview:
     reason: str | None
 
 
-@dataclass
-class _Score:
+class _Score(NamedTuple):
     """One value read for a field; ``rank`` orders the kinds of label that can give it."""
 
     rank: int
@@ -279,6 +279,15 @@ def _scale_name(scales: VenueScales) -> str:
 
 def _prepare(text: str) -> tuple[str, bool]:
     """Normalise line ends and whitespace, and turn HTML blocks into lines; report whether it was HTML."""
+    text, is_html = _prepare_characters(text)
+    return _prepare_lines(text), is_html
+
+
+def _prepare_characters(text: str) -> tuple[str, bool]:
+    """The first steps of :func:`_prepare`, stripped: line ends, control characters, HTML, horizontal blanks.
+    What is left, blanks at line edges and runs of blank lines, :func:`_prepare_lines` does. Stripping first
+    changes nothing there: those steps rewrite runs of blanks alone, which the first and last characters that
+    are not blanks bound."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     special = _CONTROL_OR_OTHER_HSPACE.search(text) is not None  # one scan instead of two
@@ -292,34 +301,47 @@ def _prepare(text: str) -> tuple[str, bool]:
         text = html.unescape(_HTML_INLINE.sub("", text))
     if "  " in text or "\t" in text or (special or is_html) and not text.isascii() and _OTHER_HSPACE.search(text):
         text = _HSPACE.sub(" ", text)
+    return text.strip(), is_html
+
+
+def _prepare_lines(text: str) -> str:
+    """The last steps of :func:`_prepare`: blanks at line edges dropped, runs of blank lines made one."""
     if " \n" in text or "\n " in text:
         text = _LINE_EDGES.sub("\n", text)
     if "\n\n\n" in text:
         text = _BLANK_LINES.sub("\n\n", text)
-    return text.strip(), is_html
+    return text.strip()
 
 
-def _clean(chunk: str, is_html: bool, lines_clean: bool = False) -> str | None:
-    """A section's text as stored: tags gone, lines stripped, rules dropped, at most one blank line.
-    ``lines_clean``: the caller knows that no line of ``chunk`` has blanks at its edges or is a rule."""
+def _clean(chunk: str, is_html: bool) -> str | None:
+    """A section's text as stored: tags gone, lines stripped, rules dropped, at most one blank line."""
     if is_html:
         chunk = _HSPACE.sub(" ", _HTML_BOLD.sub("", chunk))
-    if lines_clean:
-        text = chunk
-    else:
-        lines = [line.strip() for line in chunk.split("\n")]
-        text = "\n".join("" if (not line or line[0] in _RULE_CHARACTERS) and _RULE_LINE.fullmatch(line) else line
-                          for line in lines)
+    lines = [line.strip() for line in chunk.split("\n")]
+    text = "\n".join("" if (not line or line[0] in _RULE_CHARACTERS) and _RULE_LINE.fullmatch(line) else line
+                      for line in lines)
     if "\n\n\n" in text:
         text = _BLANK_LINES.sub("\n\n", text)
     return text.strip() or None
+
+
+def _section(text: str, spans: list[tuple[int, int]], is_html: bool, rule_lines: list[int]) -> str | None:
+    """A section's text as stored, from its pieces of the prepared ``text``."""
+    if is_html or _holds_rule(text, spans, rule_lines):
+        return _clean("\n\n".join(text[a:b] for a, b in spans), is_html)
+    # _prepare leaves " " and "\n" as the only blanks of a text that is not HTML, strips its lines and leaves no
+    # three line ends in a row: what _clean would change are the line ends where the pieces meet, which become
+    # one blank line.
+    if len(spans) == 1:
+        return text[spans[0][0]:spans[0][1]].strip() or None
+    return "\n\n".join(piece for a, b in spans if (piece := text[a:b].strip("\n"))).strip() or None
 
 
 def _holds_rule(text: str, spans: list[tuple[int, int]], rule_lines: list[int]) -> bool:
     """Whether a line of these pieces of ``text`` is a rule: a rule line of the text, or the end of a line
     where a piece starts."""
     for start, end in spans:
-        if any(start <= rule < end for rule in rule_lines):
+        if rule_lines and any(start <= rule < end for rule in rule_lines):
             return True
         if start and text[start - 1] != "\n":
             line_end = text.find("\n", start, end)
@@ -380,7 +402,7 @@ def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueSc
     else:
         reading = _reading(kind, raw, scale, scale_name)
         if len(raw) <= _CACHED_LINE_LENGTH:
-            _READINGS[key] = (scale, reading)
+            _READINGS.keep(key, (scale, reading), len(raw))
     if reading is None:
         return
     if reading[0] == "verdict":
@@ -416,31 +438,43 @@ def _reading(kind: str, raw: str, scale: Scale | None, scale_name: str) -> tuple
     return ("score", target, _RATING_PRIORITY.get(kind, 0), *read)
 
 
-def _candidate_lines(text: str) -> tuple[list[tuple[int, str]], list[int], list[tuple[int, str]], list[int]]:
+def _candidate_lines(text: str) -> tuple[list[tuple[int, str]], list[int], list[tuple[int, str]], list[int]] | None:
     """Where a line of ``text`` may match: (start, line) of the lines that may be label lines (_LABEL_LINE), the
     starts of those that may be header lines (_HEADER_LINE), (start, line) of those that may hold an inline
     score label, and the starts of the rule lines (non-empty, _RULE_LINE). Every match
     lies on one line, so trying the patterns at these line starts, in order, finds what finditer finds.
     A label line holds a colon or a closing bold (``**``, ``__``, ``</b>``, ``</strong>``), or else ends with
-    its label (its last character is one of a label's); a header line has its "#" within its first five
-    characters (after "- " and "**"); an inline score label is followed by one of _SCORE_SEPARATORS."""
+    its label (its last character is one of a label's); a header line starts with "#" or a list marker and has
+    its "#" within its first five characters (after "- " and "**"); an inline score label is followed by one of
+    _SCORE_SEPARATORS.
+
+    None when ``text`` (stripped) still needs :func:`_prepare_lines`: a line starts or ends with " ", or two
+    blank lines follow each other. Telling it here, on lines read anyway, spares three scans of the text."""
     labels, headers, separated, rules = [], [], [], []
-    # A line can only hold what the text holds: each test below runs on the lines only when it can pass.
-    wide_colon, underscores, closing_tag, equals = "：" in text, "__" in text, "</" in text, "=" in text
-    start = 0
+    # A line can only hold what the text holds: each test below runs on the lines only when it can pass, and
+    # a search for two characters only where the first of them (found with a faster search for one) is.
+    wide_colon, underscore, tag, equals = "：" in text, "_" in text, "<" in text, "=" in text
+    start, blank = 0, -2
     for line in text.split("\n"):
-        if line:
-            colon = ":" in line or wide_colon and "：" in line
-            last = line[-1]
-            if (colon or "**" in line or last.isalnum() or last in _LABEL_PUNCTUATION or underscores and "__" in line
-                    or closing_tag and "</" in line):
-                labels.append((start, line))
-            if "#" in line[:5]:
-                headers.append(start)
-            if colon or equals and "=" in line:
-                separated.append((start, line))
-            if last in _RULE_CHARACTERS and _RULE_LINE.fullmatch(line):
-                rules.append(start)
+        if not line:
+            if start == blank + 1:
+                return None
+            blank = start
+            start += 1
+            continue
+        first, last = line[0], line[-1]
+        if first == " " or last == " ":
+            return None
+        colon = ":" in line or wide_colon and "：" in line
+        if (colon or last.isalnum() or last in _LABEL_PUNCTUATION or "*" in line and "**" in line
+                or underscore and "__" in line or tag and "</" in line):
+            labels.append((start, line))
+        if first in _HEADER_STARTS and "#" in line[:5]:
+            headers.append(start)
+        if colon or equals and "=" in line:
+            separated.append((start, line))
+        if last in _RULE_CHARACTERS and _RULE_LINE.fullmatch(line):
+            rules.append(start)
         start += len(line) + 1
     return labels, headers, separated, rules
 
@@ -469,10 +503,12 @@ def _read_label_line(line: str, table: dict[str, tuple[str, str | None]]
 
 
 _UNREAD = object()
-# Lines kept per grammar (and score values read): reviews repeat their label and score lines, which are
-# short; longer lines are read each time, so that the caches stay within a few MB.
+# Lines kept per grammar (and score values read): reviews repeat their label and score lines, also long ones
+# (a scale's description after "Confidence: 4:"); lines longer than a label, a value and its description are
+# read each time, and a cache is emptied past so many entries or characters, so that it stays within a few MB.
 _LINE_CACHE_SIZE = 20_000
-_CACHED_LINE_LENGTH = 200
+_LINE_CACHE_CHARACTERS = 4_000_000
+_CACHED_LINE_LENGTH = 1000
 
 
 @lru_cache(maxsize=64)
@@ -483,35 +519,64 @@ def _line_caches(subscore_names: tuple[str, ...]) -> tuple[dict, dict]:
 
 
 class _BoundedCache(dict):
-    """A dict emptied when it grows past _LINE_CACHE_SIZE entries (what repeats comes back at once)."""
+    """A dict emptied when it grows past _LINE_CACHE_SIZE entries or _LINE_CACHE_CHARACTERS characters of the
+    texts it is keyed by (what repeats comes back at once)."""
 
-    def __setitem__(self, key, value):
-        if len(self) >= _LINE_CACHE_SIZE:
+    characters = 0
+
+    def keep(self, key: Any, value: Any, characters: int) -> None:
+        """``self[key] = value``, ``key`` standing for a text of ``characters``."""
+        if len(self) >= _LINE_CACHE_SIZE or self.characters + characters > _LINE_CACHE_CHARACTERS:
             self.clear()
-        super().__setitem__(key, value)
+            self.characters = 0
+        self.characters += characters
+        self[key] = value
 
 
 # (kind, value, scale name) -> (the scale, what _reading made of the value on it)
 _READINGS: dict[tuple[str, str, str], tuple[Scale | None, tuple | None]] = _BoundedCache()
 
 
-def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
-    """Read the sections and every score label of a prepared text."""
-    subscore_names = tuple(sorted(scales.subscores))
-    table, inline = _grammar(subscore_names)
-    scale_name = _scale_name(scales)
+class _ScanContext(NamedTuple):
+    """What _scan reads a text with on one venue's scales."""
+
+    scales: VenueScales
+    table: dict[str, tuple[str, str | None]]  # and the inline pattern: see _grammar
+    inline: re.Pattern
+    scale_name: str
+    label_cache: _BoundedCache  # see _line_caches
+    inline_cache: _BoundedCache
+
+
+_SCAN_CONTEXTS: dict[int, _ScanContext] = {}  # by id(scales)
+
+
+def _scan_context(scales: VenueScales) -> _ScanContext:
+    """The _ScanContext of ``scales``, worked out once per scales object (callers keep theirs)."""
+    context = _SCAN_CONTEXTS.get(id(scales))
+    if context is None or context.scales is not scales:
+        subscore_names = tuple(sorted(scales.subscores))
+        context = _ScanContext(scales, *_grammar(subscore_names), _scale_name(scales), *_line_caches(subscore_names))
+        if len(_SCAN_CONTEXTS) >= 64:
+            _SCAN_CONTEXTS.clear()
+        _SCAN_CONTEXTS[id(scales)] = context  # holding scales, so that its id is not another's
+    return context
+
+
+def _scan(text: str, is_html: bool, scales: VenueScales, candidates: tuple | None = None) -> _Findings:
+    """Read the sections and every score label of a prepared text (``candidates``: its _candidate_lines)."""
+    _, table, inline, scale_name, label_cache, inline_cache = _scan_context(scales)
     found = _Findings()
 
     # (line start, content start, kind, key, header level, line end) of every label and header line
     events: list[tuple[int, int, str, str | None, int | None, int]] = []
-    label_lines, header_lines, separated, found.rule_lines = _candidate_lines(text)
-    label_cache, inline_cache = _line_caches(subscore_names)
+    label_lines, header_lines, separated, found.rule_lines = candidates or _candidate_lines(text)
     for line_start, line in label_lines:
         label = label_cache.get(line, _UNREAD)
         if label is _UNREAD:
             label = _read_label_line(line, table)
             if len(line) <= _CACHED_LINE_LENGTH:
-                label_cache[line] = label
+                label_cache.keep(line, label, len(line))
         if label is None:
             continue
         kind, key, level, rest_offset = label
@@ -521,11 +586,12 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
             found.labels_seen.add(key)
     starts = {e[0] for e in events}
     for line_start in header_lines:
-        m = _HEADER_LINE.match(text, line_start)
-        if m and m.start() not in starts:
-            events.append((m.start(), m.end(), "header", None, len(m.group(1)), m.end()))
+        if line_start not in starts:  # a label line's own header is read with its label
+            m = _HEADER_LINE.match(text, line_start)
+            if m:
+                events.append((line_start, m.end(), "header", None, len(m.group(1)), m.end()))
+                starts.add(line_start)
     events.sort()
-    starts = {e[0] for e in events}
 
     current: tuple[str, int | None, int] | None = None
     for line_start, rest_start, kind, key, level, line_end in events:
@@ -557,7 +623,7 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings:
         if scores is None:
             scores = _inline_scores(line, _GROWS_WHEN_LOWERED in text, is_html, table, inline)
             if cached:
-                inline_cache[line] = scores
+                inline_cache.keep(line, scores, len(line))
         for offset, kind, value in scores:
             _take_score(found, kind, value, line_start + offset, scales, scale_name)
     return found
@@ -606,25 +672,20 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
     empty_sections: dict[str, str | None] = {name: None for name in REVIEW_SECTIONS}
     if not isinstance(text, str):
         return ParsedReview(empty_sections, None, None, {}, None, PARSE_FAILED, "no text")
-    prepared, is_html = _prepare(text)
+    prepared, is_html = _prepare_characters(text)
+    candidates = _candidate_lines(prepared)
+    if candidates is None:
+        prepared = _prepare_lines(prepared)
+        candidates = _candidate_lines(prepared)
     if not prepared:
         return ParsedReview(empty_sections, None, None, {}, None, PARSE_FAILED, "empty text")
-    found = _scan(prepared, is_html, scales)
+    found = _scan(prepared, is_html, scales, candidates)
 
-    # _prepare leaves " " and "\n" as the only blanks of a text that is not HTML, and strips its lines.
-    stripped_lines = (not is_html and any(found.spans.values()) and " \n" not in prepared
-                      and "\n " not in prepared)
-
-    def section(name: str) -> str | None:
-        spans = found.spans[name]
-        if not spans:
-            return None
-        lines_clean = stripped_lines and not _holds_rule(prepared, spans, found.rule_lines)
-        return _clean("\n\n".join(prepared[a:b] for a, b in spans), is_html, lines_clean)
-
-    sections = {name: section(name) for name in REVIEW_SECTIONS}
+    spans = found.spans
+    sections = {name: spans[name] and _section(prepared, spans[name], is_html, found.rule_lines) or None
+                for name in REVIEW_SECTIONS}
     notes: list[str] = []
-    combined = section("combined")
+    combined = spans["combined"] and _section(prepared, spans["combined"], is_html, found.rule_lines)
     if combined:
         filled = [name for name in ("strengths", "weaknesses") if sections[name] is None]
         for name in filled:
@@ -788,7 +849,7 @@ def _list_items(prepared: str, start: int, end: int, indents: dict[int, int]) ->
 
 
 def _has_fields(row: dict[str, Any]) -> bool:
-    return any(row.get(name) for name in REVIEW_SECTIONS) or row.get("rating") is not None
+    return row.get("rating") is not None or any(map(row.get, REVIEW_SECTIONS))
 
 
 def _has_text(row: dict[str, Any]) -> bool:
@@ -806,6 +867,9 @@ def parse_reviews(records: Dataset, scale: str = "venue") -> Dataset:
     ``PARSE_FAILED`` "no text". Rows, their order and ``text`` are unchanged.
     """
     return records_to_dataset(ReviewParser(scale).parse(records.to_list()), "review")
+
+
+_REVIEW_FIELDS = list(REVIEW_FEATURES)
 
 
 class ReviewParser:
@@ -839,7 +903,8 @@ class ReviewParser:
         """The review records (``REVIEW_FEATURES`` fields) with sections and scores filled from their text."""
         rows = []
         for raw in records:
-            row = {name: raw.get(name) for name in REVIEW_FEATURES}
+            # Records read by praib.records hold every field, in order: a copy is the row, and much faster made.
+            row = dict(raw) if list(raw) == _REVIEW_FIELDS else {name: raw.get(name) for name in _REVIEW_FIELDS}
             row["subscores"] = row["subscores"] or []
             if _has_fields(row):
                 row["parse_status"] = row["parse_status"] or PARSE_GIVEN

@@ -4,6 +4,7 @@ import logging
 
 import pytest
 
+from praib import parsing
 from praib.parsing import ReviewParser, parse_review, parse_reviews
 from praib.records import PARSE_FAILED, PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL, REVIEW_FEATURES, records_to_dataset
 from praib.scales import generic_scales, venue_scales
@@ -625,3 +626,45 @@ def test_parse_reviews_with_the_generic_scale():
     assert (out[0]["rating"], out[0]["confidence"], out[0]["parse_status"]) == (7, 5, PARSE_OK)
     with pytest.raises(ValueError, match="unknown scale 'neurips'"):
         parse_reviews(records_to_dataset(rows), scale="neurips")
+
+
+def test_parse_gives_new_rows_of_every_field_in_order_and_leaves_the_records_alone():
+    complete = _review(review_id="given", source="human", venue="ICLR", year=2025, summary="S.", rating=6)
+    partial = {"rating": 6, "review_id": "short", "summary": "S."}  # some of the fields, in another order
+    before = [dict(complete), dict(partial)]
+    rows = ReviewParser().parse([complete, partial])
+    assert [complete, partial] == before
+    for row, record in zip(rows, (complete, partial)):
+        assert row is not record and list(row) == list(REVIEW_FEATURES)
+        assert (row["review_id"], row["rating"], row["summary"]) == (record["review_id"], 6, "S.")
+        assert (row["subscores"], row["parse_status"]) == ([], PARSE_GIVEN)
+    assert (rows[0]["venue"], rows[1]["venue"]) == ("ICLR", None)
+
+
+def test_blanks_at_line_edges_and_runs_of_blank_lines_are_cleaned_from_the_sections():
+    text = ("Summary: A model \n of tables.\n\n\n\nStill the summary.\nStrengths:\n\n\n - Fast. \n"
+            "Weaknesses: Small data.\nRating: 6\nConfidence: 3")
+    parsed = parse_review(text, ICLR_2025)
+    assert parsed.sections["summary"] == "A model\nof tables.\n\nStill the summary."
+    assert (parsed.sections["strengths"], parsed.sections["weaknesses"]) == ("- Fast.", "Small data.")
+
+
+def test_a_section_under_several_labels_is_joined_by_one_blank_line():
+    text = ("Summary: S.\nStrengths: F.\nWeaknesses: W.\nAdditional feedback:\nMinor comments:\n- Typo in Eq. 3.\n\n"
+            "Comments: first.\n\n\nSuggestions:\nsecond.\nRating: 6\nConfidence: 3")
+    parsed = parse_review(text, ICLR_2025)
+    assert parsed.sections["additional_feedback"] == "- Typo in Eq. 3.\n\nfirst.\n\nsecond."
+    assert (parsed.rating, parsed.confidence, parsed.status) == (6, 3, PARSE_OK)
+
+
+def test_the_line_caches_stay_within_their_characters():
+    cache = parsing._BoundedCache()
+    line = "x" * parsing._CACHED_LINE_LENGTH
+    kept = 2 * parsing._LINE_CACHE_CHARACTERS // len(line)
+    most = 0
+    for number in range(kept):
+        key = f"{number:07d}{line}"
+        cache.keep(key, None, len(key))
+        most = max(most, cache.characters)
+    assert most <= parsing._LINE_CACHE_CHARACTERS
+    assert 0 < len(cache) < kept and cache.characters == sum(map(len, cache))
