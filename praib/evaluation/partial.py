@@ -22,7 +22,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from praib.metrics.scores.distributions import decision_class
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_GIVEN, PARSE_OK, PARSE_PARTIAL
 from praib.records.io import ReadNotes
 
-__all__ = ["Partial", "INPUT", "REFERENCE"]
+__all__ = ["Partial", "Columns", "INPUT", "REFERENCE"]
 
 #: The two sides of an evaluation: the reviews evaluated, and the human reviews they are compared with.
 INPUT, REFERENCE = "input", "reference"
@@ -84,6 +84,25 @@ class Chunk:
         return len(self.paper)
 
 
+@dataclass(frozen=True)
+class Columns:
+    """The fields of some reviews that the metrics read, by column (:meth:`Partial.columns`): codes and numbers
+    in arrays, no Python object per review (a million reviews' lists took a second to make and more to read)."""
+
+    paper: np.ndarray          # intp: each review's paper, as its place in paper_ids
+    #: Every paper id of the partial, sorted: the papers' places compare as their ids do (equal, and in order).
+    paper_ids: list[str]
+    venue_year: np.ndarray     # intp: each review's place in venue_years
+    venue_years: list[tuple]   # (venue, year) pairs
+    decision: np.ndarray       # int8: each review's place in DECISIONS
+    status: np.ndarray         # int8: each review's place in STATUSES
+    rating: np.ndarray         # float64, NaN where missing
+    confidence: np.ndarray     # float64, NaN where missing
+
+    def __len__(self) -> int:
+        return len(self.paper)
+
+
 def _concat(chunks: list[Chunk], name: str, empty: np.ndarray) -> np.ndarray:
     return np.concatenate([getattr(c, name) for c in chunks]) if chunks else empty
 
@@ -122,6 +141,7 @@ class Partial:
     #: scores as floats (NaN where undefined); by default those the registry names now.
     count_columns: tuple[str, ...] = field(default_factory=lambda: _kept(True))
     score_columns: tuple[str, ...] = field(default_factory=lambda: _kept(False))
+    _papers_sorted: tuple[list, np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.group_by = humans_apart(self.group_by, self.separate_reference)
@@ -216,19 +236,30 @@ class Partial:
                            _concat(chunks, "scores", np.empty((0, len(self.score_columns)))),
                            self.count_columns, self.score_columns)
 
-    def columns(self, chunks: list[Chunk]) -> dict[str, list]:
-        """The fields of ``chunks``' reviews, in batch order, as the metrics read them."""
+    def columns(self, chunks: list[Chunk]) -> "Columns":
+        """The fields of ``chunks``' reviews, in batch order, as the metrics read them: by column, as arrays."""
         chunks = sorted(chunks, key=lambda c: c.batch)
-        venue_years = [self.venue_years.values[code] for code in _concat(chunks, "venue_year", _EMPTY_CODES)]
-        return {
-            "paper_id": [self.papers.values[code] for code in _concat(chunks, "paper", _EMPTY_CODES)],
-            "venue": [venue for venue, _ in venue_years],
-            "year": [year for _, year in venue_years],
-            "decision": [DECISIONS[code] for code in _concat(chunks, "decision", _EMPTY_CODES)],
-            "parse_status": [STATUSES[code] for code in _concat(chunks, "status", _EMPTY_CODES)],
-            "rating": _scores(_concat(chunks, "rating", _EMPTY_CODES)),
-            "confidence": _scores(_concat(chunks, "confidence", _EMPTY_CODES)),
-        }
+        paper_ids, rank = self._paper_order()
+        return Columns(
+            paper=rank[_concat(chunks, "paper", _EMPTY_CODES)],
+            paper_ids=paper_ids,
+            venue_year=_concat(chunks, "venue_year", _EMPTY_CODES).astype(np.intp),
+            venue_years=self.venue_years.values,
+            decision=_concat(chunks, "decision", _EMPTY_SMALL_CODES),
+            status=_concat(chunks, "status", _EMPTY_SMALL_CODES),
+            rating=_scores(_concat(chunks, "rating", _EMPTY_CODES)),
+            confidence=_scores(_concat(chunks, "confidence", _EMPTY_CODES)),
+        )
+
+    def _paper_order(self) -> tuple[list, np.ndarray]:
+        """The paper ids sorted, and each paper code's place among them; kept until papers are added."""
+        if self._papers_sorted is None or len(self._papers_sorted[0]) != len(self.papers.values):
+            values = self.papers.values
+            order = sorted(range(len(values)), key=values.__getitem__)
+            rank = np.empty(len(values), dtype=np.intp)
+            rank[order] = np.arange(len(values))
+            self._papers_sorted = [values[code] for code in order], rank
+        return self._papers_sorted
 
     def reference_chunks(self) -> list[Chunk]:
         """The chunks of the human reference, one a batch. An input that is its own reference keeps its
@@ -369,6 +400,7 @@ class _TextScores(Mapping):
 
 _ARRAYS = ("paper", "venue_year", "decision", "status", "rating", "confidence", "counts", "scores", "row")
 _EMPTY_CODES = np.empty(0, dtype=np.int32)
+_EMPTY_SMALL_CODES = np.empty(0, dtype=np.int8)
 
 
 def _empty(name: str, count_columns: int, score_columns: int) -> np.ndarray:
@@ -402,5 +434,6 @@ def _compact_counts(counts: np.ndarray) -> np.ndarray:
     return counts.astype(np.int16 if fits else np.int32, copy=False)
 
 
-def _scores(values: np.ndarray) -> list[Any]:
-    return [None if v == _NO_SCORE else int(v) for v in values.tolist()]
+def _scores(values: np.ndarray) -> np.ndarray:
+    """Ratings or confidences as floats, NaN where missing."""
+    return np.where(values == _NO_SCORE, np.nan, values.astype(np.float64))

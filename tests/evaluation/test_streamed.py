@@ -201,7 +201,8 @@ def test_the_reference_laid_out_from_its_groups_keeps_the_input_order(demo_resul
         partial = fold_shards(Inputs(DEMO, group_by=("venue", "year"), batch_rows=batch_rows), workers=workers)
         humans = [json.loads(line) for line in open(DEMO)]
         humans = [r["paper_id"] for r in humans if r["source"] == "human"]
-        assert partial.columns(partial.reference_chunks())["paper_id"] == humans
+        columns = partial.columns(partial.reference_chunks())
+        assert [columns.paper_ids[paper] for paper in columns.paper.tolist()] == humans
         assert len({key[1:] for key in partial.groups if key[0] == "human"}) > 1  # not vacuous
         assert streamed(Inputs(DEMO, group_by=("venue", "year"), batch_rows=batch_rows), workers=workers) == expected
 

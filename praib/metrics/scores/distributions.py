@@ -199,7 +199,7 @@ def panel_medians(paper_ids: Sequence[str], scores: Sequence[float | None],
     hash of their ids."""
     import pyarrow as pa
 
-    values = np.array([np.nan if score is None else score for score in scores], dtype=float)
+    values = np.array(scores, dtype=float)  # None is NaN
     taken = ~np.isnan(values)
     if papers is not None:
         taken &= np.fromiter((paper in papers for paper in paper_ids), dtype=bool, count=len(paper_ids))
@@ -218,6 +218,8 @@ def panel_medians(paper_ids: Sequence[str], scores: Sequence[float | None],
 def gaps_to_medians(model_paper_ids: Sequence[str], model_scores: Sequence[float | None],
                     medians: dict[str, float]) -> np.ndarray:
     """:func:`gaps_to_panel_median` given the human :func:`panel_medians`."""
+    if isinstance(model_paper_ids, np.ndarray):  # looked up as the medians' keys are: Python values
+        model_paper_ids = model_paper_ids.tolist()
     # By column: the scores with None as NaN, less each paper's median (NaN without one).
     return (np.array(model_scores, dtype=float)
             - np.fromiter(map(medians.get, model_paper_ids, repeat(np.nan)), dtype=float, count=len(model_paper_ids)))
