@@ -78,11 +78,15 @@ def alpha_of_counts(counts: np.ndarray, domain: Sequence[float]) -> float | None
     in order); a paper appearing in k rows counts k times, as in a resample of papers. Papers
     with fewer than two ratings and values nobody gave are left out first, so the number is
     that of :func:`ordinal_alpha` on the same ratings. None where undefined."""
-    counts = np.asarray(counts)
-    counts = counts[counts.sum(1) >= 2]
+    counts = np.ascontiguousarray(counts)
+    pairable = counts.sum(1) >= 2
+    if not pairable.all():  # (a copy only where some row goes: a matrix of the panels of a venue holds 40,000)
+        counts = counts[pairable]
     given = counts.sum(0) > 0
     if len(counts) == 0 or np.count_nonzero(given) < 2:
         return None
+    # Always the columns taken by the mask: the package sums the coincidences in the order of the matrix's layout,
+    # and a copy taken so is laid out column by column (the matrix itself would change the last digits).
     return float(krippendorff.alpha(value_counts=counts[:, given], value_domain=np.asarray(domain)[given],
                                     level_of_measurement="ordinal"))
 
@@ -106,8 +110,10 @@ def alpha_draws(counts: np.ndarray, domain: Sequence[float], weights: np.ndarray
     (:func:`alpha_of_counts`), more rows by one matrix product (:func:`_alpha_of_draws`)."""
     weights = np.asarray(weights)
     if len(weights) == 1:  # a point estimate: the library's own computation
-        take = np.repeat(np.arange(len(counts)), weights[0].astype(int))
-        return np.array([_nan_for_none(alpha_of_counts(np.asarray(counts)[take], domain))])
+        counts = np.ascontiguousarray(counts)
+        if not (weights[0] == 1).all():  # each paper taken as often as the draw says
+            counts = counts[np.repeat(np.arange(len(counts)), weights[0].astype(int))]
+        return np.array([_nan_for_none(alpha_of_counts(counts, domain))])
     return _alpha_of_draws(counts, weights)
 
 
@@ -156,10 +162,6 @@ def _mean(values: Sequence[float]) -> float | None:
     return float(np.mean(values)) if values else None
 
 
-def _is_rating(rating: float | None) -> bool:
-    return rating is not None and not math.isnan(rating)
-
-
 def _take(column: Sequence, rows: np.ndarray) -> list:
     """The values of ``column`` at ``rows`` (positions), as a list: at once where the column is an array."""
     if isinstance(column, np.ndarray):
@@ -175,6 +177,14 @@ def codes_by_first_appearance(values: Sequence) -> tuple[list, np.ndarray]:
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
         encoded = pa.array(values).dictionary_encode()
         return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp)
+    if isinstance(values, np.ndarray) and values.dtype == object and len(values):
+        # An array of a few distinct objects (a reference's venues and year groups): pandas hashes them in place,
+        # where Arrow first copies every string.
+        import pandas as pd
+
+        codes, distinct = pd.factorize(values)
+        if not (codes < 0).any():  # else a None among them, which pandas leaves out: a dict below
+            return distinct.tolist(), codes.astype(np.intp)
     arrow_type = {str: pa.string(), int: pa.int64()}.get(type(values[0])) if len(values) else None
     if arrow_type is not None:
         try:
@@ -326,10 +336,10 @@ class HumanPanels:
                 panels = [papers[code] for code in by_id[ranks].tolist()]
                 values = _take(human_ratings, rows)
                 domain = sorted(set(values))
-                column = {v: j for j, v in enumerate(domain)}
-                counts = np.zeros((len(panels), len(domain)), dtype=int)
-                np.add.at(counts, (panel_rows, np.fromiter((column[v] for v in values), dtype=np.intp,
-                                                           count=len(values))), 1)
+                # Each rating's column (its place in the domain) and each panel's count of it, at once.
+                cells = panel_rows * len(domain) + np.searchsorted(np.array(domain, dtype=float),
+                                                                   np.array(values, dtype=float))
+                counts = np.bincount(cells, minlength=len(panels) * len(domain)).reshape(len(panels), len(domain))
                 self._years[venue][year] = panels, domain, counts
                 self._rows[(venue, year)] = np.full(len(papers), -1, dtype=np.intp)
                 self._rows[(venue, year)][by_id[ranks]] = np.arange(len(panels))
@@ -419,7 +429,7 @@ def self_agreement(
     def rated(ids: Sequence[str], ratings: Sequence[float | None]) -> set[str]:
         if len(ids) != len(ratings):
             raise ValueError(f"{len(ids)} paper ids but {len(ratings)} ratings")
-        return {p for p, r in zip(ids, ratings) if _is_rating(r)}
+        return set(_take(ids, np.flatnonzero(~np.isnan(np.array(ratings, dtype=float)))))  # None is NaN
 
     both = rated(paper_ids_a, ratings_a) & rated(paper_ids_b, ratings_b)
     pairs = [(p, r) for p, r in zip([*paper_ids_a, *paper_ids_b], [*ratings_a, *ratings_b]) if p in both]
