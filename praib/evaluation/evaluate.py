@@ -27,7 +27,7 @@ from praib._version import __version__
 from praib.metrics.scores.agreement import (HumanPanels, alpha_by_venue, row_codes_by_first_appearance,
                                            self_agreement_by_venue)
 from praib.metrics.scores.distributions import (confidence_gap_to_medians, distribution_difference_of_counts,
-                                                normalised_distribution_of_counts, panel_medians)
+                                                normalised_distribution_of_counts, numbered_panel_medians)
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 from praib.evaluation.collector import fewer_collections
@@ -271,8 +271,9 @@ def _gap(group: Columns, human: "_Reference", kind: str) -> dict:
         return papers[at], getattr(columns, kind)[at]
 
     def gap(by=None, wanted=None):
-        medians = human.once(("medians", kind, by, wanted), lambda: panel_medians(
-            *pick(human.columns, human.columns.paper, _venues(human.columns), by, wanted)))
+        medians = human.once(("medians", kind, by, wanted), lambda: numbered_panel_medians(
+            *pick(human.columns, human.columns.paper, _venues(human.columns), by, wanted),
+            len(human.columns.paper_ids)))
         return confidence_gap_to_medians(*pick(group, papers, group_venues, by, wanted), medians)
 
     overall = gap()
