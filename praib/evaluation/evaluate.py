@@ -16,7 +16,7 @@ import os
 import warnings
 from collections import Counter, defaultdict
 from itertools import combinations
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping, Sequence
 
@@ -27,11 +27,11 @@ from praib._version import __version__
 from praib.metrics.scores.agreement import (HumanPanels, alpha_by_venue, row_codes_by_first_appearance,
                                            self_agreement_by_venue)
 from praib.metrics.scores.distributions import (confidence_gap_to_medians, distribution_difference_of_counts,
-                                                normalised_distribution_of_counts, panel_medians)
+                                                normalised_distribution_of_counts, numbered_panel_medians)
 from praib.records import HUMAN_SOURCE, PARSE_FAILED, PARSE_PARTIAL
 from praib.scales import UnknownScaleError, generic_scales, venue_scales
 from praib.evaluation.collector import fewer_collections
-from praib.evaluation.partial import INPUT, REFERENCE, Partial
+from praib.evaluation.partial import DECISIONS, INPUT, REFERENCE, STATUSES, Columns, Partial
 from praib.evaluation.scored import SCORED_FIELDS, ScoredReviews
 from praib.evaluation.results import (AcrossModels, EvaluationResult, GroupResult, InvalidJudgeAnswers, JudgedRun,
                                       PromptDelta, PromptSelfAgreement, RatiosToHuman, Skipped, Summary, json_ready)
@@ -99,13 +99,19 @@ def off_scale(columns: Mapping[str, Sequence], kind: str, scale: str) -> list[bo
 
 def _off_scale(columns: Mapping[str, Sequence], kind: str, scale: str) -> np.ndarray:
     """:func:`off_scale` by column: each venue-year's scale looked up once, its reviews' scores tested at once."""
-    values = np.array(columns[kind], dtype=float)  # None is NaN
+    venue_years, codes = row_codes_by_first_appearance(columns["venue"], columns["year"])
+    return _off_their_scale(np.array(columns[kind], dtype=float), codes, venue_years, kind, scale)  # None is NaN
+
+
+def _off_their_scale(values: np.ndarray, codes: np.ndarray, venue_years: Sequence[tuple], kind: str,
+                     scale: str) -> np.ndarray:
+    """Whether each of the ``kind`` scores ``values`` (NaN: none) is off the scale of its venue-year (its place
+    ``codes`` in ``venue_years``)."""
     found = np.zeros(len(values), dtype=bool)
     given = np.flatnonzero(~np.isnan(values))
-    at = given.tolist()
-    venue_years, codes = row_codes_by_first_appearance([columns["venue"][i] for i in at],
-                                                       [columns["year"][i] for i in at])
-    for code, (venue, year) in enumerate(venue_years):
+    codes = codes[given]
+    for code in np.flatnonzero(np.bincount(codes, minlength=len(venue_years))).tolist():
+        venue, year = venue_years[code]
         rows = given[codes == code]
         found[rows] = ~np.isin(values[rows], scale_values(venue, year, kind, scale))
     return found
@@ -121,6 +127,18 @@ def on_scale(columns: dict, scale: str) -> tuple[dict, dict[str, int]]:
         if counts[kind]:
             kept[kind] = [None if out else value for value, out in zip(columns[kind], off.tolist())]
     return kept, counts
+
+
+def _kept_on_scale(columns: Columns, scale: str) -> tuple[Columns, dict[str, int]]:
+    """:func:`on_scale` of a partial's columns: the scores off their scale set to NaN."""
+    kept, counts = {}, {}
+    for kind in ("rating", "confidence"):
+        scores = getattr(columns, kind)
+        off = _off_their_scale(scores, columns.venue_year, columns.venue_years, kind, scale)
+        counts[kind] = int(np.count_nonzero(off))
+        if counts[kind]:
+            kept[kind] = np.where(off, np.nan, scores)
+    return replace(columns, **kept), counts
 
 
 def unknown_scales(venue_years: Iterable[tuple], scale: str) -> str | None:
@@ -158,19 +176,22 @@ def year_group_of(venue: str | None, year: int | None) -> str:
         return str(year)
 
 
-def _by_venue_year(columns: dict, kind: str) -> dict[tuple, tuple[np.ndarray, np.ndarray]]:
-    """The ``kind`` scores of the reviews that have one and their decision classes, per (venue, year), as
-    arrays (the venue-years in the order of their first score)."""
-    values = np.array(columns[kind], dtype=float)  # None is NaN
+def _by_venue_year(columns: Columns, kind: str) -> dict[tuple, tuple[np.ndarray, np.ndarray]]:
+    """The ``kind`` scores of the reviews that have one and their decision classes (places in DECISIONS), per
+    (venue, year), as arrays (the venue-years in the order of their first score)."""
+    values = getattr(columns, kind)
     scored = np.flatnonzero(~np.isnan(values))
-    at = scored.tolist()
-    venue_years, codes = row_codes_by_first_appearance([columns["venue"][i] for i in at],
-                                                       [columns["year"][i] for i in at])
-    decisions = np.array(columns["decision"], dtype=object)[scored]
+    codes = columns.venue_year[scored]
     order = np.argsort(codes, kind="stable")
-    ends = np.cumsum(np.bincount(codes, minlength=len(venue_years))).tolist()
-    return {venue_year: (values[scored[order[end - size:end]]], decisions[order[end - size:end]])
-            for venue_year, end, size in zip(venue_years, ends, np.diff(ends, prepend=0).tolist())}
+    sizes = np.bincount(codes, minlength=len(columns.venue_years))
+    starts = np.cumsum(sizes) - sizes
+    present = np.flatnonzero(sizes)
+    present = present[np.argsort(order[starts[present]])]  # by first score: a stable sort keeps it first
+    taken = {}
+    for code, start, size in zip(present.tolist(), starts[present].tolist(), sizes[present].tolist()):
+        rows = scored[order[start:start + size]]
+        taken[columns.venue_years[code]] = values[rows], columns.decision[rows]
+    return taken
 
 
 def _counts_on(scores: np.ndarray, values: Sequence[int]) -> dict[int, int]:
@@ -189,7 +210,7 @@ def _distributions(group: dict[tuple, tuple[np.ndarray, np.ndarray]], human: "_R
         name = f"{venue or 'unknown venue'} {year_group_of(venue, year) if venue else year}"
         entry = _compare(scores, human.on_scale(kind, (venue, year), None, values), values, is_reference)
         entry["by_decision"] = {
-            decision: _compare(scores[decisions == decision],
+            decision: _compare(scores[decisions == DECISIONS.index(decision)],
                                human.on_scale(kind, (venue, year), decision, values), values, is_reference)
             for decision in ("accept", "reject")
         }
@@ -235,43 +256,54 @@ def _compare(group: np.ndarray, human: tuple[bool, dict], values: Sequence[int],
     return entry
 
 
-def _gap(group: dict, human: "_Reference", kind: str) -> dict:
-    def pick(columns, by=None, wanted=None):
+def _venues(columns: Columns) -> np.ndarray:
+    """Each review's venue (an object array)."""
+    return np.array([venue for venue, _ in columns.venue_years] or [None], dtype=object)[columns.venue_year]
+
+
+def _gap(group: Columns, human: "_Reference", kind: str) -> dict:
+    group_venues, papers = _venues(group), human.papers_of(group)
+
+    def pick(columns, papers, venues, by=None, wanted=None):
         if by is None:
-            return columns["paper_id"], columns[kind]
-        at = np.flatnonzero(np.array(columns[by], dtype=object) == wanted).tolist()
-        return [columns["paper_id"][i] for i in at], [columns[kind][i] for i in at]
+            return papers, getattr(columns, kind)
+        at = columns.decision == DECISIONS.index(wanted) if by == "decision" else venues == wanted
+        return papers[at], getattr(columns, kind)[at]
 
     def gap(by=None, wanted=None):
-        medians = human.once(("medians", kind, by, wanted), lambda: panel_medians(*pick(human.columns, by, wanted)))
-        return confidence_gap_to_medians(*pick(group, by, wanted), medians)
+        medians = human.once(("medians", kind, by, wanted), lambda: numbered_panel_medians(
+            *pick(human.columns, human.columns.paper, _venues(human.columns), by, wanted),
+            len(human.columns.paper_ids)))
+        return confidence_gap_to_medians(*pick(group, papers, group_venues, by, wanted), medians)
 
     overall = gap()
     overall["by_decision"] = {d: gap("decision", d) for d in ("accept", "reject")}
     # PRAIB Table 14 reports the gap per conference.
-    overall["by_venue"] = {venue: gap("venue", venue) for venue in sorted({v for v in group["venue"] if v is not None})}
+    present = np.flatnonzero(np.bincount(group.venue_year, minlength=len(group.venue_years))).tolist()
+    overall["by_venue"] = {venue: gap("venue", venue)
+                           for venue in sorted({group.venue_years[code][0] for code in present} - {None})}
     return overall
 
 
-def _rated(columns: dict) -> list[int]:
+def _rated(columns: Columns) -> np.ndarray:
     """The positions of the reviews with a rating and a venue."""
-    rated = ~np.isnan(np.array(columns["rating"], dtype=float))  # None is NaN
-    rated[[i for i, venue in enumerate(columns["venue"]) if venue is None]] = False
-    return np.flatnonzero(rated).tolist()
+    with_venue = np.array([venue is not None for venue, _ in columns.venue_years] or [False])
+    return np.flatnonzero(~np.isnan(columns.rating) & with_venue[columns.venue_year])
 
 
-def _rated_by_year_group(columns: dict) -> tuple[list, ...]:
-    """Paper ids, ratings, venues and year groups of the rated reviews with a venue: the human side of
+def _rated_by_year_group(columns: Columns) -> tuple[np.ndarray, ...]:
+    """Papers, ratings, venues and year groups of the rated reviews with a venue, as arrays: the human side of
     :func:`panel_agreement`, or one run of :func:`self_agreement_by_venue`."""
     rated = _rated(columns)
-    venues, years = [columns["venue"][i] for i in rated], [columns["year"][i] for i in rated]
-    venue_years, codes = row_codes_by_first_appearance(venues, years)
-    year_groups = [year_group_of(venue, year) for venue, year in venue_years]  # once per venue-year, not per review
-    return ([columns["paper_id"][i] for i in rated], [columns["rating"][i] for i in rated], venues,
-            [year_groups[code] for code in codes.tolist()])
+    codes = columns.venue_year[rated]
+    present = np.flatnonzero(np.bincount(codes, minlength=len(columns.venue_years))).tolist()
+    year_groups = np.empty(max(len(columns.venue_years), 1), dtype=object)
+    for code in present:  # once per venue-year, not per review
+        year_groups[code] = year_group_of(*columns.venue_years[code])
+    return columns.paper[rated], columns.rating[rated], _venues(columns)[rated], year_groups[codes]
 
 
-def _agreement(group: dict, human: "_Reference", is_reference: bool) -> dict:
+def _agreement(group: Columns, human: "_Reference", is_reference: bool) -> dict:
     if is_reference:
         # A human group's own panels: grouped by venue, the ICLR row has no NeurIPS alpha.
         return alpha_by_venue(*(human.panels if group is human.columns else _rated_by_year_group(group)))
@@ -279,7 +311,7 @@ def _agreement(group: dict, human: "_Reference", is_reference: bool) -> dict:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         panels = human.once("panels", lambda: HumanPanels(*human.panels))
-        agreement = panels.agreement([group["paper_id"][i] for i in model], [group["rating"][i] for i in model])
+        agreement = panels.agreement(human.papers_of(group)[model], group.rating[model])
     # Ratings of papers without a human panel cannot join one; say so in the results, not on stderr.
     notes = [str(w.message) for w in caught]
     for detail in agreement.values():
@@ -544,7 +576,7 @@ def prompt_self_agreement(partial: Partial) -> list[PromptSelfAgreement]:
     found = []
     for reviewer in sorted(prompts_of, key=lambda k: tuple(str(v) for v in k)):
         keys = prompts_of[reviewer]
-        ratings = {prompt: _rated_by_year_group(on_scale(partial.columns(partial.groups[key]), partial.scale)[0])
+        ratings = {prompt: _rated_by_year_group(_kept_on_scale(partial.columns(partial.groups[key]), partial.scale)[0])
                    for prompt, key in keys.items()}
         label = _label(dict(zip([c for c in partial.group_by if c != "prompt"], reviewer)))
         for first, second in combinations(sorted(keys, key=str), 2):
@@ -571,13 +603,13 @@ def group_entries(partial: Partial, taken: dict | None = None) -> list[dict]:
     if taken is None or "human" not in taken:
         reference_chunks = partial.reference_chunks()
         reference = partial.columns(reference_chunks)
-        kept, out_of_scale = on_scale(reference, partial.scale)
+        kept, out_of_scale = _kept_on_scale(reference, partial.scale)
         # What every group is compared with, gathered once: the distributions leave scores off the scale out
         # themselves (and count them per venue-year); the panels and the gaps take the scores on the scale.
         human = _Reference(kept, {kind: _by_venue_year(reference, kind) for kind in ("rating", "confidence")},
-                           _rated_by_year_group(kept) if reference["paper_id"] else None, reference, out_of_scale)
+                           _rated_by_year_group(kept) if len(reference) else None, reference, out_of_scale)
         reference_entry = None
-        if partial.separate_reference and reference["paper_id"]:
+        if partial.separate_reference and len(reference):
             key = {"source": HUMAN_SOURCE, **{c: None for c in partial.group_by if c != "source"}}
             reference_entry = {**_group_entry(key, reference, partial.text_scores(reference_chunks), human, True,
                                               partial.scale), "key": None}
@@ -605,12 +637,12 @@ class _Reference:
     venue-year by kind, and its panels (None: no reference); what the groups are compared with is taken from
     them once, for all groups (:meth:`once`)."""
 
-    columns: dict
+    columns: Columns
     by_venue_year: dict[str, dict[tuple, tuple[np.ndarray, np.ndarray]]]
-    panels: tuple[list, ...] | None
+    panels: tuple[np.ndarray, ...] | None
     #: The columns as given (scores off their scale kept) and how many scores of each kind were off it: the
     #: reference's own group entry takes them as they are.
-    given: dict
+    given: Columns
     out_of_scale: dict[str, int]
     _taken: dict = field(default_factory=dict)
 
@@ -624,22 +656,33 @@ class _Reference:
         """Whether the reference has ``kind`` scores of ``venue_year`` (of papers of ``decision``, when given),
         and how many of them are each value of the scale ``values``."""
         def take() -> tuple[bool, dict]:
-            scores, decisions = self.by_venue_year[kind].get(venue_year, (np.empty(0), np.empty(0, dtype=object)))
+            scores, decisions = self.by_venue_year[kind].get(venue_year, (np.empty(0), np.empty(0, dtype=np.int8)))
             if decision is not None:
-                scores = scores[decisions == decision]
+                scores = scores[decisions == DECISIONS.index(decision)]
             return bool(len(scores)), _counts_on(scores, values)
 
         return self.once(("on scale", kind, venue_year, decision, tuple(values)), take)
 
+    def papers_of(self, columns: Columns) -> np.ndarray:
+        """The papers of ``columns`` as this reference's columns number them: the same numbers where they come from
+        the same partial, else each looked up by its id (-1: a paper the reference has no review of), as when a
+        reference taken once is compared with each submission of a leaderboard."""
+        if columns.paper_ids is self.given.paper_ids:
+            return columns.paper
+        place = self.once("paper places", lambda: dict(zip(self.given.paper_ids, range(len(self.given.paper_ids)))))
+        ids = columns.paper_ids
+        return np.fromiter((place.get(ids[paper], -1) for paper in columns.paper.tolist()), dtype=np.intp,
+                           count=len(columns))
 
-def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_reference: bool, scale: str) -> dict:
-    statuses = columns["parse_status"]
-    n = len(columns["paper_id"])
+
+def _group_entry(key: dict, columns: Columns, scores: dict, human: _Reference, is_reference: bool,
+                 scale: str) -> dict:
+    n = len(columns)
     with_text = int(np.isfinite(scores["tkc"]).sum())
     if columns is human.given:  # the reference's own entry: what was taken of it for every group
         kept, out_of_scale, given = human.columns, human.out_of_scale, human.by_venue_year
     else:
-        kept, out_of_scale = on_scale(columns, scale)
+        kept, out_of_scale = _kept_on_scale(columns, scale)
         given = {kind: _by_venue_year(columns, kind) for kind in ("rating", "confidence")}
     agreement = _agreement(kept, human, is_reference) if human.panels is not None else {}
     alpha_key = "alpha" if is_reference else "alpha_with_model"
@@ -652,8 +695,8 @@ def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_r
         "label": _label(key),
         "is_reference": is_reference,
         "n_reviews": n,
-        "n_unparsed": statuses.count(PARSE_FAILED),
-        "n_partially_parsed": statuses.count(PARSE_PARTIAL),
+        "n_unparsed": int(np.count_nonzero(columns.status == STATUSES.index(PARSE_FAILED))),
+        "n_partially_parsed": int(np.count_nonzero(columns.status == STATUSES.index(PARSE_PARTIAL))),
         "n_out_of_scale": out_of_scale,
         "text_metrics": text_metric_summary(scores),
         "krippendorff_alpha": json_ready({venue: detail.get(alpha_key) for venue, detail in agreement.items()}),
@@ -665,8 +708,8 @@ def _group_entry(key: dict, columns: dict, scores: dict, human: _Reference, is_r
         else json_ready(_gap(kept, human, "confidence")),
         "skipped": Skipped(
             text_metrics=n - with_text,
-            rating=columns["rating"].count(None),
-            confidence=columns["confidence"].count(None),
+            rating=int(np.count_nonzero(np.isnan(columns.rating))),
+            confidence=int(np.count_nonzero(np.isnan(columns.confidence))),
         ),
     }
     return entry

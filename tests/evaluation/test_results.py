@@ -104,3 +104,22 @@ def test_one_scored_reference_serves_many_evaluations_as_a_fresh_one_would():
             assert evaluate_reviews(scored, shared, group_by=group_by, workers=1) == expected
             assert expected.group("lm-a" if models is first else "lm-b").krippendorff_alpha["ICLR"] is not None
     assert sorted(shared.as_reference) == [("venue", ("source",)), ("venue", ("source", "model"))]
+
+
+def test_a_reference_taken_once_finds_each_submissions_papers_by_id():
+    """The evaluation numbers a submission's papers among all the ids it holds: a later submission with a paper
+    the reference lacks (sorted first) numbers the same papers otherwise, and they are found in the reference
+    taken before by their ids (panels, medians), as a freshly scored reference finds them."""
+    from praib.evaluation.scored import ScoredReviews
+
+    human = _panel_reviews("human", {"p1": [6, 8, 8], "p2": [3, 5], "p3": [1, 3, 3], "p4": [5, 6]})
+    first = _panel_reviews("lm-a", {"p1": [8], "p2": [3], "p3": [5]})
+    second = _panel_reviews("lm-b", {"a0": [5], "p2": [8], "p3": [1], "p4": [3]})
+    shared = ScoredReviews.score(human, "venue", ("source",), workers=1)
+    for models in (first, second):
+        expected = evaluate_reviews(models, human, group_by=("source",), workers=1)
+        got = evaluate_reviews(ScoredReviews.score(models, "venue", ("source",), workers=1), shared,
+                               group_by=("source",), workers=1)
+        assert got == expected
+    group = expected.group("lm-b")
+    assert group.confidence_gap["n_papers"] == 3 and group.krippendorff["ICLR"]["n_model_ratings"] == 3

@@ -43,11 +43,11 @@ def _pairable_value_counts(paper_ids: Sequence[str],
     and its value domain (the sorted distinct values of those ratings)."""
     if len(paper_ids) != len(ratings):
         raise ValueError(f"{len(paper_ids)} paper ids but {len(ratings)} ratings")
-    values = np.array([np.nan if r is None else r for r in ratings], dtype=float)
+    values = np.array(ratings, dtype=float)  # None is NaN
     valid = ~np.isnan(values)
     # Each paper's place among the papers sorted by id (the rows of the matrix): coded by hash, only the distinct
     # ids sorted.
-    papers, codes = codes_by_first_appearance([paper for paper, kept in zip(paper_ids, valid.tolist()) if kept])
+    papers, codes = codes_by_first_appearance(_take(paper_ids, np.flatnonzero(valid)))
     by_id = np.empty(len(papers), dtype=np.intp)
     by_id[sorted(range(len(papers)), key=papers.__getitem__)] = np.arange(len(papers))
     unit = by_id[codes]
@@ -78,11 +78,15 @@ def alpha_of_counts(counts: np.ndarray, domain: Sequence[float]) -> float | None
     in order); a paper appearing in k rows counts k times, as in a resample of papers. Papers
     with fewer than two ratings and values nobody gave are left out first, so the number is
     that of :func:`ordinal_alpha` on the same ratings. None where undefined."""
-    counts = np.asarray(counts)
-    counts = counts[counts.sum(1) >= 2]
+    counts = np.ascontiguousarray(counts)
+    pairable = counts.sum(1) >= 2
+    if not pairable.all():  # (a copy only where some row goes: a matrix of the panels of a venue holds 40,000)
+        counts = counts[pairable]
     given = counts.sum(0) > 0
     if len(counts) == 0 or np.count_nonzero(given) < 2:
         return None
+    # Always the columns taken by the mask: the package sums the coincidences in the order of the matrix's layout,
+    # and a copy taken so is laid out column by column (the matrix itself would change the last digits).
     return float(krippendorff.alpha(value_counts=counts[:, given], value_domain=np.asarray(domain)[given],
                                     level_of_measurement="ordinal"))
 
@@ -106,8 +110,10 @@ def alpha_draws(counts: np.ndarray, domain: Sequence[float], weights: np.ndarray
     (:func:`alpha_of_counts`), more rows by one matrix product (:func:`_alpha_of_draws`)."""
     weights = np.asarray(weights)
     if len(weights) == 1:  # a point estimate: the library's own computation
-        take = np.repeat(np.arange(len(counts)), weights[0].astype(int))
-        return np.array([_nan_for_none(alpha_of_counts(np.asarray(counts)[take], domain))])
+        counts = np.ascontiguousarray(counts)
+        if not (weights[0] == 1).all():  # each paper taken as often as the draw says
+            counts = counts[np.repeat(np.arange(len(counts)), weights[0].astype(int))]
+        return np.array([_nan_for_none(alpha_of_counts(counts, domain))])
     return _alpha_of_draws(counts, weights)
 
 
@@ -156,15 +162,29 @@ def _mean(values: Sequence[float]) -> float | None:
     return float(np.mean(values)) if values else None
 
 
-def _is_rating(rating: float | None) -> bool:
-    return rating is not None and not math.isnan(rating)
+def _take(column: Sequence, rows: np.ndarray) -> list:
+    """The values of ``column`` at ``rows`` (positions), as a list: at once where the column is an array."""
+    if isinstance(column, np.ndarray):
+        return column[rows].tolist()
+    return [column[i] for i in np.asarray(rows, dtype=np.intp).tolist()]
 
 
 def codes_by_first_appearance(values: Sequence) -> tuple[list, np.ndarray]:
     """The distinct ``values`` in order of first appearance, and each value's position among them (by column:
-    Arrow hashes strings and whole numbers, any other values go through a dict)."""
+    Arrow hashes strings and whole numbers, also an array of them, any other values go through a dict)."""
     import pyarrow as pa  # not at import time: praib's commands that never compare ratings start without it
 
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
+        encoded = pa.array(values).dictionary_encode()
+        return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp)
+    if isinstance(values, np.ndarray) and values.dtype == object and len(values):
+        # An array of a few distinct objects (a reference's venues and year groups): pandas hashes them in place,
+        # where Arrow first copies every string.
+        import pandas as pd
+
+        codes, distinct = pd.factorize(values)
+        if not (codes < 0).any():  # else a None among them, which pandas leaves out: a dict below
+            return distinct.tolist(), codes.astype(np.intp)
     arrow_type = {str: pa.string(), int: pa.int64()}.get(type(values[0])) if len(values) else None
     if arrow_type is not None:
         try:
@@ -238,10 +258,9 @@ def alpha_by_venue(
     for venue, by_year in _slices(paper_ids, ratings, venues, year_groups).items():
         per_year, n_papers, n_ratings = {}, 0, 0
         for year, rows in by_year.items():
-            ids, values = [paper_ids[i] for i in rows], [ratings[i] for i in rows]
-            per_year[year] = ordinal_alpha(ids, values)
+            counts, domain = _pairable_value_counts(_take(paper_ids, rows), _take(ratings, rows))
+            per_year[year] = alpha_of_counts(counts, domain)  # ordinal_alpha of the year's ratings
             if per_year[year] is not None:
-                counts, _ = _pairable_value_counts(ids, values)
                 n_papers += len(counts)
                 n_ratings += int(counts.sum())
         result[venue] = {
@@ -315,12 +334,12 @@ class HumanPanels:
                 rows = rows[in_panel[rows] & valid[rows]]
                 ranks, panel_rows = np.unique(id_rank[paper_codes[rows]], return_inverse=True)
                 panels = [papers[code] for code in by_id[ranks].tolist()]
-                values = [human_ratings[i] for i in rows.tolist()]
+                values = _take(human_ratings, rows)
                 domain = sorted(set(values))
-                column = {v: j for j, v in enumerate(domain)}
-                counts = np.zeros((len(panels), len(domain)), dtype=int)
-                np.add.at(counts, (panel_rows, np.fromiter((column[v] for v in values), dtype=np.intp,
-                                                           count=len(values))), 1)
+                # Each rating's column (its place in the domain) and each panel's count of it, at once.
+                cells = panel_rows * len(domain) + np.searchsorted(np.array(domain, dtype=float),
+                                                                   np.array(values, dtype=float))
+                counts = np.bincount(cells, minlength=len(panels) * len(domain)).reshape(len(panels), len(domain))
                 self._years[venue][year] = panels, domain, counts
                 self._rows[(venue, year)] = np.full(len(papers), -1, dtype=np.intp)
                 self._rows[(venue, year)][by_id[ranks]] = np.arange(len(panels))
@@ -344,7 +363,7 @@ class HumanPanels:
             raise ValueError(f"{len(model_paper_ids)} model paper ids but {len(model_ratings)} model ratings")
         # By column: the model's valid ratings, each paper's code (-1: no human rating) and whether it has a panel.
         rated = np.flatnonzero(~np.isnan(np.array(model_ratings, dtype=float)))  # None is NaN
-        codes = np.fromiter(map(self._code.get, [model_paper_ids[i] for i in rated.tolist()], repeat(-1)),
+        codes = np.fromiter(map(self._code.get, _take(model_paper_ids, rated), repeat(-1)),
                             dtype=np.intp, count=len(rated))
         panelled = codes >= 0
         panelled[panelled] = self._panelled[codes[panelled]]
@@ -359,7 +378,7 @@ class HumanPanels:
             for year, (panels, human_domain, human_counts) in by_year.items():
                 # The model's ratings of these panels and their rows: counted, so their order does not matter.
                 rows = self._rows[(venue, year)][codes]
-                ratings = [model_ratings[i] for i in rated[rows >= 0].tolist()]
+                ratings = _take(model_ratings, rated[rows >= 0])
                 rows = rows[rows >= 0]
                 domain = sorted({*human_domain, *ratings})
                 if domain != human_domain:  # values only the model gave: columns of zeros for the panels
@@ -410,7 +429,7 @@ def self_agreement(
     def rated(ids: Sequence[str], ratings: Sequence[float | None]) -> set[str]:
         if len(ids) != len(ratings):
             raise ValueError(f"{len(ids)} paper ids but {len(ratings)} ratings")
-        return {p for p, r in zip(ids, ratings) if _is_rating(r)}
+        return set(_take(ids, np.flatnonzero(~np.isnan(np.array(ratings, dtype=float)))))  # None is NaN
 
     both = rated(paper_ids_a, ratings_a) & rated(paper_ids_b, ratings_b)
     pairs = [(p, r) for p, r in zip([*paper_ids_a, *paper_ids_b], [*ratings_a, *ratings_b]) if p in both]
@@ -431,8 +450,8 @@ def self_agreement_by_venue(
     b = _slices(paper_ids_b, ratings_b, venues_b, year_groups_b)
     result = {}
     for venue in sorted(set(a) & set(b), key=str):
-        per_year = {year: self_agreement([paper_ids_a[i] for i in a[venue][year]], [ratings_a[i] for i in a[venue][year]],
-                                         [paper_ids_b[i] for i in b[venue][year]], [ratings_b[i] for i in b[venue][year]])
+        per_year = {year: self_agreement(_take(paper_ids_a, a[venue][year]), _take(ratings_a, a[venue][year]),
+                                         _take(paper_ids_b, b[venue][year]), _take(ratings_b, b[venue][year]))
                     for year in a[venue] if year in b[venue]}
         if per_year:
             result[venue] = {"alpha": _mean([v for v in per_year.values() if v is not None]), "per_year": per_year}

@@ -199,7 +199,7 @@ def panel_medians(paper_ids: Sequence[str], scores: Sequence[float | None],
     hash of their ids."""
     import pyarrow as pa
 
-    values = np.array([np.nan if score is None else score for score in scores], dtype=float)
+    values = np.array(scores, dtype=float)  # None is NaN
     taken = ~np.isnan(values)
     if papers is not None:
         taken &= np.fromiter((paper in papers for paper in paper_ids), dtype=bool, count=len(paper_ids))
@@ -215,12 +215,48 @@ def panel_medians(paper_ids: Sequence[str], scores: Sequence[float | None],
     return dict(zip(encoded.dictionary.to_pylist(), medians.tolist()))
 
 
+def numbered_panel_medians(papers: np.ndarray, scores: np.ndarray, count: int) -> np.ndarray:
+    """:func:`panel_medians` of papers given as numbers (0 to ``count`` - 1) and scores as floats (NaN: none), as an
+    array by paper number, NaN for a paper without a score: the same numbers. Whole-number scores (a scale's) are
+    counted per paper and each median read off the running counts, with no hash of the papers and no sort; any
+    other scores go through :func:`panel_medians`."""
+    taken = ~np.isnan(scores)
+    papers, scores = papers[taken], scores[taken]
+    medians = np.full(count, np.nan)
+    if not len(scores):
+        return medians
+    lowest = scores.min()
+    span = int(scores.max() - lowest) + 1
+    # A table of papers x values no larger than a few times the scores (a scale's handful of values).
+    if count * span > 8 * len(scores) + 1_000_000 or not (scores == np.floor(scores)).all():
+        found = panel_medians(papers, scores)
+        medians[list(found)] = list(found.values())
+        return medians
+    counts = np.bincount(papers * span + (scores - lowest).astype(np.intp), minlength=count * span)
+    running = np.cumsum(counts.reshape(count, span), axis=1)
+    sizes = running[:, -1]
+
+    def score_at(place: np.ndarray) -> np.ndarray:  # the score at ``place`` of each paper's scores in order
+        return lowest + np.count_nonzero(running <= place[:, None], axis=1)
+
+    middle, below = score_at(sizes // 2), score_at((sizes - 1) // 2)
+    # An even count's median is the mean of its middle two, as panel_medians takes it.
+    return np.where(sizes == 0, np.nan, np.where(sizes % 2 == 1, middle, (below + middle) / 2))
+
+
 def gaps_to_medians(model_paper_ids: Sequence[str], model_scores: Sequence[float | None],
-                    medians: dict[str, float]) -> np.ndarray:
-    """:func:`gaps_to_panel_median` given the human :func:`panel_medians`."""
+                    medians: dict[str, float] | np.ndarray) -> np.ndarray:
+    """:func:`gaps_to_panel_median` given the human :func:`panel_medians` (or :func:`numbered_panel_medians`, the
+    papers given as their numbers, -1 for a paper without any)."""
+    if isinstance(medians, np.ndarray):
+        numbers = np.asarray(model_paper_ids, dtype=np.intp)
+        found = np.where(numbers >= 0, medians[numbers], np.nan)
+    else:
+        if isinstance(model_paper_ids, np.ndarray):  # looked up as the medians' keys are: Python values
+            model_paper_ids = model_paper_ids.tolist()
+        found = np.fromiter(map(medians.get, model_paper_ids, repeat(np.nan)), dtype=float, count=len(model_paper_ids))
     # By column: the scores with None as NaN, less each paper's median (NaN without one).
-    return (np.array(model_scores, dtype=float)
-            - np.fromiter(map(medians.get, model_paper_ids, repeat(np.nan)), dtype=float, count=len(model_paper_ids)))
+    return np.array(model_scores, dtype=float) - found
 
 
 def confidence_gap(
@@ -248,15 +284,19 @@ def confidence_gap(
 
 
 def confidence_gap_to_medians(model_paper_ids: Sequence[str], model_confidences: Sequence[float | None],
-                              medians: dict[str, float]) -> dict:
-    """:func:`confidence_gap` given the human :func:`panel_medians`."""
+                              medians: dict[str, float] | np.ndarray) -> dict:
+    """:func:`confidence_gap` given the human :func:`panel_medians` (or :func:`numbered_panel_medians`: see
+    :func:`gaps_to_medians`)."""
     gaps = gaps_to_medians(model_paper_ids, model_confidences, medians)
     compared = np.isfinite(gaps)
-    papers = set(compress(model_paper_ids, compared.tolist()))
+    if isinstance(model_paper_ids, np.ndarray):
+        n_papers = len(np.unique(model_paper_ids[compared]))
+    else:
+        n_papers = len(set(compress(model_paper_ids, compared.tolist())))
     gaps = gaps[compared].tolist()
     return {
         **summarise(gaps),
-        "n_papers": len(papers),
+        "n_papers": n_papers,
         "n_skipped": len(model_paper_ids) - len(gaps),
     }
 

@@ -11,6 +11,7 @@ from praib.metrics.scores.distributions import (
     decision_class,
     distribution_difference,
     normalised_distribution,
+    numbered_panel_medians,
     panel_medians,
 )
 
@@ -85,6 +86,29 @@ def test_medians_taken_once_give_every_model_its_gap():
                       "n_skipped": 3}
     assert confidence_gap_to_medians(["p3"], [5.0], medians) == {"mean": 1.0, "std": None, "n": 1, "n_papers": 1,
                                                                   "n_skipped": 0}
+
+
+@pytest.mark.parametrize("scale", [[1, 2, 3, 4, 5], [1, 3, 5, 6, 8, 10], [-2.0, 0.5, 1.0, 7.25]])
+def test_medians_of_numbered_papers_are_numpys_medians_of_each_paper(scale):
+    """Papers given as numbers: each paper's median is numpy's (an even count's the mean of its middle two), NaN
+    for a paper without a score, by counting whole-number scores (the second scale) and otherwise (the third);
+    the gaps and the papers compared are those of the papers' ids."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    papers = rng.integers(0, 300, 2000)
+    scores = rng.choice(scale, 2000).astype(float)
+    scores[rng.random(2000) < 0.1] = np.nan
+    medians = numbered_panel_medians(papers, scores, 310)
+    for paper in range(310):
+        own = scores[(papers == paper) & ~np.isnan(scores)]
+        assert (np.isnan(medians[paper]) if not len(own) else medians[paper] == np.median(own)), paper
+    assert np.isnan(medians[300:]).all() and np.isfinite(medians[:300]).sum() > 250
+    model = np.array([0, 0, 5, 305, -1, 17])
+    confidences = np.array([scale[0], np.nan, scale[-1], scale[0], scale[0], scale[1]], dtype=float)
+    by_id = panel_medians([f"p{p}" for p in papers], scores)
+    assert confidence_gap_to_medians(model, confidences, medians) == confidence_gap_to_medians(
+        [f"p{p}" for p in model], confidences.tolist(), by_id)
 
 
 def test_confidence_gap_of_nothing():
