@@ -392,6 +392,17 @@ def iter_jsonl(path: Path, empty_ok: bool = False) -> Iterator[tuple[str, Any]]:
         raise RecordError(str(path), None, "empty: no records")
 
 
+def jsonl_batch(path: Path, lines: list[bytes], number: int = 1, offset: int = 0) -> list[tuple[str, Any]]:
+    """``list(jsonl_values(path, lines, number, offset))``, the lines decoded in one pass where none is blank or
+    refused: the common case, without the per-line bookkeeping that only an error message or a blank line
+    needs. Any line that fails is read again by :func:`jsonl_values`, which skips it or names it as ever."""
+    try:
+        values = [_JSON.decode(raw.decode("utf-8")) for raw in lines]
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, a refused constant, a blank line, a BOM
+        return list(jsonl_values(path, lines, number, offset))
+    return [(f"{path}: line {line}", value) for line, value in enumerate(values, start=number)]
+
+
 def jsonl_values(path: Path, lines: Iterable[bytes], number: int = 1, offset: int = 0) -> Iterator[tuple[str, Any]]:
     """(where, value) for every non-blank line of ``lines``: the raw lines of the JSONL file ``path`` from
     line ``number``, which starts at byte ``offset``, on. A line that is not JSON or not UTF-8, and a last

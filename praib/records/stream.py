@@ -22,7 +22,7 @@ from datasets import Dataset
 
 from praib.records.columns import coerce_batch
 from praib.records.duplicates import StreamRepeats
-from praib.records.io import (RECORD_FILES, ReadNotes, check_hub, coerce_record, hub_error, is_dataset_repo, jsonl_values,
+from praib.records.io import (RECORD_FILES, ReadNotes, check_hub, coerce_record, hub_error, is_dataset_repo, jsonl_batch,
                               load_saved_dataset, open_parquet, read_csv_rows, read_json_list, record_files,
                               records_table, records_to_dataset, table_dataset, unreadable_parquet)
 from praib.records.peer import RecordFormats, is_ai_scientist_review
@@ -286,7 +286,7 @@ def _jsonl_batches(path: Path, batch_rows: int, owned: Owned, index: int,
                 lines = list(islice(handle, batch_rows))
                 count, size = len(lines), sum(map(len, lines))
                 if count:
-                    items = list(jsonl_values(path, lines, line, offset))
+                    items = jsonl_batch(path, lines, line, offset)
                     empty = empty and not items
                     yield _RawBatch(index, f"{path}: lines {line}-{line + count - 1}", items, path)
             else:
