@@ -19,9 +19,9 @@ import json
 import logging
 import operator
 from collections import Counter
-from itertools import repeat
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import numpy as np

@@ -392,15 +392,14 @@ def iter_jsonl(path: Path, empty_ok: bool = False) -> Iterator[tuple[str, Any]]:
         raise RecordError(str(path), None, "empty: no records")
 
 
-def jsonl_batch(path: Path, lines: list[bytes], number: int = 1, offset: int = 0) -> list[tuple[str, Any]]:
-    """``list(jsonl_values(path, lines, number, offset))``, the lines decoded in one pass where none is blank or
-    refused: the common case, without the per-line bookkeeping that only an error message or a blank line
-    needs. Any line that fails is read again by :func:`jsonl_values`, which skips it or names it as ever."""
+def jsonl_batch(lines: list[bytes]) -> list[Any] | None:
+    """The values of the lines of a JSONL file when every one of them is one, decoded in one pass without the
+    per-line bookkeeping that only an error message or a blank line needs (the common case); else None, and
+    :func:`jsonl_values` skips or names the lines as ever."""
     try:
-        values = [_JSON.decode(raw.decode("utf-8")) for raw in lines]
+        return [_JSON.decode(raw.decode("utf-8")) for raw in lines]
     except (ValueError, RecursionError):  # not UTF-8, not JSON, a refused constant, a blank line, a BOM
-        return list(jsonl_values(path, lines, number, offset))
-    return [(f"{path}: line {line}", value) for line, value in enumerate(values, start=number)]
+        return None
 
 
 def jsonl_values(path: Path, lines: Iterable[bytes], number: int = 1, offset: int = 0) -> Iterator[tuple[str, Any]]:

@@ -24,9 +24,10 @@ from datasets import Dataset
 
 from praib.records.columns import coerce_batch
 from praib.records.duplicates import StreamRepeats
-from praib.records.io import (RECORD_FILES, ReadNotes, check_hub, coerce_record, hub_error, is_dataset_repo, jsonl_batch,
-                              load_saved_dataset, open_parquet, read_csv_rows, read_json_list, record_files,
-                              records_table, records_to_dataset, table_dataset, unreadable_parquet)
+from praib.records.io import (RECORD_FILES, ReadNotes, check_hub, coerce_record, hub_error, is_dataset_repo,
+                              jsonl_batch, jsonl_values, load_saved_dataset, open_parquet, read_csv_rows,
+                              read_json_list, record_files, records_table, records_to_dataset, table_dataset,
+                              unreadable_parquet)
 from praib.records.peer import RecordFormats, is_ai_scientist_review
 from praib.records.schema import SCHEMAS, RecordError
 
@@ -60,8 +61,29 @@ class RecordBatch:
 class _RawBatch:
     index: int
     where: str
-    items: list[tuple[str, Any]]  # (where, the record as stored)
+    items: list[tuple[str, Any]] | _Lines  # (where, the record as stored)
     path: Path | None = None  # the file the records were read from
+
+    @property
+    def values(self) -> list:
+        """The records as stored."""
+        return self.items.values if isinstance(self.items, _Lines) else [raw for _, raw in self.items]
+
+
+@dataclass(frozen=True)
+class _Lines:
+    """The (where, record) pairs of the lines of a JSONL file from line ``first``, none blank: each where is made
+    when it is asked for (by an error message), not for every line."""
+
+    path: Path
+    first: int
+    values: list
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        return ((f"{self.path}: line {line}", value) for line, value in enumerate(self.values, start=self.first))
+
+    def __len__(self) -> int:
+        return len(self.values)
 
 
 def iter_record_batches(source: str | Path, kind: str = "review", split: str = "train", *,
@@ -181,11 +203,13 @@ def _checked_rows(batch: _RawBatch, kind: str, formats: RecordFormats, found: Re
     """The records of ``batch`` in praib's form (other tools' formats converted), checked against the schema of
     ``kind``: column by column (:func:`~praib.records.columns.coerce_batch`) when they are already in its form,
     else record by record, which raises for the first bad record what it always raised."""
-    if formats.changes_none([raw for _, raw in batch.items]):
+    raws = batch.values
+    if formats.changes_none(raws):
         prepared, failure = batch.items, None
     else:
         prepared, failure = _prepared(batch, formats)
-    rows = None if failure else coerce_batch([raw for _, raw in prepared], kind, found)
+        raws = [raw for _, raw in prepared]
+    rows = None if failure else coerce_batch(raws, kind, found)
     if rows is None:
         rows = [coerce_record(raw, kind, where, found) for where, raw in prepared]
     if failure:
@@ -289,7 +313,9 @@ def _jsonl_batches(path: Path, batch_rows: int, owned: Owned, index: int,
                 lines = list(islice(handle, batch_rows))
                 count, size = len(lines), sum(map(len, lines))
                 if count:
-                    items = jsonl_batch(path, lines, line, offset)
+                    values = jsonl_batch(lines)
+                    items = (_Lines(path, line, values) if values is not None
+                             else list(jsonl_values(path, lines, line, offset)))
                     empty = empty and not items
                     yield _RawBatch(index, f"{path}: lines {line}-{line + count - 1}", items, path)
             else:
