@@ -34,7 +34,7 @@ from praib.records.schema import SCHEMAS, RecordError
 logger = logging.getLogger(__name__)
 
 BATCH_ROWS = 4096
-_WINDOW = 1 << 24  # bytes of a file mapped at a time to pass over the lines of other shards
+_WINDOW = 1 << 22  # bytes of a file mapped at a time (resident while mapped) to pass over the lines of other shards
 _HUB_ID = re.compile(r"[\w.-]+/[\w.-]+(:[\w.-]+)?")
 
 Owned = Callable[[int], bool]
