@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import json
+import operator
 import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -161,34 +162,23 @@ class Partial:
         self.batches[side].add(batch)
         if not rows:
             return
+        # Each row is read once, for all the fields kept of it; the rest is done column by column.
+        fields = (*self.group_by, *_FIELDS) if side == INPUT else _FIELDS
+        columns = list(zip(*map(operator.itemgetter(*fields), rows)))
         if side == REFERENCE:
-            self.reference.append(self._chunk(batch, range(len(rows)), rows, scores))
+            members = {(): list(range(len(rows)))}
+        else:
+            members = {}
+            for i, key in enumerate(zip(*columns[:len(self.group_by)])):
+                members.setdefault(key, []).append(i)
+        batch_columns = _BatchColumns(self, dict(zip(_FIELDS, columns[-len(_FIELDS):])), scores,
+                                      [i for positions in members.values() for i in positions])
+        chunks = [batch_columns.chunk(batch, positions) for positions in members.values()]
+        if side == REFERENCE:
+            self.reference.extend(chunks)
             return
-        members: dict[tuple, list[int]] = {}
-        for i, row in enumerate(rows):
-            members.setdefault(tuple(row[c] for c in self.group_by), []).append(i)
-        for key, positions in members.items():
-            self.groups.setdefault(key, []).append(self._chunk(batch, positions, rows, scores))
-
-    def _chunk(self, batch: int, positions: Sequence[int], rows: Sequence[dict],
-               scores: dict[str, np.ndarray]) -> Chunk:
-        picked = [rows[i] for i in positions]
-        at = np.asarray(positions, dtype=np.intp)
-        counts = np.stack([scores[m][at] for m in self.count_columns], axis=1)
-        return Chunk(
-            batch=batch,
-            paper=np.array([self.papers.code(r["paper_id"]) for r in picked], dtype=np.int32),
-            venue_year=np.array([self.venue_years.code((r["venue"], r["year"])) for r in picked], dtype=np.int32),
-            decision=np.array([DECISIONS.index(decision_class(r["decision"])) for r in picked], dtype=np.int8),
-            status=np.array([STATUSES.index(r["parse_status"]) for r in picked], dtype=np.int8),
-            rating=np.array([_NO_SCORE if r["rating"] is None else r["rating"] for r in picked], dtype=np.int32),
-            confidence=np.array([_NO_SCORE if r["confidence"] is None else r["confidence"] for r in picked],
-                                dtype=np.int32),
-            counts=_compact_counts(np.where(np.isfinite(counts), counts, _NO_COUNT)),
-            scores=np.stack([scores[m][at] for m in self.score_columns], axis=1).astype(np.float64),
-            row=at.astype(np.int32),
-            human=sum(r["source"] == HUMAN_SOURCE for r in picked),
-        )
+        for key, chunk in zip(members, chunks):
+            self.groups.setdefault(key, []).append(chunk)
 
     @classmethod
     def merged(cls, partials: Iterable["Partial"]) -> "Partial":
@@ -433,6 +423,52 @@ def _stored_chunks(header: dict, arrays: dict[str, np.ndarray]) -> Iterator[tupl
         columns["counts"] = _compact_counts(columns["counts"])
         yield owner, Chunk(batch, **columns, human=human)
         start += size
+
+
+#: The fields of a review that a chunk keeps something of.
+_FIELDS = ("paper_id", "venue", "year", "decision", "parse_status", "rating", "confidence", "source")
+
+
+class _BatchColumns:
+    """The compact columns of a batch's reviews, made once for the whole batch from its ``fields`` (the values of
+    :data:`_FIELDS`, by name), of which :meth:`chunk` takes a group's. Papers and venue-years are given their codes
+    in the order the chunks are made (``order``: the rows of each group in turn), as row by row, so that the codes
+    do not depend on how the rows were grouped."""
+
+    def __init__(self, partial: Partial, fields: dict[str, tuple], scores: dict[str, np.ndarray], order: list[int]):
+        self.paper = _codes(partial.papers, fields["paper_id"], order)
+        self.venue_year = _codes(partial.venue_years, list(zip(fields["venue"], fields["year"])), order)
+        self.decision = _indexes(fields["decision"], lambda value: DECISIONS.index(decision_class(value)))
+        self.status = _indexes(fields["parse_status"], STATUSES.index)
+        self.rating, self.confidence = (_scores_or_none(fields[name]) for name in ("rating", "confidence"))
+        self.human = np.array(fields["source"], dtype=object) == HUMAN_SOURCE
+        counts = np.stack([scores[m] for m in partial.count_columns], axis=1)
+        self.counts = np.where(np.isfinite(counts), counts, _NO_COUNT)
+        self.scores = np.stack([scores[m] for m in partial.score_columns], axis=1).astype(np.float64)
+
+    def chunk(self, batch: int, positions: list[int]) -> Chunk:
+        at = np.asarray(positions, dtype=np.intp)
+        return Chunk(batch=batch, paper=self.paper[at], venue_year=self.venue_year[at], decision=self.decision[at],
+                     status=self.status[at], rating=self.rating[at], confidence=self.confidence[at],
+                     counts=_compact_counts(self.counts[at]), scores=self.scores[at], row=at.astype(np.int32),
+                     human=int(np.count_nonzero(self.human[at])))
+
+
+def _codes(codes: Codes, values: Sequence, order: list[int]) -> np.ndarray:
+    """The codes of ``values`` among ``codes``, the new ones given in ``order``."""
+    known = {value: codes.code(value) for value in dict.fromkeys(map(values.__getitem__, order))}
+    return np.fromiter(map(known.__getitem__, values), np.int32, len(values))
+
+
+def _indexes(values: Sequence, index: Any) -> np.ndarray:
+    """``index(value)`` of each of ``values`` as int8, worked out once for each distinct value."""
+    known = {value: index(value) for value in set(values)}
+    return np.fromiter(map(known.__getitem__, values), np.int8, len(values))
+
+
+def _scores_or_none(values: Sequence) -> np.ndarray:
+    """Whole-number scores as int32, _NO_SCORE where missing."""
+    return np.array([_NO_SCORE if value is None else value for value in values], dtype=np.int32)
 
 
 def _compact_counts(counts: np.ndarray) -> np.ndarray:

@@ -17,6 +17,7 @@ words as ever.
 from __future__ import annotations
 
 import operator
+from itertools import repeat
 from typing import Any
 
 from praib.records.io import ReadNotes, _as_struct, _as_subscores, _review_id
@@ -54,22 +55,15 @@ def coerce_batch(raws: list[Any], kind: str, notes: ReadNotes) -> list[dict] | N
                 rows[position] = row
     except (_NotCanonical, RecordError):  # whatever the per-record path says, it says for the right record
         return None
-    _, _, id_field = SCHEMAS[kind]
-    for row in rows:
-        if kind == "review" and row["text"] is None:
-            # As coerce_record: the text of a record that only carries sections.
-            sections = [row[s] for s in REVIEW_SECTIONS if row[s]]
-            row["text"] = "\n\n".join(sections) if sections else None
-        if row[id_field] is None:
-            row[id_field] = _review_id(row) if kind == "review" else record_id(row)
     notes.add(found)
     return rows
 
 
 def _layout_rows(kind: str, layout: tuple, raws: list[dict], found: ReadNotes) -> list[dict]:
-    """The rows of ``raws``, records whose keys are ``layout`` in that order, each field checked over all of them
-    at once; raises :class:`_NotCanonical` where coerce_record would convert, note or refuse a value."""
-    features, required, _ = SCHEMAS[kind]
+    """The rows of ``raws``, records whose keys are ``layout`` in that order, each field checked and completed over
+    all of them at once, each row made once from its columns; raises :class:`_NotCanonical` where coerce_record
+    would convert, note or refuse a value."""
+    features, required, id_field = SCHEMAS[kind]
     subscore_keys = subscore_names() if "subscores" in features else frozenset()
     present = tuple(key for key in layout if key in features)
     if any(name not in present for name in required):
@@ -77,45 +71,45 @@ def _layout_rows(kind: str, layout: tuple, raws: list[dict], found: ReadNotes) -
     extra = [key for key in layout if key not in features]
     folded = tuple(key for key in extra if key in subscore_keys)
     found.unknown_fields.update(key for key in extra if key not in subscore_keys)
-    values = list(map(_values_of(present), raws))
-    columns = dict(zip(present, zip(*values)))
-    template = dict.fromkeys(features)
-    # The schema's fields in its order, each record's values over them; its other keys are dropped.
-    rows = ([{**template, **raw} for raw in raws] if not extra
-            else [{**template, **dict(zip(present, record))} for record in values])
+    columns: dict[str, Any] = dict(zip(present, zip(*map(_values_of(present), raws))))
     for name, column in columns.items():
         feature = features[name]
         if name in required and (None in column or "" in column):
             raise _NotCanonical(name)
         if name == "subscores" or isinstance(feature, dict) or not hasattr(feature, "dtype"):
-            continue  # below, record by record
+            continue  # below
         _check_plain(column, feature.dtype)
         if name in IDENTITY_FIELDS:
             ids = "".join(filter(None, column))
             if not (ids.isascii() and ids.isprintable()):  # canonical_id would normalise or refuse them
                 raise _NotCanonical(name)
+    size = len(raws)
+    # The schema's fields in its order, the record's own value or None; its other keys are dropped.
+    filled = {name: columns.get(name, (None,) * size) for name in features}
     if "source" in columns and kind in ("review", "meta_review"):
-        for row in rows:
-            row["source"] = row["source"].strip()
+        filled["source"] = [source.strip() for source in columns["source"]]
     for name, feature in features.items():
         if name == "subscores":
             given = columns.get(name, ())
             own = _own_subscores(raws, folded)
-            if set(map(type, given)) <= {_NONE}:
-                for row, scores in zip(rows, own):
-                    row[name] = scores
-            else:
-                for row, value, scores in zip(rows, given, own):
-                    row[name] = _given_subscores(value) + scores
+            filled[name] = (own if set(map(type, given)) <= {_NONE}
+                            else [_given_subscores(value) + scores for value, scores in zip(given, own)])
         elif isinstance(feature, dict):
             if name in columns and set(map(type, columns[name])) != {_NONE}:
-                for row in rows:
-                    row[name] = _as_struct(row[name], feature, "", name)
+                filled[name] = [_as_struct(value, feature, "", name) for value in columns[name]]
         elif not hasattr(feature, "dtype"):  # a list of strings
             _check_string_lists(columns.get(name, ()))
-            for row in rows:
-                if row[name] is None:
-                    row[name] = []
+            filled[name] = [[] if value is None else value for value in filled[name]]
+    if kind == "review" and None in filled["text"]:
+        # As coerce_record: the text of a record that only carries sections.
+        sections = [filled[name] for name in REVIEW_SECTIONS if name in columns]
+        filled["text"] = [text if text is not None else "\n\n".join(filter(None, parts)) or None
+                          for text, *parts in zip(filled["text"], *sections)]
+    rows = list(map(dict, map(zip, repeat(tuple(features)), zip(*filled.values()))))
+    if None in filled[id_field]:
+        for row in rows:
+            if row[id_field] is None:
+                row[id_field] = _review_id(row) if kind == "review" else record_id(row)
     return rows
 
 

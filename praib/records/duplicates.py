@@ -21,6 +21,7 @@ import operator
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -131,6 +132,7 @@ class StreamRepeats:
         nested = {name: _hashable_form(feature) for name, feature in features.items() if not hasattr(feature, "dtype")}
         self._plain = operator.itemgetter(*[name for name in features if name not in nested])
         self._nested = list(nested.items())
+        self._edited = "perturbation" in features
         self._runs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # sorted hashes, contents, positions
         self._conflicting: dict[int, tuple[int, str]] = {}  # identity hash -> (first position, label)
         self._exact: list[int] = []
@@ -139,14 +141,23 @@ class StreamRepeats:
     def fresh(self, rows: Sequence[dict]) -> list[dict]:
         """``rows``, the next records of the stream (as :func:`~praib.records.io.coerce_record` gives them), less
         those that repeat an earlier record exactly."""
-        identities = [(row[self._id_field], *_edit(row)) for row in rows]
-        keys = np.array([hash(identity) for identity in identities], dtype=np.int64)
-        contents = [hash((self._plain(row), *[form(row[name]) for name, form in self._nested])) for row in rows]
+        if not rows:
+            return []
+        identities = self._identities(rows)
+        keys = np.fromiter(map(hash, identities), dtype=np.int64, count=len(rows))
+        # Each field's values taken column by column: a record's content is its plain values and the hashable
+        # forms of its lists and mappings.
+        nested = [list(map(form, map(operator.itemgetter(name), rows))) for name, form in self._nested]
+        contents = list(map(hash, zip(map(self._plain, rows), *nested)))
         earlier = self._earlier(keys)
+        start, self._position = self._position, self._position + len(rows)
+        if not earlier and len(np.unique(keys)) == len(rows):  # nearly always: no identity seen before
+            self._add(keys, np.array(contents, dtype=np.int64), np.arange(start, self._position, dtype=np.int64))
+            return list(rows)
         new: dict[int, tuple[int, int]] = {}  # identity hash -> (content, position) of the batch's new ones
         kept = []
         for offset, (row, key, content) in enumerate(zip(rows, keys.tolist(), contents)):
-            position = self._position + offset
+            position = start + offset
             first_content, first = earlier.get(key) or new.setdefault(key, (content, position))
             if first == position:
                 kept.append(row)
@@ -155,10 +166,19 @@ class StreamRepeats:
             else:
                 self._conflicting.setdefault(key, (first, _label(identities[offset])))
                 kept.append(row)
-        self._position += len(rows)
         if new:
-            self._add(new)
+            self._add(np.fromiter(new, dtype=np.int64, count=len(new)),
+                      np.fromiter((content for content, _ in new.values()), dtype=np.int64, count=len(new)),
+                      np.fromiter((position for _, position in new.values()), dtype=np.int64, count=len(new)))
         return kept
+
+    def _identities(self, rows: Sequence[dict]) -> list[tuple]:
+        """Each record's identity: its id, and the kind and seed of its perturbation (both None for an original)."""
+        ids = map(operator.itemgetter(self._id_field), rows)
+        edits = list(map(operator.itemgetter("perturbation"), rows)) if self._edited else [None]
+        if edits.count(None) == len(edits):
+            return list(zip(ids, repeat(None), repeat(None)))
+        return [(identity, *_edit(row)) for identity, row in zip(ids, rows)]
 
     def finish(self, where: str) -> None:
         """At the end of the stream: a :class:`RecordError` naming ``where`` and the identities used with
@@ -179,10 +199,8 @@ class StreamRepeats:
                                                       run_positions[at[hits]].tolist())))
         return found
 
-    def _add(self, new: dict[int, tuple[int, int]]) -> None:
-        keys = np.fromiter(new, dtype=np.int64, count=len(new))
-        contents = np.fromiter((content for content, _ in new.values()), dtype=np.int64, count=len(new))
-        positions = np.fromiter((position for _, position in new.values()), dtype=np.int64, count=len(new))
+    def _add(self, keys: np.ndarray, contents: np.ndarray, positions: np.ndarray) -> None:
+        """Keep the identity hashes ``keys`` of records seen for the first time, with their contents and positions."""
         order = np.argsort(keys)
         self._runs.append((keys[order], contents[order], positions[order]))
         # Runs merge like the digits of a binary counter: at most log2(records) of them, each searched per batch.

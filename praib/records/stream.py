@@ -9,6 +9,8 @@ the same input, together read every record exactly once, in batches numbered as 
 from __future__ import annotations
 
 import logging
+import mmap
+import os
 import re
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
@@ -22,16 +24,17 @@ from datasets import Dataset
 
 from praib.records.columns import coerce_batch
 from praib.records.duplicates import StreamRepeats
-from praib.records.io import (RECORD_FILES, ReadNotes, check_hub, coerce_record, hub_error, is_dataset_repo, jsonl_values,
-                              load_saved_dataset, open_parquet, read_csv_rows, read_json_list, record_files,
-                              records_table, records_to_dataset, table_dataset, unreadable_parquet)
+from praib.records.io import (RECORD_FILES, ReadNotes, check_hub, coerce_record, hub_error, is_dataset_repo,
+                              jsonl_batch, jsonl_values, load_saved_dataset, open_parquet, read_csv_rows,
+                              read_json_list, record_files, records_table, records_to_dataset, table_dataset,
+                              unreadable_parquet)
 from praib.records.peer import RecordFormats, is_ai_scientist_review
 from praib.records.schema import SCHEMAS, RecordError
 
 logger = logging.getLogger(__name__)
 
 BATCH_ROWS = 4096
-_BLOCK = 1 << 20  # bytes read at a time to pass over the lines of other shards
+_WINDOW = 1 << 22  # bytes of a file mapped at a time (resident while mapped) to pass over the lines of other shards
 _HUB_ID = re.compile(r"[\w.-]+/[\w.-]+(:[\w.-]+)?")
 
 Owned = Callable[[int], bool]
@@ -58,8 +61,29 @@ class RecordBatch:
 class _RawBatch:
     index: int
     where: str
-    items: list[tuple[str, Any]]  # (where, the record as stored)
+    items: list[tuple[str, Any]] | _Lines  # (where, the record as stored)
     path: Path | None = None  # the file the records were read from
+
+    @property
+    def values(self) -> list:
+        """The records as stored."""
+        return self.items.values if isinstance(self.items, _Lines) else [raw for _, raw in self.items]
+
+
+@dataclass(frozen=True)
+class _Lines:
+    """The (where, record) pairs of the lines of a JSONL file from line ``first``, none blank: each where is made
+    when it is asked for (by an error message), not for every line."""
+
+    path: Path
+    first: int
+    values: list
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        return ((f"{self.path}: line {line}", value) for line, value in enumerate(self.values, start=self.first))
+
+    def __len__(self) -> int:
+        return len(self.values)
 
 
 def iter_record_batches(source: str | Path, kind: str = "review", split: str = "train", *,
@@ -72,7 +96,8 @@ def iter_record_batches(source: str | Path, kind: str = "review", split: str = "
     - **JSONL** is read line by line; a batch is ``batch_rows`` lines (blank ones count, and are
       skipped). Fixed line counts, rather than byte ranges, make a batch the same size in records for
       every kind of source, and give every error its line number; another shard's lines are passed over
-      by counting newlines in 1 MiB blocks, without decoding them, which costs little next to parsing.
+      by finding their newlines in the file mapped into memory, without copying or decoding them, which
+      costs little next to parsing.
     - A **JSON** file holding a list (or ``{"records": [...]}``, ``{"notes": [...]}``, or one AI-Scientist
       review) is read whole, as JSON cannot be read in parts, then batched.
     - **CSV**: a header of field names, one record a row, an empty cell a missing value; read whole.
@@ -178,11 +203,13 @@ def _checked_rows(batch: _RawBatch, kind: str, formats: RecordFormats, found: Re
     """The records of ``batch`` in praib's form (other tools' formats converted), checked against the schema of
     ``kind``: column by column (:func:`~praib.records.columns.coerce_batch`) when they are already in its form,
     else record by record, which raises for the first bad record what it always raised."""
-    if formats.changes_none([raw for _, raw in batch.items]):
+    raws = batch.values
+    if formats.changes_none(raws):
         prepared, failure = batch.items, None
     else:
         prepared, failure = _prepared(batch, formats)
-    rows = None if failure else coerce_batch([raw for _, raw in prepared], kind, found)
+        raws = [raw for _, raw in prepared]
+    rows = None if failure else coerce_batch(raws, kind, found)
     if rows is None:
         rows = [coerce_record(raw, kind, where, found) for where, raw in prepared]
     if failure:
@@ -286,7 +313,9 @@ def _jsonl_batches(path: Path, batch_rows: int, owned: Owned, index: int,
                 lines = list(islice(handle, batch_rows))
                 count, size = len(lines), sum(map(len, lines))
                 if count:
-                    items = list(jsonl_values(path, lines, line, offset))
+                    values = jsonl_batch(lines)
+                    items = (_Lines(path, line, values) if values is not None
+                             else list(jsonl_values(path, lines, line, offset)))
                     empty = empty and not items
                     yield _RawBatch(index, f"{path}: lines {line}-{line + count - 1}", items, path)
             else:
@@ -302,20 +331,25 @@ def _jsonl_batches(path: Path, batch_rows: int, owned: Owned, index: int,
 
 
 def _skip_lines(handle: IO[bytes], count: int) -> tuple[int, int]:
-    """Move ``handle`` past its next ``count`` lines (fewer at the end of the file) by counting newlines
-    in large blocks, without splitting or decoding the lines; the lines and bytes passed over."""
-    start, lines, open_line = handle.tell(), 0, False
-    while block := handle.read(_BLOCK):
-        found = block.count(b"\n")
-        if lines + found >= count:
-            end = -1
-            for _ in range(count - lines):
-                end = block.index(b"\n", end + 1)
-            handle.seek(handle.tell() - len(block) + end + 1)
-            return count, handle.tell() - start
-        lines += found
-        open_line = not block.endswith(b"\n")
-    return lines + open_line, handle.tell() - start  # a last line without a newline is a line too
+    """Move ``handle`` past its next ``count`` lines (fewer at the end of the file) by finding their newlines in
+    windows of the file mapped into memory, without copying, splitting or decoding the lines (a shard passes over
+    all the lines of the others: read into memory, they cost twice as much); the lines and bytes passed over."""
+    start = position = handle.tell()
+    size = os.fstat(handle.fileno()).st_size
+    lines, line_end = 0, start  # (just after the last newline found)
+    while lines < count and position < size:
+        base = position - position % mmap.ALLOCATIONGRANULARITY
+        length = min(_WINDOW, size - base)
+        with mmap.mmap(handle.fileno(), length, access=mmap.ACCESS_READ, offset=base) as window:
+            find, at = window.find, position - base
+            while lines < count and (newline := find(b"\n", at)) >= 0:
+                at, lines = newline + 1, lines + 1
+            line_end = base + at if at > position - base else line_end
+            position = base + at if lines == count else base + length
+    if lines < count and position > line_end:
+        lines += 1  # a last line without a newline is a line too
+    handle.seek(position)
+    return lines, position - start
 
 
 def _json_batches(path: Path, batch_rows: int, owned: Owned, index: int = 0) -> Generator[_RawBatch, None, int]:

@@ -153,6 +153,30 @@ def test_bytes_that_are_not_utf8_are_found_at_their_offset_after_batches_passed_
     assert error_of(lambda: streamed(path, batch_rows=16, shard=(2, 3))) == expected  # lines 33-48
 
 
+def test_lines_passed_over_across_the_windows_of_the_mapped_file_are_counted_as_read(tmp_path, monkeypatch):
+    # Windows of one page: the lines of other shards (some longer than a window) cross their edges, and the last
+    # line has no newline; every shard must still read its own records, and name the bad line exactly.
+    import mmap
+
+    import praib.records.stream as stream
+
+    monkeypatch.setattr(stream, "_WINDOW", mmap.ALLOCATIONGRANULARITY)
+    rng = random.Random(7)
+    raws = [{"review_id": f"r{i}", "paper_id": f"p{i}", "source": "human",
+             "text": "word " * rng.choice([1, 300, 900, 2000])} for i in range(40)]
+    path = tmp_path / "reviews.jsonl"
+    path.write_text("\n".join(json.dumps(raw) for raw in raws))  # (no newline after the last)
+    whole = [row["review_id"] for row in rows_of(streamed(path, batch_rows=3))]
+    assert whole == [raw["review_id"] for raw in raws]
+    for parts in (2, 3, 5):
+        read = [row["review_id"] for part in range(parts)
+                for row in rows_of(streamed(path, batch_rows=3, shard=(part, parts)))]
+        assert sorted(read) == sorted(whole)
+    path.write_text("\n".join(json.dumps(raw) for raw in raws[:37]) + '\n{"paper_id": "p", "rating": "x"}\n')
+    message = f"{path}: line 38: field 'rating': expected an integer, got 'x'"
+    assert error_of(lambda: streamed(path, batch_rows=3, shard=(0, 2))) == message  # batch 12: lines 37-39
+
+
 def test_a_parquet_error_names_the_row_across_row_groups(tmp_path):
     path = tmp_path / "reviews.parquet"
     ratings = [str(i % 9 + 1) for i in range(20)]
