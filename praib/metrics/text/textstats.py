@@ -35,8 +35,8 @@ of :mod:`~praib.metrics.text.readability` decide:
 - *sentences*: the split expression never consumes a letter, so two neighbouring words are in
   different sentences exactly when the expression matches somewhere between them, and whether
   it matches at a character depends only on the few characters around it, which array
-  operations test (a full stop right after a short word is checked against the abbreviation
-  look-behinds of the expression itself);
+  operations test (a full stop closes an abbreviation when the run of letters before it is one
+  of those, in each case, that the look-behinds of the expression itself take, found once);
 - *cross-references*: the expression is tried only right before words in which a keyword
   begins (and before "§", see :data:`praib.metrics.text.xref.KEYWORD_RUN`), over the joined
   chunk, whose separator no reference can cross; PRAIB's categories are derived from its matches
@@ -53,6 +53,7 @@ from the memory they share with the calling process.
 
 from __future__ import annotations
 
+import itertools
 import math
 import multiprocessing
 import multiprocessing.connection
@@ -265,32 +266,43 @@ ABBREVIATION_RUNS = ("p", "l", "al", "cf", "vs", "eq", "pp", "ll", "fig", "eqs",
                      "def", "ref", "lem", "cor", "vol", "figs", "sect", "secs", "tabs", "eqns", "defn", "refs",
                      "prop", "coro", "appx", "resp", "approx")
 _LONGEST_ABBREVIATION = max(map(len, ABBREVIATION_RUNS))
-# Each run's bytes, the last one lowest, in one integer.
+
+
+def _packed(run: str) -> int:
+    """The bytes of an ASCII ``run``, the last one lowest, in one integer."""
+    return sum(ord(c) << (8 * k) for k, c in enumerate(reversed(run)))
+
+
+# The runs, packed, in each mix of upper and lower case that the look-behinds take as an abbreviation
+# after a space (that is, at a word boundary): the expression itself decides, once.
 _ABBREVIATIONS_PACKED = np.sort(np.array(
-    [sum(ord(c) << (8 * k) for k, c in enumerate(reversed(run))) for run in ABBREVIATION_RUNS], dtype=np.int64))
+    [_packed(written) for run in ABBREVIATION_RUNS
+     for written in map("".join, itertools.product(*((c, c.upper()) for c in run)))
+     if _NOT_AFTER_ABBREVIATION.match(f" {written}.", len(written) + 2) is None], dtype=np.int64))
 
 
-def _after_abbreviation(joined: str, codes: np.ndarray, classes: np.ndarray, stops: np.ndarray) -> np.ndarray:
-    """Whether each full stop at ``stops`` closes an abbreviation (see ABBREVIATION_RUNS)."""
+def _after_abbreviation(codes: np.ndarray, classes: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """Whether each full stop at ``stops`` closes an abbreviation of the look-behinds: the whole run of
+    ASCII letters before it is one (as written, see _ABBREVIATIONS_PACKED), or it is "x.y." (as in
+    "e.g."), and what comes before is no \\w character (the look-behinds' word boundary)."""
     run = np.zeros(len(stops), dtype=np.int64)  # letters right before, up to one more than the longest
     packed = np.zeros(len(stops), dtype=np.int64)
     going = np.arange(len(stops))
     for back in range(1, _LONGEST_ABBREVIATION + 2):
         going = going[(classes[stops[going] - back] & _LETTER) != 0]
         run[going] = back
-        packed[going] |= (codes[stops[going] - back].astype(np.int64) | 32) << (8 * (back - 1))
+        packed[going] |= codes[stops[going] - back].astype(np.int64) << (8 * (back - 1))
     known = _ABBREVIATIONS_PACKED[np.minimum(np.searchsorted(_ABBREVIATIONS_PACKED, packed),
                                              len(_ABBREVIATIONS_PACKED) - 1)] == packed
-    maybe = (run <= _LONGEST_ABBREVIATION) & known
-    maybe |= (run == 1) & (codes[stops - 2] == ord(".")) & ((classes[stops - 3] & _LETTER) != 0)
-    after = np.zeros(len(stops), dtype=bool)
-    after[maybe] = [_NOT_AFTER_ABBREVIATION.match(joined, stop + 1) is None for stop in stops[maybe].tolist()]
+    after = (run <= _LONGEST_ABBREVIATION) & known & ((classes[stops - run - 1] & _WORD) == 0)
+    after |= ((run == 1) & (codes[stops - 2] == ord(".")) & ((classes[stops - 3] & _LETTER) != 0)
+              & ((classes[stops - 4] & _WORD) == 0))
     return after
 
 
-def _sentence_cuts(joined: str, codes: np.ndarray, classes: np.ndarray, marks: np.ndarray, breaks: np.ndarray,
+def _sentence_cuts(codes: np.ndarray, classes: np.ndarray, marks: np.ndarray, breaks: np.ndarray,
                    text_ends: np.ndarray) -> np.ndarray:
-    """Sorted positions in ``joined`` where a match of SENTENCE_SPLIT_RE starts in the text alone:
+    """Sorted positions in the joined chunk where a match of SENTENCE_SPLIT_RE starts in the text alone:
     each position is tested on its own, which finds every match the expression finds when it
     scans the text, and possibly positions inside a longer match, which does not change which
     words a match separates (see _score_present). ``marks``: the positions of [.!?]; ``breaks``:
@@ -300,7 +312,7 @@ def _sentence_cuts(joined: str, codes: np.ndarray, classes: np.ndarray, marks: n
     ends = (classes[after] & _SPACE) != 0
     ends |= text_ends[np.minimum(np.searchsorted(text_ends, after), len(text_ends) - 1)] == after
     stops = np.flatnonzero(ends & (codes[marks] == ord(".")))  # (of marks)
-    ends[stops] = ~_after_abbreviation(joined, codes, classes, marks[stops])
+    ends[stops] = ~_after_abbreviation(codes, classes, marks[stops])
 
     # A line break before a blank line, a list item or a Markdown header.
     line = _run_end(classes, _SPACE_TAB, breaks + 1)  # where the next line's text starts
@@ -497,7 +509,7 @@ def _score_present(texts: list[str]) -> np.ndarray:
     # Sentences with a word: a word starts one when it is the first of its text, or when the
     # split expression matches between it and the word before (a match never takes a letter,
     # so each piece of the split holds whole words, and a piece without a word is dropped).
-    cuts = _sentence_cuts(joined, codes, classes, rare[(rare_classes & _MARK) != 0],
+    cuts = _sentence_cuts(codes, classes, rare[(rare_classes & _MARK) != 0],
                           rare[(rare_classes & _NEWLINE) != 0], text_ends)
     new_sentence = np.zeros(n_tokens + 1, dtype=bool)
     new_sentence[np.searchsorted(word_starts, cuts)] = True  # the word after each cut
