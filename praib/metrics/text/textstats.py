@@ -38,8 +38,10 @@ of :mod:`~praib.metrics.text.readability` decide:
   operations test (a full stop closes an abbreviation when the run of letters before it is one
   of those, in each case, that the look-behinds of the expression itself take, found once);
 - *cross-references*: the expression is tried only right before words in which a keyword
-  begins (and before "§", see :data:`praib.metrics.text.xref.KEYWORD_RUN`), over the joined
-  chunk, whose separator no reference can cross; PRAIB's categories are derived from its matches
+  begins (and before "§", see :data:`praib.metrics.text.xref.KEYWORD_RUN`), and before a word
+  that is a whole keyword only where an identifier may follow it
+  (:data:`praib.metrics.text.xref.WHOLE_KEYWORD_RUN`), over the joined chunk, whose separator no
+  reference can cross; PRAIB's categories are derived from its matches
   (:data:`praib.metrics.text.xref.PAPER_TYPE_OF_GROUP`), their own expression tried only before
   the words in which a dataset or database can begin, and over the whole text where a match of
   one category set overlaps where the other's could begin;
@@ -71,8 +73,8 @@ from praib.metrics.summary import summarise
 from praib.metrics.text import readability as _readability
 from praib.metrics.text.citations import count_citations
 from praib.metrics.text.xref import (GROUP_TYPES, KEYWORD_RUN, PAPER_DIFFERING_TYPES, PAPER_KEYWORD_RUN,
-                                     PAPER_TYPE_OF_GROUP, PAPER_XREF_PATTERN, PAPER_XREF_TYPES, XREF_PATTERN,
-                                     XREF_TYPES)
+                                     PAPER_TYPE_OF_GROUP, PAPER_XREF_PATTERN, PAPER_XREF_TYPES, WHOLE_KEYWORD_RUN,
+                                     XREF_PATTERN, XREF_TYPES)
 
 __all__ = ["TEXT_METRICS", "CHUNK_SIZE", "score_texts", "readability_summary", "xref_summary"]
 
@@ -122,6 +124,7 @@ class _Numbers(dict):
 _WORD_NUMBERS = _Numbers()
 _WORDS: list[bytes] = []
 _SYLLABLES = np.zeros(1 << 12, dtype=np.int64)
+_WHOLE_KEYWORD = np.zeros(1 << 12, dtype=bool)  # whether the word is a WHOLE_KEYWORD_RUN
 _XREF_ENTRIES = np.zeros(1 << 12, dtype=np.int32)
 _PRAIB, _PAPER, _OWN = range(3)
 _XREF_OFFSETS: list[tuple[tuple[int, ...], ...]] = [((), (), ())]
@@ -157,12 +160,14 @@ def _learn(word: bytes) -> int:
 
 def _remember(word: bytes, syllables: int, offsets: tuple[tuple[int, ...], ...]) -> int:
     """Number ``word``, with its syllables and, per keyword run of _KEYWORD_RUNS, its keyword offsets."""
-    global _SYLLABLES, _XREF_ENTRIES, _OFFSETS_SHAPE
+    global _SYLLABLES, _WHOLE_KEYWORD, _XREF_ENTRIES, _OFFSETS_SHAPE
     number = len(_WORDS)
     if number == len(_SYLLABLES):
         _SYLLABLES = np.concatenate((_SYLLABLES, np.zeros_like(_SYLLABLES)))
+        _WHOLE_KEYWORD = np.concatenate((_WHOLE_KEYWORD, np.zeros_like(_WHOLE_KEYWORD)))
         _XREF_ENTRIES = np.concatenate((_XREF_ENTRIES, np.zeros_like(_XREF_ENTRIES)))
     _SYLLABLES[number] = syllables
+    _WHOLE_KEYWORD[number] = WHOLE_KEYWORD_RUN.fullmatch(word.decode("ascii")) is not None
     if offsets not in _XREF_ENTRY:
         entry = _XREF_ENTRY[offsets] = len(_XREF_OFFSETS)
         # (where both can begin, praib's expression is tried; PRAIB's alone is tried where only it can)
@@ -346,6 +351,16 @@ def _candidates(word_starts: np.ndarray, entries: np.ndarray, kind: int, section
     return candidates
 
 
+def _identifier_may_follow(codes: np.ndarray, classes: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Whether an optional full stop, at most three spaces or "~", then a digit, a capital ASCII letter or "("
+    (where a cross-reference's identifier begins) follow each of ``ends`` (see WHOLE_KEYWORD_RUN)."""
+    at = ends + (codes[ends] == ord("."))
+    for _ in range(3):
+        at += ((classes[at] & _SPACE) != 0) | (codes[at] == ord("~"))
+    first = codes[at]
+    return ((classes[at] & _DIGIT) != 0) | ((first >= ord("A")) & (first <= ord("Z"))) | (first == ord("("))
+
+
 def _owners(text_starts: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """The text of each reference that starts (its character before) at ``starts``."""
     return np.searchsorted(text_starts, starts + 1, side="right") - 1
@@ -524,7 +539,9 @@ def _score_present(texts: list[str]) -> np.ndarray:
     searched_whole = np.unique(np.searchsorted(text_starts, special[codes[special] != ord("§")], side="right") - 1)
     keyword_words = np.flatnonzero(_XREF_ENTRIES[numbers])
     entries, keyword_starts = _XREF_ENTRIES[numbers[keyword_words]], word_starts[keyword_words]
-    candidates = _candidates(keyword_starts, entries, _PRAIB, section_signs, text_starts, searched_whole)
+    # (before a whole keyword, only where an identifier may follow it)
+    tried = ~_WHOLE_KEYWORD[numbers[keyword_words]] | _identifier_may_follow(codes, classes, word_ends[keyword_words])
+    candidates = _candidates(keyword_starts[tried], entries[tried], _PRAIB, section_signs, text_starts, searched_whole)
     starts, group_numbers, ends = _xref_matches(XREF_PATTERN, joined, candidates)
     xref = np.bincount(_owners(text_starts, starts) * len(XREF_TYPES) + _TYPE_POSITION[group_numbers],
                        minlength=n * len(XREF_TYPES)).reshape(n, len(XREF_TYPES)).astype(np.float64)
