@@ -283,20 +283,30 @@ def _packed(run: str) -> int:
 _ABBREVIATIONS_PACKED = np.sort(np.array(
     [_packed(written) for run in ABBREVIATION_RUNS
      for written in map("".join, itertools.product(*((c, c.upper()) for c in run)))
-     if _NOT_AFTER_ABBREVIATION.match(f" {written}.", len(written) + 2) is None], dtype=np.int64))
+     if _NOT_AFTER_ABBREVIATION.match(f" {written}.", len(written) + 2) is None], dtype=np.uint64))
+# By k: the lowest bit of the k-th lowest byte of an integer, and the mask of the k lowest bytes.
+_LOWEST_BIT_OF_BYTE = np.array([1 << (8 * k) for k in range(8)], dtype=np.uint64)
+_LOWEST_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)], dtype=np.uint64)
+_ONE_PER_BYTE = np.uint64(0x0101010101010101)
 
 
-def _after_abbreviation(codes: np.ndarray, classes: np.ndarray, stops: np.ndarray) -> np.ndarray:
+def _eight_before(array: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The 8 bytes before each of ``positions`` in the byte ``array``, the last one lowest, in one integer."""
+    windows = np.ndarray((len(array) - 7,), dtype=">u8", buffer=array, strides=(1,))
+    return windows[positions - 8].astype(np.uint64)
+
+
+def _after_abbreviation(codes: np.ndarray, low_bytes: np.ndarray, letters: np.ndarray, classes: np.ndarray,
+                        stops: np.ndarray) -> np.ndarray:
     """Whether each full stop at ``stops`` closes an abbreviation of the look-behinds: the whole run of
     ASCII letters before it is one (as written, see _ABBREVIATIONS_PACKED), or it is "x.y." (as in
-    "e.g."), and what comes before is no \\w character (the look-behinds' word boundary)."""
-    run = np.zeros(len(stops), dtype=np.int64)  # letters right before, up to one more than the longest
-    packed = np.zeros(len(stops), dtype=np.int64)
-    going = np.arange(len(stops))
-    for back in range(1, _LONGEST_ABBREVIATION + 2):
-        going = going[(classes[stops[going] - back] & _LETTER) != 0]
-        run[going] = back
-        packed[going] |= codes[stops[going] - back].astype(np.int64) << (8 * (back - 1))
+    "e.g."), and what comes before is no \\w character (the look-behinds' word boundary). ``low_bytes``:
+    the low byte of each code point (the character where it is ASCII); ``letters``: whether each is an
+    ASCII letter."""
+    # The letters right before each stop (at most 7, more than the longest), from the 8 characters before it.
+    not_letters = (_eight_before(letters.view(np.uint8), stops) ^ _ONE_PER_BYTE) | _LOWEST_BIT_OF_BYTE[7]
+    run = np.searchsorted(_LOWEST_BIT_OF_BYTE, not_letters & (~not_letters + np.uint64(1)))  # its lowest set bit
+    packed = _eight_before(low_bytes, stops) & _LOWEST_BYTES[run]
     known = _ABBREVIATIONS_PACKED[np.minimum(np.searchsorted(_ABBREVIATIONS_PACKED, packed),
                                              len(_ABBREVIATIONS_PACKED) - 1)] == packed
     after = (run <= _LONGEST_ABBREVIATION) & known & ((classes[stops - run - 1] & _WORD) == 0)
@@ -305,19 +315,20 @@ def _after_abbreviation(codes: np.ndarray, classes: np.ndarray, stops: np.ndarra
     return after
 
 
-def _sentence_cuts(codes: np.ndarray, classes: np.ndarray, marks: np.ndarray, breaks: np.ndarray,
-                   text_ends: np.ndarray) -> np.ndarray:
-    """Sorted positions in the joined chunk where a match of SENTENCE_SPLIT_RE starts in the text alone:
+def _sentence_cuts(codes: np.ndarray, low_bytes: np.ndarray, letters: np.ndarray, classes: np.ndarray,
+                   marks: np.ndarray, breaks: np.ndarray, text_ends: np.ndarray) -> np.ndarray:
+    """Positions in the joined chunk where a match of SENTENCE_SPLIT_RE starts in the text alone (those at
+    marks, then those at line breaks, each in order):
     each position is tested on its own, which finds every match the expression finds when it
     scans the text, and possibly positions inside a longer match, which does not change which
     words a match separates (see _score_present). ``marks``: the positions of [.!?]; ``breaks``:
-    of line breaks."""
+    of line breaks (``low_bytes``, ``letters``: see _after_abbreviation)."""
     # [.!?], more of them and closing marks, then a space or the end of the text (?=\s|\Z).
     after = _run_end(classes, _CLOSER, _run_end(classes, _MARK, marks + 1))
     ends = (classes[after] & _SPACE) != 0
     ends |= text_ends[np.minimum(np.searchsorted(text_ends, after), len(text_ends) - 1)] == after
     stops = np.flatnonzero(ends & (codes[marks] == ord(".")))  # (of marks)
-    ends[stops] = ~_after_abbreviation(codes, classes, marks[stops])
+    ends[stops] = ~_after_abbreviation(codes, low_bytes, letters, classes, marks[stops])
 
     # A line break before a blank line, a list item or a Markdown header.
     line = _run_end(classes, _SPACE_TAB, breaks + 1)  # where the next line's text starts
@@ -329,7 +340,7 @@ def _sentence_cuts(codes: np.ndarray, classes: np.ndarray, marks: np.ndarray, br
            | ((digits >= 1) & (digits <= 3) & ((codes[line + digits] == ord(".")) | (codes[line + digits] == ord(")")))
               & (classes[line + digits + 1] & _SPACE_TAB != 0))
            | ((hashes - line >= 1) & (hashes - line <= 6) & (classes[hashes] & _SPACE_TAB != 0)))
-    return np.sort(np.concatenate((marks[ends], breaks[cut])))
+    return np.concatenate((marks[ends], breaks[cut]))
 
 
 def _candidates(word_starts: np.ndarray, entries: np.ndarray, kind: int, section_signs: np.ndarray,
@@ -490,7 +501,8 @@ def _score_present(texts: list[str]) -> np.ndarray:
     # Words (readability.WORD_RE): runs of ASCII letters with the apostrophes between two letters.
     rare = np.flatnonzero(classes >= _RARE)
     rare_classes = classes[rare]
-    in_word = (classes & _LETTER) != 0
+    letters = (classes & _LETTER) != 0
+    in_word = letters.copy()
     apostrophes = rare[(rare_classes & _APOSTROPHE) != 0]
     in_word[apostrophes[in_word[apostrophes - 1] & in_word[apostrophes + 1]]] = True
     edges = np.flatnonzero(in_word[1:] != in_word[:-1]) + 1
@@ -501,7 +513,8 @@ def _score_present(texts: list[str]) -> np.ndarray:
     # low byte is fixed after; compress is faster than indexing by a mask.)
     offsets = np.zeros(n_tokens + 1, dtype=np.int32)
     np.cumsum(word_ends - word_starts, out=offsets[1:])
-    data = np.compress(in_word, codes.astype(np.uint8) | 32)
+    low_bytes = codes.astype(np.uint8)
+    data = np.compress(in_word, low_bytes | 32)
     curly = apostrophes[codes[apostrophes] == ord("’")]
     curly = curly[in_word[curly]]
     if len(curly):
@@ -524,7 +537,7 @@ def _score_present(texts: list[str]) -> np.ndarray:
     # Sentences with a word: a word starts one when it is the first of its text, or when the
     # split expression matches between it and the word before (a match never takes a letter,
     # so each piece of the split holds whole words, and a piece without a word is dropped).
-    cuts = _sentence_cuts(codes, classes, rare[(rare_classes & _MARK) != 0],
+    cuts = _sentence_cuts(codes, low_bytes, letters, classes, rare[(rare_classes & _MARK) != 0],
                           rare[(rare_classes & _NEWLINE) != 0], text_ends)
     new_sentence = np.zeros(n_tokens + 1, dtype=bool)
     new_sentence[np.searchsorted(word_starts, cuts)] = True  # the word after each cut
