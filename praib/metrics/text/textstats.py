@@ -194,6 +194,7 @@ def _learnt_since(number: int) -> list[tuple[bytes, int, tuple[tuple[int, ...], 
 # look-ahead that accepts the end of a text (a Roman "I") also accepts ";" (see _xref_matches).
 _SEPARATOR = ";"
 _PAD = 8
+_EMPTY_PAD = ("",) * _PAD
 
 # Classes of characters by code point (flags), as Python's ``re`` reads them: _classes() builds
 # the table from the regular-expression engine itself, so that array tests of a class agree with
@@ -491,7 +492,7 @@ def _score_chunk(texts: Sequence[Optional[str]]) -> np.ndarray:
 def _score_present(texts: list[str]) -> np.ndarray:
     """Rows of :data:`TEXT_METRICS` for ``texts``, none of them blank."""
     n = len(texts)
-    joined = _SEPARATOR * _PAD + _SEPARATOR.join(texts) + _SEPARATOR * _PAD
+    joined = _SEPARATOR.join([*_EMPTY_PAD, *texts, *_EMPTY_PAD])  # (_PAD separators before and after: one copy)
     codes = _code_points(joined)
     classes = np.take(_classes(), codes)  # (take: about twice as fast as indexing here)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
