@@ -58,8 +58,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 __all__ = ["XREF_TYPES", "XREF_PATTERN", "GROUP_TYPES", "iter_xref_matches", "XrefMatch", "find_xrefs",
-           "xref_counts", "KEYWORD_RUN", "WHOLE_KEYWORD_RUN", "PAPER_XREF_TYPES", "PAPER_XREF_PATTERN", "PAPER_KEYWORD_RUN",
-           "PAPER_DIFFERING_TYPES", "PAPER_TYPE_OF_GROUP", "paper_xref_counts"]
+           "xref_counts", "KEYWORD_RUN", "WHOLE_KEYWORD_RUN", "PAPER_XREF_TYPES", "PAPER_XREF_PATTERN",
+           "PAPER_KEYWORD_RUN", "PAPER_DIFFERING_TYPES", "PAPER_TYPE_OF_GROUP", "paper_xref_counts"]
 
 #: Element types, in the order used for count columns.
 XREF_TYPES: tuple[str, ...] = (
