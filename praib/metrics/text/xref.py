@@ -114,11 +114,11 @@ _KEYWORDS: tuple[tuple[str, str, str, str], ...] = (
 _SHARED_RUNS = (r"fig(?:ure)?s?|tab(?:le)?s?|tbls?|(?:sub)?sec(?:tion|t)?s?|sub|eq(?:uation|n)?s?|theorems?|thms?"
                 r"|lemm(?:a|as|ata)|lem|corollar(?:y|ies)|coro?|definitions?|defn?s?|pages?|pgs?|pp?")
 KEYWORD_RUN = re.compile(rf"(?:{_SHARED_RUNS}|appendix|appendices|appx|app|lines?|ll?)(?:[a-z]|[ivx]+)?")
-#: A lower-cased run of ASCII letters that is a whole keyword of _KEYWORDS or _SPECIAL and holds no part of an
-#: identifier however it is written ("sub" of "Sub-section" is not one): a reference that begins right before it has
-#: its identifier after it, past an optional full stop and at most three spaces or "~", beginning with a digit, a
-#: capital ASCII letter or "(". :mod:`praib.metrics.text.textstats` tries the expression before such a run only
-#: where that follows (a test checks every spelling).
+#: A lower-cased run of ASCII letters that is a whole keyword of _KEYWORDS or _SPECIAL ("sub" of "Sub-section" is
+#: not one): a reference that begins right before such a run, however it is written, goes on after it with an
+#: optional full stop, at most three spaces or "~", then a digit, a capital ASCII letter or "(" (its identifier, or
+#: the rest of one that the run's last letter begins, as in "FigS3"). :mod:`praib.metrics.text.textstats` tries the
+#: expression before such a run only where that follows (a test checks every spelling in every case).
 WHOLE_KEYWORD_RUN = re.compile(r"fig(?:ure)?s?|tab(?:le)?s?|tbls?|(?:sub)?sec(?:tion|t)?s?|eq(?:uation|n)?s?|theorems?"
                                r"|thms?|lemm(?:a|as|ata)|lem|corollar(?:y|ies)|coro?|definitions?|defn?s?|pages?|pgs?"
                                r"|pp?|appendix|appendices|appx|app|lines?|ll?")
