@@ -117,6 +117,10 @@ _LEADING_INITIALS_RE = re.compile(rf"^(?:{_UP}\.\s?-?)+\s*")
 _SPACES_RE = re.compile(r"\s+")
 
 _WINDOW = 300  # characters searched for the author list before a year or a title
+# How far before its year a match of _QUOTED_RE can start: the opening quote, a title of at most 300
+# characters and its stop, the closing quote, and at most 250 characters of container. (A match of
+# _APA_ANCHOR_RE starts right before its year.)
+_QUOTED_REACH = 1 + 300 + 1 + 1 + 250
 
 
 @dataclass(frozen=True)
@@ -162,9 +166,9 @@ def _window(text: str, end: int) -> tuple[str, int]:
     return text[start:end], start
 
 
-def _apa(text: str) -> list[tuple[int, int, Callable[[], Citation]]]:
+def _apa(text: str, start: int) -> list[tuple[int, int, Callable[[], Citation]]]:
     found = []
-    for anchor in _APA_ANCHOR_RE.finditer(text):
+    for anchor in _APA_ANCHOR_RE.finditer(text, start):
         window, offset = _window(text, anchor.start())
         authors_match = _APA_AUTHORS_RE.search(window)
         short = authors_match is None
@@ -189,9 +193,9 @@ def _apa_citation(text: str, start: int, anchor: re.Match, authors_text: str, sh
                     _clean(text[start:anchor.end()]))
 
 
-def _quoted(text: str) -> list[tuple[int, int, Callable[[], Citation]]]:
+def _quoted(text: str, start: int) -> list[tuple[int, int, Callable[[], Citation]]]:
     found = []
-    for anchor in _QUOTED_RE.finditer(text):
+    for anchor in _QUOTED_RE.finditer(text, start):
         window, offset = _window(text, anchor.start())
         authors_match = _IEEE_AUTHORS_RE.search(window)
         style = names = "IEEE"
@@ -226,16 +230,20 @@ def _quoted_citation(text: str, start: int, anchor: re.Match, authors_match: re.
                     _clean(text[start:anchor.end()]))
 
 
-def _first_of_overlaps(text: Optional[str]) -> list[tuple[int, int, Callable[[], Citation]]]:
-    """The references found in ``text``, in order of appearance (overlaps: the first wins)."""
+def _first_of_overlaps(text: Optional[str], first_year: int = 0) -> list[tuple[int, int, Callable[[], Citation]]]:
+    """The references found in ``text``, in order of appearance (overlaps: the first wins); no year of one
+    starts before ``first_year`` (see count_citations)."""
     if not text:
         return []
-    # Cheap substring tests first: APA needs "(YYYY)." and the other styles a quote.
+    # The expressions are searched from where their first match can start (a search from a position
+    # still sees the text before it, as the look-behinds need). Cheap substring tests first: APA needs
+    # "(YYYY)." and the other styles a quote.
     candidates = []
-    if ")." in text:
-        candidates += _apa(text)
-    if '"' in text or "“" in text:
-        candidates += _quoted(text)
+    apa_start, quoted_start = max(0, first_year - 1), max(0, first_year - _QUOTED_REACH)
+    if text.find(").", apa_start) >= 0:
+        candidates += _apa(text, apa_start)
+    if text.find('"', quoted_start) >= 0 or text.find("“", quoted_start) >= 0:
+        candidates += _quoted(text, quoted_start)
     if not candidates:
         return []
     candidates.sort(key=lambda c: (c[0], -c[1]))
@@ -252,6 +260,10 @@ def find_citations(text: Optional[str]) -> list[Citation]:
     return [citation() for _, _, citation in _first_of_overlaps(text)]
 
 
-def count_citations(text: Optional[str]) -> int:
-    """``len(find_citations(text))``, without building the citations."""
-    return len(_first_of_overlaps(text))
+def count_citations(text: Optional[str], first_year: int = 0) -> int:
+    """``len(find_citations(text))``, without building the citations.
+
+    ``first_year``: for a caller that knows it, where in ``text`` the first number that a year can be
+    (18xx, 19xx or 20xx, as four digits) starts; the search skips the text before it that no reference
+    can reach."""
+    return len(_first_of_overlaps(text, first_year))

@@ -35,15 +35,18 @@ of :mod:`~praib.metrics.text.readability` decide:
 - *sentences*: the split expression never consumes a letter, so two neighbouring words are in
   different sentences exactly when the expression matches somewhere between them, and whether
   it matches at a character depends only on the few characters around it, which array
-  operations test (a full stop right after a short word is checked against the abbreviation
-  look-behinds of the expression itself);
+  operations test (a full stop closes an abbreviation when the run of letters before it is one
+  of those, in each case, that the look-behinds of the expression itself take, found once);
 - *cross-references*: the expression is tried only right before words in which a keyword
-  begins (and before "§", see :data:`praib.metrics.text.xref.KEYWORD_RUN`), over the joined
-  chunk, whose separator no reference can cross; PRAIB's categories are derived from its matches
+  begins (and before "§", see :data:`praib.metrics.text.xref.KEYWORD_RUN`), and before a word
+  that is a whole keyword only where an identifier may follow it
+  (:data:`praib.metrics.text.xref.WHOLE_KEYWORD_RUN`), over the joined chunk, whose separator no
+  reference can cross; PRAIB's categories are derived from its matches
   (:data:`praib.metrics.text.xref.PAPER_TYPE_OF_GROUP`), their own expression tried only before
   the words in which a dataset or database can begin, and over the whole text where a match of
   one category set overlaps where the other's could begin;
-- *citations*: the citation expressions run only on texts that contain a year-like number.
+- *citations*: the citation expressions run only on texts that contain a year-like number, from
+  where the first reference could start given the first such number.
 
 The calling process and worker processes forked for the call take chunks in turn from a shared
 counter; the workers read the texts, the CMU dictionary and what has been learnt about words
@@ -52,6 +55,7 @@ from the memory they share with the calling process.
 
 from __future__ import annotations
 
+import itertools
 import math
 import multiprocessing
 import multiprocessing.connection
@@ -69,8 +73,8 @@ from praib.metrics.summary import summarise
 from praib.metrics.text import readability as _readability
 from praib.metrics.text.citations import count_citations
 from praib.metrics.text.xref import (GROUP_TYPES, KEYWORD_RUN, PAPER_DIFFERING_TYPES, PAPER_KEYWORD_RUN,
-                                     PAPER_TYPE_OF_GROUP, PAPER_XREF_PATTERN, PAPER_XREF_TYPES, XREF_PATTERN,
-                                     XREF_TYPES)
+                                     PAPER_TYPE_OF_GROUP, PAPER_XREF_PATTERN, PAPER_XREF_TYPES, WHOLE_KEYWORD_RUN,
+                                     XREF_PATTERN, XREF_TYPES)
 
 __all__ = ["TEXT_METRICS", "CHUNK_SIZE", "score_texts", "readability_summary", "xref_summary"]
 
@@ -120,6 +124,7 @@ class _Numbers(dict):
 _WORD_NUMBERS = _Numbers()
 _WORDS: list[bytes] = []
 _SYLLABLES = np.zeros(1 << 12, dtype=np.int64)
+_WHOLE_KEYWORD = np.zeros(1 << 12, dtype=bool)  # whether the word is a WHOLE_KEYWORD_RUN
 _XREF_ENTRIES = np.zeros(1 << 12, dtype=np.int32)
 _PRAIB, _PAPER, _OWN = range(3)
 _XREF_OFFSETS: list[tuple[tuple[int, ...], ...]] = [((), (), ())]
@@ -155,12 +160,14 @@ def _learn(word: bytes) -> int:
 
 def _remember(word: bytes, syllables: int, offsets: tuple[tuple[int, ...], ...]) -> int:
     """Number ``word``, with its syllables and, per keyword run of _KEYWORD_RUNS, its keyword offsets."""
-    global _SYLLABLES, _XREF_ENTRIES, _OFFSETS_SHAPE
+    global _SYLLABLES, _WHOLE_KEYWORD, _XREF_ENTRIES, _OFFSETS_SHAPE
     number = len(_WORDS)
     if number == len(_SYLLABLES):
         _SYLLABLES = np.concatenate((_SYLLABLES, np.zeros_like(_SYLLABLES)))
+        _WHOLE_KEYWORD = np.concatenate((_WHOLE_KEYWORD, np.zeros_like(_WHOLE_KEYWORD)))
         _XREF_ENTRIES = np.concatenate((_XREF_ENTRIES, np.zeros_like(_XREF_ENTRIES)))
     _SYLLABLES[number] = syllables
+    _WHOLE_KEYWORD[number] = WHOLE_KEYWORD_RUN.fullmatch(word.decode("ascii")) is not None
     if offsets not in _XREF_ENTRY:
         entry = _XREF_ENTRY[offsets] = len(_XREF_OFFSETS)
         # (where both can begin, praib's expression is tried; PRAIB's alone is tried where only it can)
@@ -187,6 +194,7 @@ def _learnt_since(number: int) -> list[tuple[bytes, int, tuple[tuple[int, ...], 
 # look-ahead that accepts the end of a text (a Roman "I") also accepts ";" (see _xref_matches).
 _SEPARATOR = ";"
 _PAD = 8
+_EMPTY_PAD = ("",) * _PAD
 
 # Classes of characters by code point (flags), as Python's ``re`` reads them: _classes() builds
 # the table from the regular-expression engine itself, so that array tests of a class agree with
@@ -264,42 +272,64 @@ ABBREVIATION_RUNS = ("p", "l", "al", "cf", "vs", "eq", "pp", "ll", "fig", "eqs",
                      "def", "ref", "lem", "cor", "vol", "figs", "sect", "secs", "tabs", "eqns", "defn", "refs",
                      "prop", "coro", "appx", "resp", "approx")
 _LONGEST_ABBREVIATION = max(map(len, ABBREVIATION_RUNS))
-# Each run's bytes, the last one lowest, in one integer.
+
+
+def _packed(run: str) -> int:
+    """The bytes of an ASCII ``run``, the last one lowest, in one integer."""
+    return sum(ord(c) << (8 * k) for k, c in enumerate(reversed(run)))
+
+
+# The runs, packed, in each mix of upper and lower case that the look-behinds take as an abbreviation
+# after a space (that is, at a word boundary): the expression itself decides, once.
 _ABBREVIATIONS_PACKED = np.sort(np.array(
-    [sum(ord(c) << (8 * k) for k, c in enumerate(reversed(run))) for run in ABBREVIATION_RUNS], dtype=np.int64))
+    [_packed(written) for run in ABBREVIATION_RUNS
+     for written in map("".join, itertools.product(*((c, c.upper()) for c in run)))
+     if _NOT_AFTER_ABBREVIATION.match(f" {written}.", len(written) + 2) is None], dtype=np.uint64))
+# By k: the lowest bit of the k-th lowest byte of an integer, and the mask of the k lowest bytes.
+_LOWEST_BIT_OF_BYTE = np.array([1 << (8 * k) for k in range(8)], dtype=np.uint64)
+_LOWEST_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)], dtype=np.uint64)
+_ONE_PER_BYTE = np.uint64(0x0101010101010101)
 
 
-def _after_abbreviation(joined: str, codes: np.ndarray, classes: np.ndarray, stops: np.ndarray) -> np.ndarray:
-    """Whether each full stop at ``stops`` closes an abbreviation (see ABBREVIATION_RUNS)."""
-    run = np.zeros(len(stops), dtype=np.int64)  # letters right before, up to one more than the longest
-    packed = np.zeros(len(stops), dtype=np.int64)
-    going = np.arange(len(stops))
-    for back in range(1, _LONGEST_ABBREVIATION + 2):
-        going = going[(classes[stops[going] - back] & _LETTER) != 0]
-        run[going] = back
-        packed[going] |= (codes[stops[going] - back].astype(np.int64) | 32) << (8 * (back - 1))
+def _eight_before(array: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The 8 bytes before each of ``positions`` in the byte ``array``, the last one lowest, in one integer."""
+    windows = np.ndarray((len(array) - 7,), dtype=">u8", buffer=array, strides=(1,))
+    return windows[positions - 8].astype(np.uint64)
+
+
+def _after_abbreviation(codes: np.ndarray, low_bytes: np.ndarray, letters: np.ndarray, classes: np.ndarray,
+                        stops: np.ndarray) -> np.ndarray:
+    """Whether each full stop at ``stops`` closes an abbreviation of the look-behinds: the whole run of
+    ASCII letters before it is one (as written, see _ABBREVIATIONS_PACKED), or it is "x.y." (as in
+    "e.g."), and what comes before is no \\w character (the look-behinds' word boundary). ``low_bytes``:
+    the low byte of each code point (the character where it is ASCII); ``letters``: whether each is an
+    ASCII letter."""
+    # The letters right before each stop (at most 7, more than the longest), from the 8 characters before it.
+    not_letters = (_eight_before(letters.view(np.uint8), stops) ^ _ONE_PER_BYTE) | _LOWEST_BIT_OF_BYTE[7]
+    run = np.searchsorted(_LOWEST_BIT_OF_BYTE, not_letters & (~not_letters + np.uint64(1)))  # its lowest set bit
+    packed = _eight_before(low_bytes, stops) & _LOWEST_BYTES[run]
     known = _ABBREVIATIONS_PACKED[np.minimum(np.searchsorted(_ABBREVIATIONS_PACKED, packed),
                                              len(_ABBREVIATIONS_PACKED) - 1)] == packed
-    maybe = (run <= _LONGEST_ABBREVIATION) & known
-    maybe |= (run == 1) & (codes[stops - 2] == ord(".")) & ((classes[stops - 3] & _LETTER) != 0)
-    after = np.zeros(len(stops), dtype=bool)
-    after[maybe] = [_NOT_AFTER_ABBREVIATION.match(joined, stop + 1) is None for stop in stops[maybe].tolist()]
+    after = (run <= _LONGEST_ABBREVIATION) & known & ((classes[stops - run - 1] & _WORD) == 0)
+    after |= ((run == 1) & (codes[stops - 2] == ord(".")) & ((classes[stops - 3] & _LETTER) != 0)
+              & ((classes[stops - 4] & _WORD) == 0))
     return after
 
 
-def _sentence_cuts(joined: str, codes: np.ndarray, classes: np.ndarray, marks: np.ndarray, breaks: np.ndarray,
-                   text_ends: np.ndarray) -> np.ndarray:
-    """Sorted positions in ``joined`` where a match of SENTENCE_SPLIT_RE starts in the text alone:
+def _sentence_cuts(codes: np.ndarray, low_bytes: np.ndarray, letters: np.ndarray, classes: np.ndarray,
+                   marks: np.ndarray, breaks: np.ndarray, text_ends: np.ndarray) -> np.ndarray:
+    """Positions in the joined chunk where a match of SENTENCE_SPLIT_RE starts in the text alone (those at
+    marks, then those at line breaks, each in order):
     each position is tested on its own, which finds every match the expression finds when it
     scans the text, and possibly positions inside a longer match, which does not change which
     words a match separates (see _score_present). ``marks``: the positions of [.!?]; ``breaks``:
-    of line breaks."""
+    of line breaks (``low_bytes``, ``letters``: see _after_abbreviation)."""
     # [.!?], more of them and closing marks, then a space or the end of the text (?=\s|\Z).
     after = _run_end(classes, _CLOSER, _run_end(classes, _MARK, marks + 1))
     ends = (classes[after] & _SPACE) != 0
     ends |= text_ends[np.minimum(np.searchsorted(text_ends, after), len(text_ends) - 1)] == after
     stops = np.flatnonzero(ends & (codes[marks] == ord(".")))  # (of marks)
-    ends[stops] = ~_after_abbreviation(joined, codes, classes, marks[stops])
+    ends[stops] = ~_after_abbreviation(codes, low_bytes, letters, classes, marks[stops])
 
     # A line break before a blank line, a list item or a Markdown header.
     line = _run_end(classes, _SPACE_TAB, breaks + 1)  # where the next line's text starts
@@ -311,7 +341,7 @@ def _sentence_cuts(joined: str, codes: np.ndarray, classes: np.ndarray, marks: n
            | ((digits >= 1) & (digits <= 3) & ((codes[line + digits] == ord(".")) | (codes[line + digits] == ord(")")))
               & (classes[line + digits + 1] & _SPACE_TAB != 0))
            | ((hashes - line >= 1) & (hashes - line <= 6) & (classes[hashes] & _SPACE_TAB != 0)))
-    return np.sort(np.concatenate((marks[ends], breaks[cut])))
+    return np.concatenate((marks[ends], breaks[cut]))
 
 
 def _candidates(word_starts: np.ndarray, entries: np.ndarray, kind: int, section_signs: np.ndarray,
@@ -331,6 +361,16 @@ def _candidates(word_starts: np.ndarray, entries: np.ndarray, kind: int, section
     if len(searched_whole):
         candidates = candidates[~np.isin(_owners(text_starts, candidates), searched_whole)]
     return candidates
+
+
+def _identifier_may_follow(codes: np.ndarray, classes: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Whether an optional full stop, at most three spaces or "~", then a digit, a capital ASCII letter or "("
+    (where a cross-reference's identifier begins) follow each of ``ends`` (see WHOLE_KEYWORD_RUN)."""
+    at = ends + (codes[ends] == ord("."))
+    for _ in range(3):
+        at += ((classes[at] & _SPACE) != 0) | (codes[at] == ord("~"))
+    first = codes[at]
+    return ((classes[at] & _DIGIT) != 0) | ((first >= ord("A")) & (first <= ord("Z"))) | (first == ord("("))
 
 
 def _owners(text_starts: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -452,9 +492,9 @@ def _score_chunk(texts: Sequence[Optional[str]]) -> np.ndarray:
 def _score_present(texts: list[str]) -> np.ndarray:
     """Rows of :data:`TEXT_METRICS` for ``texts``, none of them blank."""
     n = len(texts)
-    joined = _SEPARATOR * _PAD + _SEPARATOR.join(texts) + _SEPARATOR * _PAD
+    joined = _SEPARATOR.join([*_EMPTY_PAD, *texts, *_EMPTY_PAD])  # (_PAD separators before and after: one copy)
     codes = _code_points(joined)
-    classes = _classes()[codes]
+    classes = np.take(_classes(), codes)  # (take: about twice as fast as indexing here)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
     text_starts = _PAD + np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
     text_ends = text_starts + lengths  # where the separator after each text is
@@ -462,20 +502,25 @@ def _score_present(texts: list[str]) -> np.ndarray:
     # Words (readability.WORD_RE): runs of ASCII letters with the apostrophes between two letters.
     rare = np.flatnonzero(classes >= _RARE)
     rare_classes = classes[rare]
-    in_word = (classes & _LETTER) != 0
+    letters = (classes & _LETTER) != 0
+    in_word = letters.copy()
     apostrophes = rare[(rare_classes & _APOSTROPHE) != 0]
     in_word[apostrophes[in_word[apostrophes - 1] & in_word[apostrophes + 1]]] = True
     edges = np.flatnonzero(in_word[1:] != in_word[:-1]) + 1
     word_starts, word_ends = edges[0::2], edges[1::2]
     n_tokens = len(word_starts)
     # Each word lower-cased, "’" as "'", as the bytes of one Arrow array: dictionary-encoded,
-    # each distinct word of the chunk is looked up once.
-    characters = codes[in_word]
-    data = (characters | 32).astype(np.uint8)
-    if len(apostrophes):
-        data[characters == ord("’")] = ord("'")
+    # each distinct word of the chunk is looked up once. (Word characters are ASCII but "’", whose
+    # low byte is fixed after; compress is faster than indexing by a mask.)
     offsets = np.zeros(n_tokens + 1, dtype=np.int32)
     np.cumsum(word_ends - word_starts, out=offsets[1:])
+    low_bytes = codes.astype(np.uint8)
+    data = np.compress(in_word, low_bytes | 32)
+    curly = apostrophes[codes[apostrophes] == ord("’")]
+    curly = curly[in_word[curly]]
+    if len(curly):
+        word = np.searchsorted(word_starts, curly, side="right") - 1
+        data[offsets[word] + (curly - word_starts[word])] = ord("'")
     encoded = pa.Array.from_buffers(pa.binary(), n_tokens, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
                                     ).dictionary_encode()
     indices = encoded.indices  # int32 without nulls: read from its buffer (to_numpy would import pandas)
@@ -493,7 +538,7 @@ def _score_present(texts: list[str]) -> np.ndarray:
     # Sentences with a word: a word starts one when it is the first of its text, or when the
     # split expression matches between it and the word before (a match never takes a letter,
     # so each piece of the split holds whole words, and a piece without a word is dropped).
-    cuts = _sentence_cuts(joined, codes, classes, rare[(rare_classes & _MARK) != 0],
+    cuts = _sentence_cuts(codes, low_bytes, letters, classes, rare[(rare_classes & _MARK) != 0],
                           rare[(rare_classes & _NEWLINE) != 0], text_ends)
     new_sentence = np.zeros(n_tokens + 1, dtype=bool)
     new_sentence[np.searchsorted(word_starts, cuts)] = True  # the word after each cut
@@ -508,7 +553,9 @@ def _score_present(texts: list[str]) -> np.ndarray:
     searched_whole = np.unique(np.searchsorted(text_starts, special[codes[special] != ord("§")], side="right") - 1)
     keyword_words = np.flatnonzero(_XREF_ENTRIES[numbers])
     entries, keyword_starts = _XREF_ENTRIES[numbers[keyword_words]], word_starts[keyword_words]
-    candidates = _candidates(keyword_starts, entries, _PRAIB, section_signs, text_starts, searched_whole)
+    # (before a whole keyword, only where an identifier may follow it)
+    tried = ~_WHOLE_KEYWORD[numbers[keyword_words]] | _identifier_may_follow(codes, classes, word_ends[keyword_words])
+    candidates = _candidates(keyword_starts[tried], entries[tried], _PRAIB, section_signs, text_starts, searched_whole)
     starts, group_numbers, ends = _xref_matches(XREF_PATTERN, joined, candidates)
     xref = np.bincount(_owners(text_starts, starts) * len(XREF_TYPES) + _TYPE_POSITION[group_numbers],
                        minlength=n * len(XREF_TYPES)).reshape(n, len(XREF_TYPES)).astype(np.float64)
@@ -528,8 +575,9 @@ def _score_present(texts: list[str]) -> np.ndarray:
     years = ones_and_twos[century & (classes[ones_and_twos + 2] & _DIGIT != 0)
                           & (classes[ones_and_twos + 3] & _DIGIT != 0)]
     n_citations = np.zeros(n)
-    for j in np.unique(np.searchsorted(text_starts, years, side="right") - 1).tolist():
-        n_citations[j] = count_citations(texts[j])
+    with_years, first = np.unique(np.searchsorted(text_starts, years, side="right") - 1, return_index=True)
+    for j, first_year in zip(with_years.tolist(), (years[first] - text_starts[with_years]).tolist()):
+        n_citations[j] = count_citations(texts[j], first_year)
 
     scores = np.full((n, _N_COLUMNS), _NAN)
     scores[:, _COLUMN["tkc"]] = n_words

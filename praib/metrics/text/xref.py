@@ -58,8 +58,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 __all__ = ["XREF_TYPES", "XREF_PATTERN", "GROUP_TYPES", "iter_xref_matches", "XrefMatch", "find_xrefs",
-           "xref_counts", "KEYWORD_RUN", "PAPER_XREF_TYPES", "PAPER_XREF_PATTERN", "PAPER_KEYWORD_RUN",
-           "PAPER_DIFFERING_TYPES", "PAPER_TYPE_OF_GROUP", "paper_xref_counts"]
+           "xref_counts", "KEYWORD_RUN", "WHOLE_KEYWORD_RUN", "PAPER_XREF_TYPES", "PAPER_XREF_PATTERN",
+           "PAPER_KEYWORD_RUN", "PAPER_DIFFERING_TYPES", "PAPER_TYPE_OF_GROUP", "paper_xref_counts"]
 
 #: Element types, in the order used for count columns.
 XREF_TYPES: tuple[str, ...] = (
@@ -114,6 +114,14 @@ _KEYWORDS: tuple[tuple[str, str, str, str], ...] = (
 _SHARED_RUNS = (r"fig(?:ure)?s?|tab(?:le)?s?|tbls?|(?:sub)?sec(?:tion|t)?s?|sub|eq(?:uation|n)?s?|theorems?|thms?"
                 r"|lemm(?:a|as|ata)|lem|corollar(?:y|ies)|coro?|definitions?|defn?s?|pages?|pgs?|pp?")
 KEYWORD_RUN = re.compile(rf"(?:{_SHARED_RUNS}|appendix|appendices|appx|app|lines?|ll?)(?:[a-z]|[ivx]+)?")
+#: A lower-cased run of ASCII letters that is a whole keyword of _KEYWORDS or _SPECIAL ("sub" of "Sub-section" is
+#: not one): a reference that begins right before such a run, however it is written, goes on after it with an
+#: optional full stop, at most three spaces or "~", then a digit, a capital ASCII letter or "(" (its identifier, or
+#: the rest of one that the run's last letter begins, as in "FigS3"). :mod:`praib.metrics.text.textstats` tries the
+#: expression before such a run only where that follows (a test checks every spelling in every case).
+WHOLE_KEYWORD_RUN = re.compile(r"fig(?:ure)?s?|tab(?:le)?s?|tbls?|(?:sub)?sec(?:tion|t)?s?|eq(?:uation|n)?s?|theorems?"
+                               r"|thms?|lemm(?:a|as|ata)|lem|corollar(?:y|ies)|coro?|definitions?|defn?s?|pages?|pgs?"
+                               r"|pp?|appendix|appendices|appx|app|lines?|ll?")
 # "p."/"pp." right after a year or a volume/issue number and a comma is the page range of a
 # formatted citation ("2017, pp. 5998-6008", "vol. 30, pp. 1-9"), not a page of the paper.
 # (Written as look-behinds that end with the already consumed "p".)

@@ -114,3 +114,19 @@ def test_a_numbered_reference_with_its_year_in_parentheses_is_ieee_as_the_paper_
     assert (citation.style, citation.authors, citation.year) == ("IEEE", ("Vaswani, Ashish",), 2017)
     unnumbered = 'Vaswani, Ashish, et al. "Attention is all you need." Advances in Neural Information Processing Systems, 2017.'
     assert [c.style for c in find_citations(unnumbered)] == ["MLA"]
+
+
+def test_a_search_from_the_first_year_still_finds_the_references_that_reach_farthest_back():
+    # count_citations(text, first_year) starts its search where the first reference could start: for a
+    # quoted title, the opening quote of a 300-character title, its stop, the closing quote and 250 characters
+    # of container before the year; for APA, the "(" right before it.
+    title = "T" + "x" * 299
+    container = " in Proc." + " v" * 120 + " "  # 250 characters, no year, no quote
+    assert len(container) == 250
+    quoted = f'[1] A. Vaswani, "{title},"{container}2017.'
+    assert quoted.index("2017") - quoted.index('"') == 553
+    apa = "Laine, S., & Aila, T. (2022). Visual counterfactual explanations. In CVPR."
+    for text, expected in ((quoted, 1), (apa, 1), ("Prose first. " + apa + "\n" + quoted, 2)):
+        first_year = min(text.find("2017") % len(text), text.find("2022") % len(text))
+        assert count_citations(text) == expected
+        assert count_citations(text, first_year) == expected

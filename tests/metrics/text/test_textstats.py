@@ -291,6 +291,7 @@ SENTENCE_EDGES = [
     "e.g. this, i.e. that, w.r.t. it, et al. said, cf. Fig. 2, Figs. 3, Eq. 4, Eqs. 5, Sec. 2 and Tab. 3 hold.",
     "FIG. 2 is shouted. RESP. too. Resp. too. resp. not. Approx. cut. approx. not. APPX. cut. Appx. not.",
     "x3al. cut, éal. cut, _cf. cut, 2vs. cut, a.b.c. not, A.B. not, et al.. cut, e.g.. cut, p. 3 and l. 4.",
+    "xe.g. cut, 3i.e. cut, _a.b. cut, éw.r.t. not, (e.g. not, EG. cut, Eg. cut, eG. cut, eQ. cut, EQ. cut.",
     "Line one\n\nLine two\n \t\nLine three\n- item\n* item\n+ item\n• item\n-not an item\n1. one\n12) two",
     "\n123. three\n1234. not\n٣. Arabic digit\n# h1\n###### h6\n####### not\n#not\n  - indented\n\t2. tab",
     "Stop.\u00a0Next.\u2028Next.\u3000Next.\x1cNext.\x85Next.\x0bNext.\x0cNext",

@@ -114,6 +114,30 @@ def test_every_keyword_spelling_is_a_keyword_run():
         assert not KEYWORD_RUN.fullmatch(prose)
 
 
+def test_a_reference_before_a_whole_keyword_has_its_identifier_after_it():
+    # The batch engine tries the expression before a WHOLE_KEYWORD_RUN only where an optional full stop, at most
+    # three spaces or "~", then a digit, a capital letter or "(" follow it. Every spelling, in every mix of case,
+    # followed by what is none of that, begins no reference; followed by an identifier, each keyword begins one.
+    import itertools
+
+    not_followed = ["", " ", " the", ", 2", "-2", "–2", "/2", " and 2", "’ 2", ")", "]", ":", ";", "\n\n2",
+                    "    2", "\t\t\t\t2", ". . 2", "..2", "é2", "_2", "#2", "*2", "§2", "~~~~2", " a", " iv", " b",
+                    ".\u00a0\u00a0\u00a0\u00a0IV", "-section 2"]
+    runs = spellings(regex_parser.parse(xref.WHOLE_KEYWORD_RUN.pattern))
+    assert {"fig", "figures", "subsections", "eqn", "lemmata", "corollaries", "defns", "pgs", "pp", "appx",
+            "ll"} <= set(runs) and "sub" not in runs
+    begun = set()
+    for run in runs:
+        assert KEYWORD_RUN.fullmatch(run)
+        for written in map("".join, itertools.product(*((c, c.upper()) for c in run))):
+            for after in not_followed:
+                assert XREF_PATTERN.match(f" {written}{after}") is None, written + after
+            if any(XREF_PATTERN.match(f" {written}{gap}{identifier}")
+                   for gap in ("", ".", " ", ". ") for identifier in ("12", "(3)", "B", "IV")):
+                begun.add(run)
+    assert begun == set(runs)
+
+
 def test_the_pages_of_a_cited_work_are_not_page_references():
     # Issue 12, item 7: reference lists in real reviews cite page spans of other papers.
     cited = ("[3] A. Vaswani et al., \"Attention is all you need,\" in Proc. NeurIPS, pp. 5998-6008, 2017.\n"
