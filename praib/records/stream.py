@@ -9,8 +9,6 @@ the same input, together read every record exactly once, in batches numbered as 
 from __future__ import annotations
 
 import logging
-import mmap
-import os
 import re
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
@@ -34,7 +32,7 @@ from praib.records.schema import SCHEMAS, RecordError
 logger = logging.getLogger(__name__)
 
 BATCH_ROWS = 4096
-_WINDOW = 1 << 22  # bytes of a file mapped at a time (resident while mapped) to pass over the lines of other shards
+_BLOCK = 1 << 20  # bytes read at a time to pass over the lines of other shards
 _HUB_ID = re.compile(r"[\w.-]+/[\w.-]+(:[\w.-]+)?")
 
 Owned = Callable[[int], bool]
@@ -331,25 +329,20 @@ def _jsonl_batches(path: Path, batch_rows: int, owned: Owned, index: int,
 
 
 def _skip_lines(handle: IO[bytes], count: int) -> tuple[int, int]:
-    """Move ``handle`` past its next ``count`` lines (fewer at the end of the file) by finding their newlines in
-    windows of the file mapped into memory, without copying, splitting or decoding the lines (a shard passes over
-    all the lines of the others: read into memory, they cost twice as much); the lines and bytes passed over."""
-    start = position = handle.tell()
-    size = os.fstat(handle.fileno()).st_size
-    lines, line_end = 0, start  # (just after the last newline found)
-    while lines < count and position < size:
-        base = position - position % mmap.ALLOCATIONGRANULARITY
-        length = min(_WINDOW, size - base)
-        with mmap.mmap(handle.fileno(), length, access=mmap.ACCESS_READ, offset=base) as window:
-            find, at = window.find, position - base
-            while lines < count and (newline := find(b"\n", at)) >= 0:
-                at, lines = newline + 1, lines + 1
-            line_end = base + at if at > position - base else line_end
-            position = base + at if lines == count else base + length
-    if lines < count and position > line_end:
-        lines += 1  # a last line without a newline is a line too
-    handle.seek(position)
-    return lines, position - start
+    """Move ``handle`` past its next ``count`` lines (fewer at the end of the file) by counting newlines
+    in large blocks, without splitting or decoding the lines; the lines and bytes passed over."""
+    start, lines, open_line = handle.tell(), 0, False
+    while block := handle.read(_BLOCK):
+        found = block.count(b"\n")
+        if lines + found >= count:
+            end = -1
+            for _ in range(count - lines):
+                end = block.index(b"\n", end + 1)
+            handle.seek(handle.tell() - len(block) + end + 1)
+            return count, handle.tell() - start
+        lines += found
+        open_line = not block.endswith(b"\n")
+    return lines + open_line, handle.tell() - start  # a last line without a newline is a line too
 
 
 def _json_batches(path: Path, batch_rows: int, owned: Owned, index: int = 0) -> Generator[_RawBatch, None, int]:

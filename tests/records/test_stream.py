@@ -153,14 +153,12 @@ def test_bytes_that_are_not_utf8_are_found_at_their_offset_after_batches_passed_
     assert error_of(lambda: streamed(path, batch_rows=16, shard=(2, 3))) == expected  # lines 33-48
 
 
-def test_lines_passed_over_across_the_windows_of_the_mapped_file_are_counted_as_read(tmp_path, monkeypatch):
-    # Windows of one page: the lines of other shards (some longer than a window) cross their edges, and the last
+def test_lines_passed_over_across_the_blocks_read_are_counted_as_read(tmp_path, monkeypatch):
+    # Blocks of 4 KB: the lines of other shards (some longer than a block) cross their edges, and the last
     # line has no newline; every shard must still read its own records, and name the bad line exactly.
-    import mmap
-
     import praib.records.stream as stream
 
-    monkeypatch.setattr(stream, "_WINDOW", mmap.ALLOCATIONGRANULARITY)
+    monkeypatch.setattr(stream, "_BLOCK", 4096)
     rng = random.Random(7)
     raws = [{"review_id": f"r{i}", "paper_id": f"p{i}", "source": "human",
              "text": "word " * rng.choice([1, 300, 900, 2000])} for i in range(40)]
