@@ -94,7 +94,7 @@ def iter_record_batches(source: str | Path, kind: str = "review", split: str = "
     - **JSONL** is read line by line; a batch is ``batch_rows`` lines (blank ones count, and are
       skipped). Fixed line counts, rather than byte ranges, make a batch the same size in records for
       every kind of source, and give every error its line number; another shard's lines are passed over
-      by finding their newlines in the file mapped into memory, without copying or decoding them, which
+      by finding their newlines in large blocks read from the file, without copying or decoding them, which
       costs little next to parsing.
     - A **JSON** file holding a list (or ``{"records": [...]}``, ``{"notes": [...]}``, or one AI-Scientist
       review) is read whole, as JSON cannot be read in parts, then batched.
@@ -329,18 +329,18 @@ def _jsonl_batches(path: Path, batch_rows: int, owned: Owned, index: int,
 
 
 def _skip_lines(handle: IO[bytes], count: int) -> tuple[int, int]:
-    """Move ``handle`` past its next ``count`` lines (fewer at the end of the file) by counting newlines
-    in large blocks, without splitting or decoding the lines; the lines and bytes passed over."""
+    """Move ``handle`` past its next ``count`` lines (fewer at the end of the file) by finding their newlines
+    in large blocks, without splitting or decoding the lines; the lines and bytes passed over. A newline is
+    looked for with ``find`` (memchr, a few times faster than ``count`` over lines of a review's length)."""
     start, lines, open_line = handle.tell(), 0, False
     while block := handle.read(_BLOCK):
-        found = block.count(b"\n")
-        if lines + found >= count:
-            end = -1
-            for _ in range(count - lines):
-                end = block.index(b"\n", end + 1)
-            handle.seek(handle.tell() - len(block) + end + 1)
-            return count, handle.tell() - start
-        lines += found
+        end = block.find(b"\n")
+        while end >= 0:
+            lines += 1
+            if lines == count:
+                handle.seek(handle.tell() - len(block) + end + 1)
+                return count, handle.tell() - start
+            end = block.find(b"\n", end + 1)
         open_line = not block.endswith(b"\n")
     return lines + open_line, handle.tell() - start  # a last line without a newline is a line too
 
