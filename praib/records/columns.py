@@ -83,30 +83,39 @@ def _layout_rows(kind: str, layout: tuple, raws: list[dict], found: ReadNotes) -
             ids = "".join(filter(None, column))
             if not (ids.isascii() and ids.isprintable()):  # canonical_id would normalise or refuse them
                 raise _NotCanonical(name)
-    size = len(raws)
-    # The schema's fields in its order, the record's own value or None; its other keys are dropped.
-    filled = {name: columns.get(name, (None,) * size) for name in features}
+    # Each row is the schema's fields in its order, None where the record gives none, merged with the record (a
+    # copy made in C, row by row); its keys the schema does not know are dropped, and the columns that checking
+    # changes are set anew.
+    template = dict.fromkeys(features)
+    rows = list(map(template.__or__, raws))
+    for key in extra:
+        list(map(operator.delitem, rows, repeat(key)))
+    changed: dict[str, Any] = {}
     if "source" in columns and kind in ("review", "meta_review"):
-        filled["source"] = [source.strip() for source in columns["source"]]
+        changed["source"] = [source.strip() for source in columns["source"]]
     for name, feature in features.items():
         if name == "subscores":
             given = columns.get(name, ())
             own = _own_subscores(raws, folded)
-            filled[name] = (own if set(map(type, given)) <= {_NONE}
-                            else [_given_subscores(value) + scores for value, scores in zip(given, own)])
+            changed[name] = (own if set(map(type, given)) <= {_NONE}
+                             else [_given_subscores(value) + scores for value, scores in zip(given, own)])
         elif isinstance(feature, dict):
             if name in columns and set(map(type, columns[name])) != {_NONE}:
-                filled[name] = [_as_struct(value, feature, "", name) for value in columns[name]]
+                changed[name] = [_as_struct(value, feature, "", name) for value in columns[name]]
         elif not hasattr(feature, "dtype"):  # a list of strings
-            _check_string_lists(columns.get(name, ()))
-            filled[name] = [[] if value is None else value for value in filled[name]]
-    if kind == "review" and None in filled["text"]:
+            given = columns.get(name, (None,) * len(raws))
+            _check_string_lists(given)
+            if None in given:
+                changed[name] = [[] if value is None else value for value in given]
+    texts = columns.get("text", (None,) * len(raws))
+    if kind == "review" and None in texts:
         # As coerce_record: the text of a record that only carries sections.
-        sections = [filled[name] for name in REVIEW_SECTIONS if name in columns]
-        filled["text"] = [text if text is not None else "\n\n".join(filter(None, parts)) or None
-                          for text, *parts in zip(filled["text"], *sections)]
-    rows = list(map(dict, map(zip, repeat(tuple(features)), zip(*filled.values()))))
-    if None in filled[id_field]:
+        sections = [columns[name] for name in REVIEW_SECTIONS if name in columns]
+        changed["text"] = [text if text is not None else "\n\n".join(filter(None, parts)) or None
+                           for text, *parts in zip(texts, *sections)]
+    for name, values in changed.items():
+        list(map(operator.setitem, rows, repeat(name), values))
+    if None in columns.get(id_field, (None,)):
         for row in rows:
             if row[id_field] is None:
                 row[id_field] = _review_id(row) if kind == "review" else record_id(row)

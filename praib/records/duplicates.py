@@ -147,7 +147,11 @@ class StreamRepeats:
         keys = np.fromiter(map(hash, identities), dtype=np.int64, count=len(rows))
         # Each field's values taken column by column: a record's content is its plain values and the hashable
         # forms of its lists and mappings.
-        nested = [list(map(form, map(operator.itemgetter(name), rows))) for name, form in self._nested]
+        nested = []
+        for name, form in self._nested:
+            values = list(map(operator.itemgetter(name), rows))
+            # A mapping is most often missing from a whole batch (the generation of a human review): None, as is.
+            nested.append(values if values.count(None) == len(values) else list(map(form, values)))
         contents = list(map(hash, zip(map(self._plain, rows), *nested)))
         earlier = self._earlier(keys)
         start, self._position = self._position, self._position + len(rows)

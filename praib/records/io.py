@@ -396,10 +396,16 @@ def jsonl_batch(lines: list[bytes]) -> list[Any] | None:
     """The values of the lines of a JSONL file when every one of them is one, decoded in one pass without the
     per-line bookkeeping that only an error message or a blank line needs (the common case); else None, and
     :func:`jsonl_values` skips or names the lines as ever."""
+    scan = _JSON.scan_once  # what JSONDecoder.decode calls, less the Python around it
     try:
-        return [_JSON.decode(raw.decode("utf-8")) for raw in lines]
-    except (ValueError, RecursionError):  # not UTF-8, not JSON, a refused constant, a blank line, a BOM
+        texts = [raw.decode("utf-8") for raw in lines]
+        scanned = [scan(text, 0) for text in texts]
+    except (ValueError, RecursionError, StopIteration):  # not UTF-8, not JSON, a refused constant, a blank line,
+        return None  # a line that starts with whitespace or a BOM
+    # As JSONDecoder.decode: one value a line, followed by nothing but JSON's whitespace.
+    if any(end != len(text) and text[end:].strip(" \t\n\r") for text, (_, end) in zip(texts, scanned)):
         return None
+    return [value for value, _ in scanned]
 
 
 def jsonl_values(path: Path, lines: Iterable[bytes], number: int = 1, offset: int = 0) -> Iterator[tuple[str, Any]]:

@@ -153,6 +153,36 @@ def test_bytes_that_are_not_utf8_are_found_at_their_offset_after_batches_passed_
     assert error_of(lambda: streamed(path, batch_rows=16, shard=(2, 3))) == expected  # lines 33-48
 
 
+@pytest.mark.parametrize("bad_lines, message", [
+    ({2: '{"paper_id": "p9", "source": "human", "rating": "seven"}', 15: '{"paper_id": "p9",'},
+     "line 15: not valid JSON (Expecting property name enclosed in double quotes at column 1)"),
+    ({9: '{"paper_id": "p9", "source": "human", "rating": "seven"}', 17: "\u00a0"},
+     "line 9: field 'rating': expected an integer, got 'seven'"),
+    ({3: "", 11: "[1, 2]"}, "line 11: expected a JSON object, got list"),
+], ids=["JSON before record", "record after checked lines", "blank, then not an object"])
+def test_a_batch_checked_a_few_lines_at_a_time_fails_as_one_decoded_then_checked(tmp_path, monkeypatch,
+                                                                                 bad_lines, message):
+    # The lines of a batch are decoded and checked 4 at a time here: a JSON error anywhere in the batch still comes
+    # before a bad record earlier in it, and a bad record after lines already checked is named as ever.
+    import praib.records.stream as stream
+
+    monkeypatch.setattr(stream, "_CHECKED_AT_ONCE", 4)
+    lines = [json.dumps(raw) for raw in RAW[:20]]
+    for number, line in bad_lines.items():
+        lines[number - 1] = line
+    path = tmp_path / "reviews.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert error_of(lambda: streamed(path, batch_rows=20)) == f"{path}: {message}"
+
+
+def test_lines_of_unicode_whitespace_or_a_byte_order_mark_are_blank(tmp_path):
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("\ufeff\n\u00a0\u2003\n\n", encoding="utf-8")
+    assert error_of(lambda: streamed(blank)) == f"{blank}: empty: no records"
+    blank.write_text("\ufeff\n\u00a0\n" + jsonl(RAW[:1]), encoding="utf-8")
+    assert rows_of(streamed(blank)) == EXPECTED[:1]
+
+
 def test_lines_passed_over_across_the_blocks_read_are_counted_as_read(tmp_path, monkeypatch):
     # Blocks of 4 KB: the lines of other shards (some longer than a block) cross their edges, and the last
     # line has no newline; every shard must still read its own records, and name the bad line exactly.
