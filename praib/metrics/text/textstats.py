@@ -544,9 +544,17 @@ def _paper_xref_counts(texts: list[str], joined: str, codes: np.ndarray, classes
     return counts
 
 
+_PAIRS_SEEN = np.zeros(1 << 22, dtype=bool)  # (4 MB kept from call to call: fresh ones would be mapped afresh)
+
+
 def _distinct_per_group(groups: np.ndarray, values: np.ndarray, n_values: int, n_groups: int) -> np.ndarray:
     """The number of distinct ``values`` (from 0 to ``n_values - 1``) in each group, given the group
     of each value in ascending order."""
+    if n_values * n_groups <= len(_PAIRS_SEEN):  # a flag per (group, value) pair, counted by group
+        seen = _PAIRS_SEEN[:n_values * n_groups]
+        seen[:] = False
+        seen[groups * n_values + values] = True
+        return np.count_nonzero(seen.reshape(n_groups, n_values), axis=1)
     if n_values <= 1 << 16:  # a stable sort of 16-bit keys is a radix sort
         order = np.argsort(values.astype(np.uint16), kind="stable")
         sorted_groups, sorted_values = groups[order], values[order]

@@ -229,6 +229,17 @@ def test_the_word_table_finds_every_word_learnt_by_its_bytes(monkeypatch):
     assert textstats._word_numbers(words.slice(7, 100)).tolist() == [number for _, number in known[7:107]]
 
 
+@pytest.mark.parametrize("n_values", [7, 3000, 60_000, 70_000])  # (flags per pair; a radix sort; a sort)
+def test_distinct_values_per_group(n_values):
+    rng = np.random.default_rng(n_values)
+    n_groups = 120
+    groups = np.sort(rng.integers(0, n_groups - 1, 20_000))  # (the last group has none)
+    values = np.minimum(rng.zipf(1.3, len(groups)) - 1, n_values - 1)
+    expected = [len(set(values[groups == g].tolist())) for g in range(n_groups)]
+    for _ in range(2):  # (the flags of one call do not count in the next)
+        assert textstats._distinct_per_group(groups, values, n_values, n_groups).tolist() == expected
+
+
 def children():
     return {process.pid for process in multiprocessing.active_children()}
 
