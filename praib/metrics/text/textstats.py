@@ -48,7 +48,8 @@ of :mod:`~praib.metrics.text.readability` decide:
   the words in which a dataset or database can begin, and over the whole text where a match of
   one category set overlaps where the other's could begin;
 - *citations*: the citation expressions run only on texts that contain a year-like number, from
-  where the first reference could start given the first such number.
+  where the first reference could start given the first such number (the quoted-title one only at
+  the opening quotes that a closing quote and a year-like number follow in its reach).
 
 The calling process and worker processes forked for the call take chunks in turn from a shared
 counter; the workers read the texts, the CMU dictionary and what has been learnt about words
