@@ -139,7 +139,7 @@ _OFFSETS_SHAPE = np.zeros((1 << 6, 3), dtype=np.int8)
 # before them, each packed in an integer, the last byte lowest (word bytes are never 0, so the packed bytes also
 # tell its length), then its number; a key of (0, 0) is an empty slot. Longer words are found in _WORD_NUMBERS.
 _LONGEST_KEYED = 16
-_TABLE = np.zeros((1 << 12, 4), dtype=np.uint64)
+_TABLE = np.zeros((1 << 12, 3), dtype=np.uint64)
 _HASH_MULTIPLIERS = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
 _hash_shift = np.uint64(64 - 12)
 _PROBES = 8  # slots of _TABLE read at once for the words that are not in their first
@@ -209,15 +209,15 @@ def _key(number: int, word: bytes) -> None:
     _keyed += 1
     entries = [(int.from_bytes(word[-8:], "big"), int.from_bytes(word[:-8], "big"), number)]
     if 4 * _keyed > len(_TABLE):
-        entries += [(int(last), int(before), int(n)) for last, before, n, _ in _TABLE[_TABLE[:, 0] != 0].tolist()]
-        _TABLE = np.zeros((2 * len(_TABLE), 4), dtype=np.uint64)
+        entries += [(int(last), int(before), int(n)) for last, before, n in _TABLE[_TABLE[:, 0] != 0].tolist()]
+        _TABLE = np.zeros((2 * len(_TABLE), 3), dtype=np.uint64)
         _hash_shift -= np.uint64(1)
     keys = np.array([entry[:2] for entry in entries], dtype=np.uint64)
     mask = len(_TABLE) - 1
     for entry, slot in zip(entries, _slots(keys[:, 0], keys[:, 1]).tolist()):
         while _TABLE[slot, 0] != 0:
             slot = (slot + 1) & mask
-        _TABLE[slot, :3] = entry
+        _TABLE[slot] = entry
 
 
 def _word_numbers(words: pa.Array) -> np.ndarray:
