@@ -193,9 +193,37 @@ def _apa_citation(text: str, start: int, anchor: re.Match, authors_text: str, sh
                     _clean(text[start:anchor.end()]))
 
 
+_OPENING_QUOTE_RE = re.compile(r"[\"“]")
+_UNQUOTED_RUN_RE = re.compile(r"[^\"“”\n]*")  # what a title or a container of _QUOTED_RE is made of
+_YEAR_LIKE_RE = re.compile(r"(?:1[89]|20)\d\d")
+
+
+def _quoted_anchors(text: str, start: int):
+    """The matches of ``_QUOTED_RE.finditer(text, start)``, the expression tried only at the opening quotes that
+    can begin one: the first quote or line break after it is a closing quote, 2 to 301 characters on (a title and
+    its stop), and a year-like number begins at most 250 characters after that, before the next quote or line
+    break (in its container). (A match begins with a quote: trying each of those in turn finds the same.)"""
+    end = len(text)
+    while True:
+        opening = _OPENING_QUOTE_RE.search(text, start)
+        if opening is None:
+            return
+        at = opening.start()
+        closing = _UNQUOTED_RUN_RE.match(text, at + 1).end()
+        if 2 <= closing - at - 1 <= 301 and closing < end and text[closing] in "\"”":
+            container_end = min(_UNQUOTED_RUN_RE.match(text, closing + 1).end(), closing + 1 + 250 + 4)
+            if _YEAR_LIKE_RE.search(text, closing + 1, container_end) is not None:
+                anchor = _QUOTED_RE.match(text, at)
+                if anchor is not None:
+                    yield anchor
+                    start = anchor.end()
+                    continue
+        start = at + 1
+
+
 def _quoted(text: str, start: int) -> list[tuple[int, int, Callable[[], Citation]]]:
     found = []
-    for anchor in _QUOTED_RE.finditer(text, start):
+    for anchor in _quoted_anchors(text, start):
         window, offset = _window(text, anchor.start())
         authors_match = _IEEE_AUTHORS_RE.search(window)
         style = names = "IEEE"

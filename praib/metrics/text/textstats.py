@@ -27,7 +27,9 @@ from the regular-expression engine itself, so that array operations decide what 
 of :mod:`~praib.metrics.text.readability` decide:
 
 - *words* are the runs of letters and inner apostrophes; their lower-cased bytes become one Arrow
-  binary array, dictionary-encoded in C++, so that Python sees each distinct word of a chunk once;
+  binary array, dictionary-encoded in C++, and the chunk's distinct words are found in a hash table
+  of the words learnt (by their bytes packed into two integers, for those of at most 16 letters)
+  that numpy reads for all of them at once, so that Python sees only the new and the longer ones;
 - what depends on a word alone is worked out once per distinct word in each process and kept for
   the life of the process, from one call to the next: its syllables (the CMU dictionary and
   Pyphen are consulted once per distinct word) and whether a cross-reference keyword begins in
@@ -46,7 +48,8 @@ of :mod:`~praib.metrics.text.readability` decide:
   the words in which a dataset or database can begin, and over the whole text where a match of
   one category set overlaps where the other's could begin;
 - *citations*: the citation expressions run only on texts that contain a year-like number, from
-  where the first reference could start given the first such number.
+  where the first reference could start given the first such number (the quoted-title one only at
+  the opening quotes that a closing quote and a year-like number follow in its reach).
 
 The calling process and worker processes forked for the call take chunks in turn from a shared
 counter; the workers read the texts, the CMU dictionary and what has been learnt about words
@@ -131,6 +134,16 @@ _XREF_OFFSETS: list[tuple[tuple[int, ...], ...]] = [((), (), ())]
 _XREF_ENTRY = {offsets[:_OWN]: entry for entry, offsets in enumerate(_XREF_OFFSETS)}
 # By entry and kind of offsets: 0 none, 1 just (0,) (a keyword at the start), 2 others.
 _OFFSETS_SHAPE = np.zeros((1 << 6, 3), dtype=np.int8)
+# The words of at most 16 letters by their bytes, in an open-addressing hash table (linear probing) that numpy
+# reads for all the distinct words of a chunk at once: each slot holds a word's key, its last 8 bytes and the bytes
+# before them, each packed in an integer, the last byte lowest (word bytes are never 0, so the packed bytes also
+# tell its length), then its number; a key of (0, 0) is an empty slot. Longer words are found in _WORD_NUMBERS.
+_LONGEST_KEYED = 16
+_TABLE = np.zeros((1 << 12, 3), dtype=np.uint64)
+_HASH_MULTIPLIERS = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
+_hash_shift = np.uint64(64 - 12)
+_PROBES = 8  # slots of _TABLE read at once for the words that are not in their first
+_keyed = 0  # words in _TABLE
 # The non-ASCII characters that case-insensitive ASCII letters match in ``re`` ("ı" and "İ"
 # match "i", "ſ" "s", the Kelvin sign "k"): keywords written with them are not ASCII words,
 # so a text that contains one is searched everywhere.
@@ -167,6 +180,8 @@ def _remember(word: bytes, syllables: int, offsets: tuple[tuple[int, ...], ...])
         _WHOLE_KEYWORD = np.concatenate((_WHOLE_KEYWORD, np.zeros_like(_WHOLE_KEYWORD)))
         _XREF_ENTRIES = np.concatenate((_XREF_ENTRIES, np.zeros_like(_XREF_ENTRIES)))
     _SYLLABLES[number] = syllables
+    if len(word) <= _LONGEST_KEYED:
+        _key(number, word)
     _WHOLE_KEYWORD[number] = WHOLE_KEYWORD_RUN.fullmatch(word.decode("ascii")) is not None
     if offsets not in _XREF_ENTRY:
         entry = _XREF_ENTRY[offsets] = len(_XREF_OFFSETS)
@@ -179,6 +194,72 @@ def _remember(word: bytes, syllables: int, offsets: tuple[tuple[int, ...], ...])
     _WORDS.append(word)
     _WORD_NUMBERS[word] = number
     return number
+
+
+def _slots(last: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """The first slot of _TABLE to look at for each key (``last``, ``before``)."""
+    mixed = (last ^ (before * _HASH_MULTIPLIERS[0])) * _HASH_MULTIPLIERS[1]
+    return (mixed >> _hash_shift).astype(np.int64)
+
+
+def _key(number: int, word: bytes) -> None:
+    """Put word ``number`` (at most _LONGEST_KEYED bytes) in _TABLE, which is doubled when a quarter full (few
+    words are then more than a slot or two from their first)."""
+    global _TABLE, _hash_shift, _keyed
+    _keyed += 1
+    entries = [(int.from_bytes(word[-8:], "big"), int.from_bytes(word[:-8], "big"), number)]
+    if 4 * _keyed > len(_TABLE):
+        entries += [(int(last), int(before), int(n)) for last, before, n in _TABLE[_TABLE[:, 0] != 0].tolist()]
+        _TABLE = np.zeros((2 * len(_TABLE), 3), dtype=np.uint64)
+        _hash_shift -= np.uint64(1)
+    keys = np.array([entry[:2] for entry in entries], dtype=np.uint64)
+    mask = len(_TABLE) - 1
+    for entry, slot in zip(entries, _slots(keys[:, 0], keys[:, 1]).tolist()):
+        while _TABLE[slot, 0] != 0:
+            slot = (slot + 1) & mask
+        _TABLE[slot] = entry
+
+
+def _word_numbers(words: pa.Array) -> np.ndarray:
+    """The number of each of the distinct ``words`` (an Arrow binary array without nulls), learning the new ones:
+    Python sees the new ones and those longer than _LONGEST_KEYED."""
+    offsets = np.frombuffer(words.buffers()[1], dtype=np.int32, count=len(words) + 1, offset=4 * words.offset)
+    data = np.zeros(8 + int(offsets[-1]), dtype=np.uint8)  # (8 bytes before the first word: see _eight_before)
+    data[8 + int(offsets[0]):] = np.frombuffer(words.buffers()[2], dtype=np.uint8, count=int(offsets[-1] - offsets[0]),
+                                               offset=int(offsets[0]))
+    ends = offsets[1:].astype(np.int64) + 8
+    lengths = np.diff(offsets)
+    last = _eight_before(data, ends) & _LOWEST_BYTES_TO_8[np.minimum(lengths, 8)]
+    before = np.zeros(len(lengths), dtype=np.uint64)
+    longer = np.flatnonzero(lengths > 8)
+    before[longer] = _eight_before(data, ends[longer] - 8) & _LOWEST_BYTES_TO_8[np.minimum(lengths[longer] - 8, 8)]
+    keyed = np.flatnonzero(lengths <= _LONGEST_KEYED)
+    numbers = np.empty(len(lengths), dtype=np.int64)
+    unknown = [np.flatnonzero(lengths > _LONGEST_KEYED)]
+    # Each word's first slot, then, for those not there (a few), the next _PROBES slots at once, and so on.
+    # (Words are only ever added: a word is in _TABLE if it is found before the first empty slot after its first.)
+    found = np.take(_TABLE, _slots(last[keyed], before[keyed]), axis=0)
+    same = (found[:, 0] == last[keyed]) & (found[:, 1] == before[keyed])
+    numbers[keyed[same]] = found[same, 2].astype(np.int64)
+    unknown.append(keyed[found[:, 0] == 0])
+    pending = keyed[(found[:, 0] != 0) & ~same]
+    probe = 1
+    while len(pending):
+        slots = (_slots(last[pending], before[pending])[:, None] + np.arange(probe, probe + _PROBES)) & (len(_TABLE) - 1)
+        found = np.take(_TABLE, slots, axis=0)  # (word, probe, key and number)
+        same = (found[:, :, 0] == last[pending, None]) & (found[:, :, 1] == before[pending, None])
+        hit = same.any(axis=1)
+        numbers[pending[hit]] = found[hit, same[hit].argmax(axis=1), 2].astype(np.int64)
+        empty = ~hit & (found[:, :, 0] == 0).any(axis=1)
+        unknown.append(pending[empty])
+        pending = pending[~(hit | empty)]
+        probe += _PROBES
+    unknown = np.concatenate(unknown)
+    if len(unknown):
+        starts = ends - lengths
+        numbers[unknown] = [_WORD_NUMBERS[data[start:end].tobytes()]
+                            for start, end in zip(starts[unknown].tolist(), ends[unknown].tolist())]
+    return numbers
 
 
 def _learnt_since(number: int) -> list[tuple[bytes, int, tuple[tuple[int, ...], ...]]]:
@@ -288,6 +369,7 @@ _ABBREVIATIONS_PACKED = np.sort(np.array(
 # By k: the lowest bit of the k-th lowest byte of an integer, and the mask of the k lowest bytes.
 _LOWEST_BIT_OF_BYTE = np.array([1 << (8 * k) for k in range(8)], dtype=np.uint64)
 _LOWEST_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)], dtype=np.uint64)
+_LOWEST_BYTES_TO_8 = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 _ONE_PER_BYTE = np.uint64(0x0101010101010101)
 
 
@@ -463,9 +545,17 @@ def _paper_xref_counts(texts: list[str], joined: str, codes: np.ndarray, classes
     return counts
 
 
+_PAIRS_SEEN = np.zeros(1 << 22, dtype=bool)  # (4 MB kept from call to call: fresh ones would be mapped afresh)
+
+
 def _distinct_per_group(groups: np.ndarray, values: np.ndarray, n_values: int, n_groups: int) -> np.ndarray:
     """The number of distinct ``values`` (from 0 to ``n_values - 1``) in each group, given the group
     of each value in ascending order."""
+    if n_values * n_groups <= len(_PAIRS_SEEN):  # a flag per (group, value) pair, counted by group
+        seen = _PAIRS_SEEN[:n_values * n_groups]
+        seen[:] = False
+        seen[groups * n_values + values] = True
+        return np.count_nonzero(seen.reshape(n_groups, n_values), axis=1)
     if n_values <= 1 << 16:  # a stable sort of 16-bit keys is a radix sort
         order = np.argsort(values.astype(np.uint16), kind="stable")
         sorted_groups, sorted_values = groups[order], values[order]
@@ -525,15 +615,16 @@ def _score_present(texts: list[str]) -> np.ndarray:
                                     ).dictionary_encode()
     indices = encoded.indices  # int32 without nulls: read from its buffer (to_numpy would import pandas)
     local = np.frombuffer(indices.buffers()[1], dtype=np.int32, count=len(indices), offset=4 * indices.offset)
-    distinct = encoded.dictionary.to_pylist()
-    numbers = np.fromiter(map(_WORD_NUMBERS.__getitem__, distinct), dtype=np.int64, count=len(distinct))[local]
+    n_distinct = len(encoded.dictionary)
+    numbers = _word_numbers(encoded.dictionary)  # (of each distinct word: what the words' numbers give is read
+    # by ``local`` from arrays as long as the chunk's vocabulary)
 
     word_bounds = np.append(np.searchsorted(word_starts, text_starts), n_tokens)
     n_words = np.diff(word_bounds)
     text_of_word = np.repeat(np.arange(n), n_words)
-    syllable_sums = np.concatenate(([0], np.cumsum(_SYLLABLES[numbers])))
+    syllable_sums = np.concatenate(([0], np.cumsum(np.take(_SYLLABLES[numbers], local))))
     syllables = syllable_sums[word_bounds[1:]] - syllable_sums[word_bounds[:-1]]
-    n_types = _distinct_per_group(text_of_word, local, len(distinct), n)
+    n_types = _distinct_per_group(text_of_word, local, n_distinct, n)
 
     # Sentences with a word: a word starts one when it is the first of its text, or when the
     # split expression matches between it and the word before (a match never takes a letter,
@@ -551,10 +642,11 @@ def _score_present(texts: list[str]) -> np.ndarray:
     special = rare[(rare_classes & (_SECTION_SIGN | _FOLD)) != 0]
     section_signs = special[codes[special] == ord("§")]
     searched_whole = np.unique(np.searchsorted(text_starts, special[codes[special] != ord("§")], side="right") - 1)
-    keyword_words = np.flatnonzero(_XREF_ENTRIES[numbers])
-    entries, keyword_starts = _XREF_ENTRIES[numbers[keyword_words]], word_starts[keyword_words]
+    keyword_words = np.flatnonzero(np.take(_XREF_ENTRIES[numbers], local))
+    keywords = numbers[local[keyword_words]]
+    entries, keyword_starts = _XREF_ENTRIES[keywords], word_starts[keyword_words]
     # (before a whole keyword, only where an identifier may follow it)
-    tried = ~_WHOLE_KEYWORD[numbers[keyword_words]] | _identifier_may_follow(codes, classes, word_ends[keyword_words])
+    tried = ~_WHOLE_KEYWORD[keywords] | _identifier_may_follow(codes, classes, word_ends[keyword_words])
     candidates = _candidates(keyword_starts[tried], entries[tried], _PRAIB, section_signs, text_starts, searched_whole)
     starts, group_numbers, ends = _xref_matches(XREF_PATTERN, joined, candidates)
     xref = np.bincount(_owners(text_starts, starts) * len(XREF_TYPES) + _TYPE_POSITION[group_numbers],

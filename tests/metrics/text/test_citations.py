@@ -130,3 +130,24 @@ def test_a_search_from_the_first_year_still_finds_the_references_that_reach_fart
         first_year = min(text.find("2017") % len(text), text.find("2022") % len(text))
         assert count_citations(text) == expected
         assert count_citations(text, first_year) == expected
+
+
+def test_quoted_titles_are_tried_only_where_one_can_begin_with_the_same_matches():
+    from praib.metrics.text import citations
+
+    def quoted(title, container="Venue, ", year="2019", opening='"', closing='"'):
+        return f"{opening}{title}{closing} {container}{year}."
+
+    texts = [
+        quoted("ab"), quoted("a"), quoted("x" * 300 + "."), quoted("x" * 301), quoted("x" * 301 + "."),
+        quoted("Title", container="y" * 249), quoted("Title", container="y" * 250), quoted("Title", container="y" * 251),
+        quoted("Title", opening="“", closing="”"), quoted("Title", closing="“"), quoted("Ti\ntle"),
+        quoted("Title", container="in \"Proc.\" "), quoted("Title", container="line\nbreak "),
+        quoted("Title", year="20201"), quoted("Title", year="1799"), quoted("Title", year="v2.2019"),
+        'He said "great" and "fine" then "Title," Venue 2017 and "Other." arXiv, 2020, pp. 1-2.',
+        '"""' + quoted("Title") + '"' * 3, 'A "quote" 2019 "' + "z" * 400 + '" 2020 "Last." 2021',
+    ]
+    for text in texts:
+        for start in range(0, len(text), 7):
+            assert ([m.span() for m in citations._quoted_anchors(text, start)]
+                    == [m.span() for m in citations._QUOTED_RE.finditer(text, start)]), (text, start)

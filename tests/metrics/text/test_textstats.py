@@ -206,6 +206,40 @@ def test_words_learnt_in_a_process_match_the_uncached_counts():
     assert textstats._XREF_OFFSETS[textstats._XREF_ENTRIES[numbers[b"line"]]] == ((0,), (), ())
 
 
+def test_the_word_table_finds_every_word_learnt_by_its_bytes(monkeypatch):
+    # Lengths around the two packed integers (8, 16), repeated letters whose packed bytes differ only by length,
+    # curly apostrophes, words too long for the table, and enough new words for it to grow a few times.
+    rng = random.Random(5)
+    edges = ["a" * k for k in range(1, 20)] + ["ab" * k for k in range(1, 10)] + [
+        "abcdefgh", "abcdefghi", "xabcdefgh", "abcdefghijklmnop", "abcdefghijklmnopq", "bcdefghijklmnopq",
+        "don’t", "don't", "Don’T", "o’neill’s", "hyperparameterizations", "counterrevolutionaries"]
+    made_up = ["".join(rng.choices("aeioulmnrstkz'", k=rng.randint(1, 24))).strip("'") or "q" for _ in range(6000)]
+    texts = [" ".join(edges)] + [" ".join(made_up[i:i + 50]) for i in range(0, len(made_up), 50)]
+    assert_identical(score_texts(texts, workers=1), texts)
+    known = list(textstats._WORD_NUMBERS.items())
+    assert len(textstats._TABLE) >= 4 * sum(len(word) <= 16 for word, _ in known)  # (it has grown)
+    for word in ("aaaaaaaa", "aaaaaaaaa", "abcdefghijklmnop", "abcdefghijklmnopq", "don't", "o'neill's"):
+        assert word.encode() in textstats._WORD_NUMBERS, word
+    import pyarrow as pa
+
+    words = pa.array([word for word, _ in known], pa.binary())
+    # (the words of at most 16 letters from the table alone)
+    monkeypatch.setattr(textstats, "_WORD_NUMBERS", {word: number for word, number in known if len(word) > 16})
+    assert textstats._word_numbers(words).tolist() == [number for _, number in known]
+    assert textstats._word_numbers(words.slice(7, 100)).tolist() == [number for _, number in known[7:107]]
+
+
+@pytest.mark.parametrize("n_values", [7, 3000, 60_000, 70_000])  # (flags per pair; a radix sort; a sort)
+def test_distinct_values_per_group(n_values):
+    rng = np.random.default_rng(n_values)
+    n_groups = 120
+    groups = np.sort(rng.integers(0, n_groups - 1, 20_000))  # (the last group has none)
+    values = np.minimum(rng.zipf(1.3, len(groups)) - 1, n_values - 1)
+    expected = [len(set(values[groups == g].tolist())) for g in range(n_groups)]
+    for _ in range(2):  # (the flags of one call do not count in the next)
+        assert textstats._distinct_per_group(groups, values, n_values, n_groups).tolist() == expected
+
+
 def children():
     return {process.pid for process in multiprocessing.active_children()}
 
