@@ -74,7 +74,7 @@ import multiprocessing
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 from datasets import Dataset
 

@@ -24,7 +24,7 @@ import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -460,7 +460,7 @@ def _codes(codes: Codes, values: Sequence, order: list[int]) -> np.ndarray:
     return np.fromiter(map(known.__getitem__, values), np.int32, len(values))
 
 
-def _indexes(values: Sequence, index: Any) -> np.ndarray:
+def _indexes(values: Sequence, index: Callable[[Any], int]) -> np.ndarray:
     """``index(value)`` of each of ``values`` as int8, worked out once for each distinct value."""
     known = {value: index(value) for value in set(values)}
     return np.fromiter(map(known.__getitem__, values), np.int8, len(values))

@@ -10,7 +10,7 @@ with ``by_decision`` first.
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import compress, repeat
 
