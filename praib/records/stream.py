@@ -124,7 +124,7 @@ def iter_record_batches(source: str | Path, kind: str = "review", split: str = "
     - **JSONL** is read line by line; a batch is ``batch_rows`` lines (blank ones count, and are
       skipped). Fixed line counts, rather than byte ranges, make a batch the same size in records for
       every kind of source, and give every error its line number; another shard's lines are passed over
-      by finding their newlines in large blocks read from the file, without copying or decoding them, which
+      by finding their newlines in large blocks read from the file, without splitting or decoding them, which
       costs little next to parsing.
     - A **JSON** file holding a list (or ``{"records": [...]}``, ``{"notes": [...]}``, or one AI-Scientist
       review) is read whole, as JSON cannot be read in parts, then batched.
