@@ -229,10 +229,10 @@ def _word_numbers(words: pa.Array) -> np.ndarray:
                                                offset=int(offsets[0]))
     ends = offsets[1:].astype(np.int64) + 8
     lengths = np.diff(offsets)
-    last = _eight_before(data, ends) & _LOWEST_BYTES_TO_8[np.minimum(lengths, 8)]
+    last = _eight_before(data, ends) & _LOWEST_BYTES[np.minimum(lengths, 8)]
     before = np.zeros(len(lengths), dtype=np.uint64)
     longer = np.flatnonzero(lengths > 8)
-    before[longer] = _eight_before(data, ends[longer] - 8) & _LOWEST_BYTES_TO_8[np.minimum(lengths[longer] - 8, 8)]
+    before[longer] = _eight_before(data, ends[longer] - 8) & _LOWEST_BYTES[np.minimum(lengths[longer] - 8, 8)]
     keyed = np.flatnonzero(lengths <= _LONGEST_KEYED)
     numbers = np.empty(len(lengths), dtype=np.int64)
     unknown = [np.flatnonzero(lengths > _LONGEST_KEYED)]
@@ -366,10 +366,9 @@ _ABBREVIATIONS_PACKED = np.sort(np.array(
     [_packed(written) for run in ABBREVIATION_RUNS
      for written in map("".join, itertools.product(*((c, c.upper()) for c in run)))
      if _NOT_AFTER_ABBREVIATION.match(f" {written}.", len(written) + 2) is None], dtype=np.uint64))
-# By k: the lowest bit of the k-th lowest byte of an integer, and the mask of the k lowest bytes.
+# By k: the lowest bit of the k-th lowest byte of an integer (k below 8), and the mask of the k lowest bytes (k to 8).
 _LOWEST_BIT_OF_BYTE = np.array([1 << (8 * k) for k in range(8)], dtype=np.uint64)
-_LOWEST_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)], dtype=np.uint64)
-_LOWEST_BYTES_TO_8 = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+_LOWEST_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 _ONE_PER_BYTE = np.uint64(0x0101010101010101)
 
 
