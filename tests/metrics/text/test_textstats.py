@@ -229,6 +229,41 @@ def test_the_word_table_finds_every_word_learnt_by_its_bytes(monkeypatch):
     assert textstats._word_numbers(words.slice(7, 100)).tolist() == [number for _, number in known[7:107]]
 
 
+def test_the_word_table_tells_apart_words_that_share_their_first_slot(monkeypatch):
+    # Every word is sent to the same first slot, three before the end of a small table, so that each lookup
+    # must walk a chain longer than one read of _PROBES slots, wrap around, and compare both halves of the key:
+    # the pairs below share their last 8 bytes or the bytes before them, or differ only in length. Each word in
+    # turn is learnt first, so that each is once the one in the first slot.
+    import pyarrow as pa
+
+    words = [b"abcdefghijklmnop", b"xbcdefghijklmnop", b"abcdefghijklmnoq", b"bcdefghijklmnop",
+             b"aabcdefgh", b"babcdefgh", b"abcdefgh", b"bcdefgh", b"a", b"aa", b"aaaaaaaa", b"aaaaaaaaa",
+             b"aaaaaaaaaaaaaaaa", b"don't", b"xdon't", b"paper's", b"papers", b"zzzzzzzzzzzzzzz", b"zzzzzzzzzzzzzzzz"]
+    absent = [b"abcdefghijklmnoz", b"zbcdefghijklmnop", b"aaa", b"cabcdefgh", b"aaaaaaaaaaaaaaa"]
+    numbers = {word: 1000 + 7 * i for i, word in enumerate(words)}
+    asked = []
+
+    class Unkeyed(dict):  # where a word the table does not hold is looked for
+        def __missing__(self, word):
+            asked.append(word)
+            return -1
+
+    monkeypatch.setattr(textstats, "_slots", lambda last, before: np.full(len(last), len(textstats._TABLE) - 3))
+    monkeypatch.setattr(textstats, "_WORD_NUMBERS", Unkeyed())
+    for first in range(len(words)):
+        monkeypatch.setattr(textstats, "_TABLE", np.zeros((16, 3), dtype=np.uint64))
+        monkeypatch.setattr(textstats, "_keyed", 0)
+        monkeypatch.setattr(textstats, "_hash_shift", np.uint64(64 - 4))
+        for word in words[first:] + words[:first]:
+            textstats._key(numbers[word], word)
+        assert len(textstats._TABLE) == 128  # (it grew three times, each time placing its words anew)
+        asked.clear()
+        looked_up = words[::-1] + absent
+        assert textstats._word_numbers(pa.array(looked_up, pa.binary())).tolist() == \
+            [numbers.get(word, -1) for word in looked_up]
+        assert sorted(asked) == sorted(absent)
+
+
 @pytest.mark.parametrize("n_values", [7, 3000, 60_000, 70_000])  # (flags per pair; a radix sort; a sort)
 def test_distinct_values_per_group(n_values):
     rng = np.random.default_rng(n_values)
