@@ -422,7 +422,7 @@ def jsonl_batch(lines: list[bytes]) -> list[Any] | None:
     if lines and {raw[:1] for raw in lines} == {b"{"} and {raw[-2:] for raw in lines[:-1]} <= {b"}\n"}:
         try:
             values = _RECORDS.decode_lines(b"".join(lines))
-        except (ValueError, RecursionError):  # not UTF-8 (a UnicodeDecodeError), not JSON, not such an object
+        except (msgspec.DecodeError, ValueError, RecursionError):  # not JSON or not such an object, not UTF-8
             values = None
         if values is not None and len(values) == len(lines):
             return values
