@@ -19,9 +19,10 @@ import sys
 from collections import Counter
 import dataclasses
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Union
 
 import datasets
+import msgspec
 import pyarrow as pa
 import yaml
 from datasets import Dataset, List, Value
@@ -392,10 +393,44 @@ def iter_jsonl(path: Path, empty_ok: bool = False) -> Iterator[tuple[str, Any]]:
         raise RecordError(str(path), None, "empty: no records")
 
 
+def _json_nested(depth: int) -> Any:
+    """The JSON values nested at most ``depth`` arrays or objects deep, as a type for msgspec to decode to."""
+    value = Union[None, bool, int, float, str]
+    for _ in range(depth):
+        value = Union[None, bool, int, float, str, list[value], dict[str, value]]
+    return value
+
+
+# JSON objects whose values nest at most 8 deep (a review record's nest 2): decoded by msgspec, in C, straight from
+# the bytes, about twice as fast as the json module. Where both accept a text, both give the same values (ints of
+# any size as ints, floats as float() reads their digits, the last of repeated keys in the place of the first);
+# msgspec refuses some texts json reads: NaN, Infinity, numbers beyond a float's range, lone surrogate escapes.
+# The bound keeps it far from the recursion limit, where json, which spends one level more on its call, would refuse
+# a text nested a level less deeply than msgspec. strict: no text read as a number or a bool.
+_RECORDS = msgspec.json.Decoder(dict[str, _json_nested(8)], strict=True)
+
+
 def jsonl_batch(lines: list[bytes]) -> list[Any] | None:
     """The values of the lines of a JSONL file when every one of them is one, decoded in one pass without the
     per-line bookkeeping that only an error message or a blank line needs (the common case); else None, and
     :func:`jsonl_values` skips or names the lines as ever."""
+    # Lines that each open an object and (the last aside) end with its "}" and the newline, as praib writes them:
+    # msgspec decodes them at once. A "}" at the end of a line ends a value at the top (a string does not run on
+    # over a newline, and a "{" cannot follow a value inside an object or array), so each line starts a value
+    # and holds one when there are as many values as lines. Anything else, or anything msgspec refuses, is
+    # decoded by the json module as ever.
+    if lines and {raw[:1] for raw in lines} == {b"{"} and {raw[-2:] for raw in lines[:-1]} <= {b"}\n"}:
+        try:
+            values = _RECORDS.decode_lines(b"".join(lines))
+        except (msgspec.DecodeError, ValueError, RecursionError):  # not JSON or not such an object, not UTF-8
+            values = None
+        if values is not None and len(values) == len(lines):
+            return values
+    return _json_module_batch(lines)
+
+
+def _json_module_batch(lines: list[bytes]) -> list[Any] | None:
+    """:func:`jsonl_batch` by the json module, for lines msgspec is not given or refuses."""
     scan = _JSON.scan_once  # what JSONDecoder.decode calls, less the Python around it
     try:
         texts = [raw.decode("utf-8") for raw in lines]
