@@ -146,7 +146,7 @@ def test_a_stream_gives_what_the_whole_input_gives(seed, monkeypatch, caplog):
         assert str(raised.value) == error
 
 
-def test_a_repeat_of_the_first_record_is_found_after_a_million_others():
+def test_a_repeat_of_the_first_record_is_found_after_a_quarter_million_others():
     repeats = StreamRepeats("rebuttal")
     first = coerce_record({"rebuttal_id": "b0", "paper_id": "p0", "text": "We thank the reviewer."}, "rebuttal", "")
     assert repeats.fresh([first]) == [first]
