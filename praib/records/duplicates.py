@@ -227,10 +227,10 @@ class StreamRepeats:
             older, newer = self._runs.pop(-2), self._runs.pop()
             at = np.searchsorted(older[0], newer[0])
             self._runs.append(tuple(np.insert(old, at, new) for old, new in zip(older, newer)))
-        if not self._seen.add(keys):  # full: a new one for twice the identity hashes kept, holding them all
+        if not self._seen.add(keys):  # full: a new one of twice the capacity (or more), holding them all
             held = sum(len(run_keys) for run_keys, _, _ in self._runs)
-            capacity = self._seen.capacity
-            while capacity < 2 * held:
+            capacity = 2 * self._seen.capacity
+            while capacity < held:
                 capacity *= 2
             self._seen = _SeenFilter(capacity)
             for run_keys, _, _ in self._runs:
