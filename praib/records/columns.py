@@ -17,7 +17,10 @@ words as ever.
 from __future__ import annotations
 
 import operator
-from itertools import repeat
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import chain, repeat
 from typing import Any
 
 from praib.records.io import ReadNotes, _as_struct, _as_subscores, _review_id
@@ -46,12 +49,13 @@ def coerce_batch(raws: list[Any], kind: str, notes: ReadNotes) -> list[dict] | N
     layouts: dict[tuple, list[int]] = {}  # the keys of some records, in their order -> their positions
     for position, layout in enumerate(map(tuple, raws)):
         layouts.setdefault(layout, []).append(position)
+    subscore_keys = subscore_names() if "subscores" in SCHEMAS[kind][0] else frozenset()
     found = ReadNotes()
     rows: list[Any] = [None] * len(raws)
     try:
         for layout, positions in layouts.items():
             group = [raws[position] for position in positions]
-            for position, row in zip(positions, _layout_rows(kind, layout, group, found)):
+            for position, row in zip(positions, _layout_rows(_plan(kind, layout, subscore_keys), group, found)):
                 rows[position] = row
     except (_NotCanonical, RecordError):  # whatever the per-record path says, it says for the right record
         return None
@@ -59,36 +63,62 @@ def coerce_batch(raws: list[Any], kind: str, notes: ReadNotes) -> list[dict] | N
     return rows
 
 
-def _layout_rows(kind: str, layout: tuple, raws: list[dict], found: ReadNotes) -> list[dict]:
-    """The rows of ``raws``, records whose keys are ``layout`` in that order, each field checked and completed over
-    all of them at once, each row made once from its columns; raises :class:`_NotCanonical` where coerce_record
-    would convert, note or refuse a value."""
-    features, required, id_field = SCHEMAS[kind]
-    subscore_keys = subscore_names() if "subscores" in features else frozenset()
+@dataclass(frozen=True)
+class _Plan:
+    """What checking the records of one layout (their keys, in one order) asks, worked out once for the layout."""
+
+    kind: str
+    present: tuple[str, ...]  # the schema's fields the records give, in their order
+    values: Callable[[dict], tuple]  # a record's values of ``present``
+    plain: tuple[tuple[str, str, bool], ...]  # (field, dtype, whether an id) of each plain field given
+    required: tuple[str, ...]  # the required fields (all of them given)
+    extra: tuple[str, ...]  # the keys the schema does not know
+    folded: tuple[str, ...]  # those that are sub-scores, in their order
+    unknown: tuple[str, ...]  # the others
+    template: dict  # the schema's fields in its order, each None
+
+
+@lru_cache(maxsize=256)
+def _plan(kind: str, layout: tuple, subscore_keys: frozenset) -> _Plan | None:
+    """The plan of ``layout``; None when it lacks a required field."""
+    features, required, _ = SCHEMAS[kind]
     present = tuple(key for key in layout if key in features)
     if any(name not in present for name in required):
+        return None
+    extra = tuple(key for key in layout if key not in features)
+    plain = tuple((name, features[name].dtype, name in IDENTITY_FIELDS) for name in present
+                  if name != "subscores" and not isinstance(features[name], dict) and hasattr(features[name], "dtype"))
+    return _Plan(kind, present, _values_of(present), plain, required, extra,
+                 tuple(key for key in extra if key in subscore_keys),
+                 tuple(key for key in extra if key not in subscore_keys), dict.fromkeys(features))
+
+
+def _layout_rows(plan: _Plan | None, raws: list[dict], found: ReadNotes) -> list[dict]:
+    """The rows of ``raws``, records of one layout planned by ``plan``, each field checked and completed over all
+    of them at once, each row made once from its columns; raises :class:`_NotCanonical` where coerce_record would
+    convert, note or refuse a value."""
+    if plan is None:
         raise _NotCanonical("required")
-    extra = [key for key in layout if key not in features]
-    folded = tuple(key for key in extra if key in subscore_keys)
-    found.unknown_fields.update(key for key in extra if key not in subscore_keys)
-    columns: dict[str, Any] = dict(zip(present, zip(*map(_values_of(present), raws))))
-    for name, column in columns.items():
-        feature = features[name]
-        if name in required and (None in column or "" in column):
+    kind = plan.kind
+    features, _, id_field = SCHEMAS[kind]
+    found.unknown_fields.update(plan.unknown)
+    columns: dict[str, Any] = dict(zip(plan.present, zip(*map(plan.values, raws))))
+    for name in plan.required:
+        column = columns[name]
+        if None in column or "" in column:
             raise _NotCanonical(name)
-        if name == "subscores" or isinstance(feature, dict) or not hasattr(feature, "dtype"):
-            continue  # below
-        _check_plain(column, feature.dtype)
-        if name in IDENTITY_FIELDS:
+    for name, dtype, is_id in plan.plain:
+        column = columns[name]
+        _check_plain(column, dtype)
+        if is_id:
             ids = "".join(filter(None, column))
             if not (ids.isascii() and ids.isprintable()):  # canonical_id would normalise or refuse them
                 raise _NotCanonical(name)
     # Each row is the schema's fields in its order, None where the record gives none, merged with the record (a
     # copy made in C, row by row); its keys the schema does not know are dropped, and the columns that checking
     # changes are set anew.
-    template = dict.fromkeys(features)
-    rows = list(map(template.__or__, raws))
-    for key in extra:
+    rows = list(map(plan.template.__or__, raws))
+    for key in plan.extra:
         list(map(operator.delitem, rows, repeat(key)))
     changed: dict[str, Any] = {}
     if "source" in columns and kind in ("review", "meta_review"):
@@ -96,7 +126,7 @@ def _layout_rows(kind: str, layout: tuple, raws: list[dict], found: ReadNotes) -
     for name, feature in features.items():
         if name == "subscores":
             given = columns.get(name, ())
-            own = _own_subscores(raws, folded)
+            own = _own_subscores(raws, plan.folded)
             changed[name] = (own if set(map(type, given)) <= {_NONE}
                              else [_given_subscores(value) + scores for value, scores in zip(given, own)])
         elif isinstance(feature, dict):
@@ -111,8 +141,11 @@ def _layout_rows(kind: str, layout: tuple, raws: list[dict], found: ReadNotes) -
     if kind == "review" and None in texts:
         # As coerce_record: the text of a record that only carries sections.
         sections = [columns[name] for name in REVIEW_SECTIONS if name in columns]
-        changed["text"] = [text if text is not None else "\n\n".join(filter(None, parts)) or None
-                           for text, *parts in zip(texts, *sections)]
+        if "text" not in columns and sections and not any(None in parts or "" in parts for parts in sections):
+            changed["text"] = list(map("\n\n".join, zip(*sections)))  # every record's sections, all given
+        else:
+            changed["text"] = [text if text is not None else "\n\n".join(filter(None, parts)) or None
+                               for text, *parts in zip(texts, *sections)]
     for name, values in changed.items():
         list(map(operator.setitem, rows, repeat(name), values))
     if None in columns.get(id_field, (None,)):
@@ -160,16 +193,18 @@ def _own_subscores(raws: list[dict], keys: tuple[str, ...]) -> list[list[dict]]:
     raises unless they are whole numbers in range."""
     if not keys:
         return [[] for _ in raws]
-    values = list(map(_values_of(keys), raws))
-    scores = [score for record in values for score in record]
-    types = set(map(type, scores))
+    columns = list(zip(*map(_values_of(keys), raws)))
+    types = set(map(type, chain.from_iterable(columns)))
     if not types <= {int, _NONE}:
         raise _NotCanonical("subscores")
     if int in types:
-        _check_range([score for score in scores if score is not None] if _NONE in types else scores,
-                     _SUBSCORE_BOUND)
+        _check_range([score for score in chain.from_iterable(columns) if score is not None] if _NONE in types
+                     else list(chain.from_iterable(columns)), _SUBSCORE_BOUND)
+    if _NONE not in types:  # each record gives every one: made key by key, then gathered record by record
+        scores = [[{"name": key, "value": score} for score in column] for key, column in zip(keys, columns)]
+        return list(map(list, zip(*scores)))
     return [[{"name": key, "value": score} for key, score in zip(keys, record) if score is not None]
-            for record in values]
+            for record in zip(*columns)]
 
 
 def _values_of(keys: tuple[str, ...]):

@@ -121,9 +121,11 @@ class StreamRepeats:
 
     Each record seen costs 24 bytes: a 64-bit hash of its identity, one of its content, and its position
     (to list identities in order of first use, as :func:`drop_duplicates` does), kept in sorted numpy
-    runs that merge as they grow. The hashes are Python's (fast, and the same within one process only).
-    Two identities share a hash with a chance of about n**2 / 2**65 (3e-8 for a million records); such
-    a pair would be reported as one id repeated with different content.
+    runs that merge as they grow, and 4 to 8 bytes of a :class:`_SeenFilter` of the identity hashes, which
+    spares looking up in the runs the identities never seen (nearly all). The hashes are Python's (fast,
+    and the same within one process only). Two identities share a hash with a chance of about
+    n**2 / 2**65 (3e-8 for a million records); such a pair would be reported as one id repeated with
+    different content.
     """
 
     def __init__(self, kind: str):
@@ -134,6 +136,7 @@ class StreamRepeats:
         self._nested = list(nested.items())
         self._edited = "perturbation" in features
         self._runs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # sorted hashes, contents, positions
+        self._seen = _SeenFilter(_SeenFilter.FIRST_CAPACITY)
         self._conflicting: dict[int, tuple[int, str]] = {}  # identity hash -> (first position, label)
         self._exact: list[int] = []
         self._position = 0
@@ -143,8 +146,7 @@ class StreamRepeats:
         those that repeat an earlier record exactly."""
         if not rows:
             return []
-        identities = self._identities(rows)
-        keys = np.fromiter(map(hash, identities), dtype=np.int64, count=len(rows))
+        keys = self._identity_hashes(rows)
         # Each field's values taken column by column: a record's content is its plain values and the hashable
         # forms of its lists and mappings.
         nested = []
@@ -155,8 +157,10 @@ class StreamRepeats:
         contents = list(map(hash, zip(map(self._plain, rows), *nested)))
         earlier = self._earlier(keys)
         start, self._position = self._position, self._position + len(rows)
-        if not earlier and len(np.unique(keys)) == len(rows):  # nearly always: no identity seen before
-            self._add(keys, np.array(contents, dtype=np.int64), np.arange(start, self._position, dtype=np.int64))
+        order = np.argsort(keys)
+        in_order = keys[order]
+        if not earlier and not (in_order[1:] == in_order[:-1]).any():  # nearly always: no identity seen before
+            self._add(in_order, np.array(contents, dtype=np.int64)[order], order + start)
             return list(rows)
         new: dict[int, tuple[int, int]] = {}  # identity hash -> (content, position) of the batch's new ones
         kept = []
@@ -168,21 +172,28 @@ class StreamRepeats:
             elif first_content == content:
                 self._exact.append(position)
             else:
-                self._conflicting.setdefault(key, (first, _label(identities[offset])))
+                self._conflicting.setdefault(key, (first, _label(self._identity(row))))
                 kept.append(row)
         if new:
-            self._add(np.fromiter(new, dtype=np.int64, count=len(new)),
-                      np.fromiter((content for content, _ in new.values()), dtype=np.int64, count=len(new)),
-                      np.fromiter((position for _, position in new.values()), dtype=np.int64, count=len(new)))
+            keys = np.fromiter(new, dtype=np.int64, count=len(new))
+            order = np.argsort(keys)
+            self._add(keys[order],
+                      np.fromiter((content for content, _ in new.values()), dtype=np.int64, count=len(new))[order],
+                      np.fromiter((position for _, position in new.values()), dtype=np.int64, count=len(new))[order])
         return kept
 
-    def _identities(self, rows: Sequence[dict]) -> list[tuple]:
-        """Each record's identity: its id, and the kind and seed of its perturbation (both None for an original)."""
+    def _identity(self, row: dict) -> tuple:
+        """A record's identity: its id, and the kind and seed of its perturbation (both None for an original)."""
+        return (row[self._id_field], *_edit(row)) if self._edited else (row[self._id_field], None, None)
+
+    def _identity_hashes(self, rows: Sequence[dict]) -> np.ndarray:
+        """The hash of each record's identity: of its id alone for an original (no tuple to make), of the
+        identity's tuple for a perturbed record."""
         ids = map(operator.itemgetter(self._id_field), rows)
         edits = list(map(operator.itemgetter("perturbation"), rows)) if self._edited else [None]
         if edits.count(None) == len(edits):
-            return list(zip(ids, repeat(None), repeat(None)))
-        return [(identity, *_edit(row)) for identity, row in zip(ids, rows)]
+            return np.fromiter(map(hash, ids), dtype=np.int64, count=len(rows))
+        return np.fromiter(map(_identity_hash, map(self._identity, rows)), dtype=np.int64, count=len(rows))
 
     def finish(self, where: str) -> None:
         """At the end of the stream: a :class:`RecordError` naming ``where`` and the identities used with
@@ -195,6 +206,10 @@ class StreamRepeats:
 
     def _earlier(self, keys: np.ndarray) -> dict[int, tuple[int, int]]:
         """(content, position) of the earlier record of each of ``keys`` seen before this batch."""
+        maybe = self._seen.holds(keys)
+        if not maybe.any():
+            return {}
+        keys = keys[maybe]
         found = {}
         for run_keys, run_contents, run_positions in self._runs:
             at = np.minimum(np.searchsorted(run_keys, keys), len(run_keys) - 1)
@@ -204,14 +219,65 @@ class StreamRepeats:
         return found
 
     def _add(self, keys: np.ndarray, contents: np.ndarray, positions: np.ndarray) -> None:
-        """Keep the identity hashes ``keys`` of records seen for the first time, with their contents and positions."""
-        order = np.argsort(keys)
-        self._runs.append((keys[order], contents[order], positions[order]))
-        # Runs merge like the digits of a binary counter: at most log2(records) of them, each searched per batch.
+        """Keep the identity hashes ``keys`` (sorted) of records seen for the first time, with their contents and
+        positions."""
+        self._runs.append((keys, contents, positions))
+        # Runs merge like the digits of a binary counter: at most log2(records) of them.
         while len(self._runs) > 1 and len(self._runs[-2][0]) <= len(self._runs[-1][0]):
             older, newer = self._runs.pop(-2), self._runs.pop()
             at = np.searchsorted(older[0], newer[0])
             self._runs.append(tuple(np.insert(old, at, new) for old, new in zip(older, newer)))
+        if not self._seen.add(keys):  # full: a new one of twice the capacity (or more), holding them all
+            held = sum(len(run_keys) for run_keys, _, _ in self._runs)
+            capacity = 2 * self._seen.capacity
+            while capacity < held:
+                capacity *= 2
+            self._seen = _SeenFilter(capacity)
+            for run_keys, _, _ in self._runs:
+                self._seen.add(run_keys)
+
+
+def _identity_hash(identity: tuple) -> int:
+    return hash(identity[0]) if identity[1:] == (None, None) else hash(identity)
+
+
+class _SeenFilter:
+    """A Bloom filter of identity hashes (3 bit positions a hash, 32 bits a hash it holds at most): says which
+    hashes may have been added, never missing one that was; of the others it lets through fewer than one in a
+    thousand, so most batches of 256 never search the runs.
+
+    Written here, not taken from a library: it works on a numpy array of hashes at once and needs only the
+    three vectorised operations below."""
+
+    FIRST_CAPACITY = 2 ** 16
+    _BITS_A_HASH = 32
+    # Odd 64-bit multipliers: each bit position is the top bits of the hash times one of them (multiply-shift).
+    _MULTIPLIERS = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], dtype=np.uint64)
+    _BIT = np.array([1 << shift for shift in range(8)], dtype=np.uint8)
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        bits = capacity * self._BITS_A_HASH
+        self._shift = np.uint64(64 - (bits.bit_length() - 1))
+        self._bytes = np.zeros(bits // 8, dtype=np.uint8)
+        self._count = 0
+
+    def _bits(self, keys: np.ndarray) -> np.ndarray:
+        return (keys.view(np.uint64)[:, None] * self._MULTIPLIERS) >> self._shift
+
+    def holds(self, keys: np.ndarray) -> np.ndarray:
+        """For each of ``keys``, False where it was never added."""
+        bits = self._bits(keys)
+        return (self._bytes[bits >> np.uint64(3)] & self._BIT[bits & np.uint64(7)]).all(axis=1)
+
+    def add(self, keys: np.ndarray) -> bool:
+        """Adds ``keys``; False (and nothing added) when that would pass the capacity."""
+        if self._count + len(keys) > self.capacity:
+            return False
+        self._count += len(keys)
+        bits = self._bits(keys).ravel()
+        np.bitwise_or.at(self._bytes, bits >> np.uint64(3), self._BIT[bits & np.uint64(7)])
+        return True
 
 
 _SUBSCORE = operator.itemgetter("name", "value")
