@@ -139,7 +139,7 @@ def ownership(folder: str | Path) -> Ownership:
 def _users(folder: Path, relative: PurePosixPath, praib: dict[str, str], holding: set[str]):
     for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
         path = relative / entry.name
-        if str(path) == RECORD:
+        if str(path) in (RECORD, RECORD_LOCK):
             continue
         if entry.is_dir(follow_symlinks=False) and str(path) in holding:
             yield from _users(Path(entry.path), path, praib, holding)
@@ -159,21 +159,34 @@ def record_written(folder: str | Path, written: Mapping[str, str | None]) -> Non
     """Merge ``written`` into the record of ``folder``: each name with the digest (:func:`file_digest`) of the
     file praib has just written there, or None for one praib has removed. The other entries stay, so that
     processes that write files of one folder in turn each add their own; the caller holds the folder's lock
-    (:func:`praib.records.locks.output_lock`) from reading what it replaces to this update. A record left
-    empty is removed."""
+    (:func:`praib.records.locks.output_lock`) from reading what it replaces to this update. The update
+    itself, a read, a merge and a write, holds the record's own lock (:data:`RECORD_LOCK`, waiting up to
+    :data:`RECORD_WAIT` seconds for it): runs that write different files of one folder at the same time,
+    each under its own output's lock, keep each other's entries. A record left empty is removed."""
+    from praib.records.locks import output_lock
+
     folder = Path(os.path.realpath(folder))
-    files = _read_record(folder) or {}
-    for name, digest in written.items():
+    for name in written:
         if not _inside(name):
             raise ValueError(f"{name!r}: not a file name inside {folder}")
-        if digest is None:
-            files.pop(name, None)
+    with output_lock(folder / RECORD, wait=RECORD_WAIT):
+        files = _read_record(folder) or {}
+        for name, digest in written.items():
+            if digest is None:
+                files.pop(name, None)
+            else:
+                files[name] = digest
+        if files:
+            _write_json(folder / RECORD, {"about": _ABOUT, "files": files})
         else:
-            files[name] = digest
-    if files:
-        _write_json(folder / RECORD, {"about": _ABOUT, "files": files})
-    else:
-        _remove(folder / RECORD)
+            _remove(folder / RECORD)
+
+
+#: The lock file of a folder's record (:func:`praib.records.locks.lock_path` of it), there only while an
+#: update of the record holds it; never one of the user's files.
+RECORD_LOCK = f"{RECORD}.lock"
+#: How long an update of a record waits for another to finish (each holds the lock for a read and a write).
+RECORD_WAIT = 60.0
 
 
 @contextmanager
