@@ -235,7 +235,8 @@ def _record_files(before: dict[Path, tuple[int, int, int, int] | None]) -> None:
         if now == identity:
             continue
         target = Path(os.path.realpath(path))
-        record_written(target.parent, {target.name: file_digest(target) if now is not None else None})
+        record_written(target.parent, {target.name: file_digest(target) if now is not None else None},
+                       outputs=True)
 
 
 def _refusing_inputs(command):
@@ -287,10 +288,11 @@ def _overlap(output: Path, source: Path, read_whole: bool) -> str | None:
         held = ownership(read)
         name = written.relative_to(read).as_posix()
         # A folder of records that praib did not write is read whole: a file written into it would be read
-        # back as an input on the next run. Other folders (a run folder) take new files beside their own.
-        if _holds(held.praib, name) if held.recorded else read_whole or os.path.lexists(written):
+        # back as an input on the next run. Other folders (a run folder) take new files beside their own, and
+        # commands' output files (a report written into the run folder) are no files of the folder's.
+        if _holds(held.folders, name) if held.recorded else read_whole or os.path.lexists(written):
             return "is a file of the input folder {path} ({input})"
-    if read.is_relative_to(written) and written.is_dir() and _holds(ownership(written).praib,
+    if read.is_relative_to(written) and written.is_dir() and _holds(ownership(written).folders,
                                                                     read.relative_to(written).as_posix()):
         return "holds the input {path} ({input}), a file praib wrote there that this command would replace"
     return None

@@ -21,6 +21,7 @@ from praib.cli.main import main
 from praib.records.atomic import RECORD, file_digest, record_written
 from tests.chat_server import ChatServer
 from tests.cli.test_cli_grammar import COMMANDS
+from tests.cli.test_output_folders import leaderboard_run, submission
 from tests.paths import DEMO, ROOT
 
 MINE = b"my notes, not praib's\n"
@@ -42,8 +43,10 @@ def listing(folder: Path) -> dict[str, bytes | str]:
             for p in sorted(folder.rglob("*")) if p.is_symlink() or p.is_file()}
 
 
-def recorded(folder: Path) -> dict[str, str]:
-    return json.loads((folder / RECORD).read_text(encoding="utf-8"))["files"]
+def recorded(folder: Path, section: str = "outputs") -> dict[str, str]:
+    """What the record of ``folder`` lists: the output files commands wrote there, or (``files``) the files its
+    output folders wrote."""
+    return json.loads((folder / RECORD).read_text(encoding="utf-8")).get(section, {})
 
 
 def _output(command: click.Command) -> click.Parameter | None:
@@ -251,7 +254,7 @@ def test_processes_recording_files_of_one_folder_at_once_keep_each_others_entrie
     for process in processes:
         process.join(timeout=120)
     assert [process.exitcode for process in processes] == [0] * writers
-    assert len(recorded(tmp_path)) == writers * count
+    assert len(recorded(tmp_path, "files")) == writers * count
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".lock") == []
 
 
@@ -263,3 +266,26 @@ def test_runs_writing_different_files_of_one_folder_at_once_each_record_theirs(t
     outputs = [run.communicate(timeout=300) for run in runs]
     assert [run.returncode for run in runs] == [0, 0, 0], outputs
     assert recorded(tmp_path) == {f"{index}.json": file_digest(tmp_path / f"{index}.json") for index in range(3)}
+
+
+def test_a_report_written_into_a_results_folder_is_listed_apart_and_kept_by_the_folders_rerun(tmp_path):
+    """A folder that is itself a praib output: the file a command writes into it is recorded beside the folder's
+    own files, not as one of them, so that rerunning the report works and rerunning the folder keeps it."""
+    model_a, model_b = submission(tmp_path, "demo-model-a"), submission(tmp_path, "demo-model-b")
+    results = tmp_path / "results"
+    assert leaderboard_run(results, model_a, model_b).exit_code == 0
+    report = results / "report.html"
+    for _ in range(2):
+        written = invoke("leaderboard", "report", results, "-o", report)
+        assert written.exit_code == 0, written.output
+    record = json.loads((results / RECORD).read_text(encoding="utf-8"))
+    assert record["outputs"] == {"report.html": file_digest(report)}
+    assert "report.html" not in record["files"]
+    page = report.read_bytes()
+
+    rerun = leaderboard_run(results, model_a)  # no --overwrite: the report is praib's
+    assert rerun.exit_code == 0, rerun.output
+    assert report.read_bytes() == page
+    record = json.loads((results / RECORD).read_text(encoding="utf-8"))
+    assert record["outputs"] == {"report.html": file_digest(report)}
+    assert "details/demo-model-b.json" not in record["files"] and "details/demo-model-a.json" in record["files"]
