@@ -17,6 +17,11 @@ and, from the first move on, a journal of the moves: a run killed at any moment 
 files where they were, and the next replacement of the folder (or a command's check of it,
 :func:`finish_interrupted`) finishes the moves, or removes a staging folder whose moves never began,
 and says so in one line.
+
+A command's output file (``-o FILE``) is judged by the same record, that of its folder: the command line
+records the file once written (:func:`record_written` with ``outputs``) and replaces only a file that
+record lists unchanged (:func:`written_by_praib`). Such files are listed apart from those of an output
+folder, so that replacing the folder keeps them.
 """
 
 from __future__ import annotations

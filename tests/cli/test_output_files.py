@@ -20,8 +20,6 @@ from click.testing import CliRunner
 from praib.cli.main import main
 from praib.records.atomic import RECORD, file_digest, record_written
 from tests.chat_server import ChatServer
-from tests.cli.test_cli_grammar import COMMANDS
-from tests.cli.test_output_folders import leaderboard_run, submission
 from tests.paths import DEMO, ROOT
 
 MINE = b"my notes, not praib's\n"
@@ -47,6 +45,17 @@ def recorded(folder: Path, section: str = "outputs") -> dict[str, str]:
     """What the record of ``folder`` lists: the output files commands wrote there, or (``files``) the files its
     output folders wrote."""
     return json.loads((folder / RECORD).read_text(encoding="utf-8")).get(section, {})
+
+
+def _commands(group: click.Group = main, path: str = "praib"):
+    for name, command in group.commands.items():
+        if isinstance(command, click.Group):
+            yield from _commands(command, f"{path} {name}")
+        else:
+            yield f"{path} {name}", command
+
+
+COMMANDS = dict(_commands())
 
 
 def _output(command: click.Command) -> click.Parameter | None:
@@ -266,6 +275,22 @@ def test_runs_writing_different_files_of_one_folder_at_once_each_record_theirs(t
     outputs = [run.communicate(timeout=300) for run in runs]
     assert [run.returncode for run in runs] == [0, 0, 0], outputs
     assert recorded(tmp_path) == {f"{index}.json": file_digest(tmp_path / f"{index}.json") for index in range(3)}
+
+
+def submission(tmp_path: Path, model: str) -> Path:
+    """The demo's reviews of ``model`` by the extended prompt, with a manifest: a leaderboard submission."""
+    folder = tmp_path / model
+    folder.mkdir()
+    rows = [row for row in map(json.loads, (DEMO / "reviews.jsonl").read_text(encoding="utf-8").splitlines())
+            if row.get("model") == model and row.get("prompt") == "extended"]
+    (folder / "reviews.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    (folder / "manifest.json").write_text(json.dumps({"model": model, "backend": "hand-written", "prompts": [
+        "extended"], "sampling": {"temperature": 0.0}, "date": "2026-01-05"}), encoding="utf-8")
+    return folder
+
+
+def leaderboard_run(output: Path, *submissions: Path):
+    return invoke("leaderboard", "run", *submissions, "--demo", "--n-bootstrap", 5, "--no-progress", "-o", output)
 
 
 def test_a_report_written_into_a_results_folder_is_listed_apart_and_kept_by_the_folders_rerun(tmp_path):
