@@ -12,6 +12,7 @@ import importlib.util
 import json
 import logging
 import os
+import stat
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -114,55 +115,128 @@ def output_option(help: str, default: str | None = None, file_okay: bool = True,
     command's inputs, a file of an input folder, or a folder holding an input it would replace, is
     refused before the command runs (:func:`_refusing_inputs`). The command runs holding the output's
     lock (:func:`praib.records.locks.output_lock`), which also covers the files it writes beside the
-    output: a second run on the same output is refused at once.
+    output: a second run on the same output is refused at once. Every such command has --overwrite.
 
-    An output that may be a folder comes with --overwrite. The command replaces the files praib wrote
-    in the folder (:func:`praib.records.atomic.replace_folder`) and refuses a folder that holds any
-    other file unless --overwrite is given, which keeps them; ``writes`` ("module:NAME" of a tuple of
-    names, by default a saved dataset's) are the files it writes in every folder, so that a file of
-    the user's of one of those names is refused before the run rather than after it."""
+    An existing output file is replaced only when praib wrote it and it is unchanged since; any other
+    file is refused before the run unless --overwrite is given (:func:`_refusing_users_file`).
+
+    An output folder: the command replaces the files praib wrote in the folder
+    (:func:`praib.records.atomic.replace_folder`) and refuses a folder that holds any other file unless
+    --overwrite is given, which keeps them; ``writes`` ("module:NAME" of a tuple of names, by default a
+    saved dataset's) are the files it writes in every folder, so that a file of the user's of one of those
+    names is refused before the run rather than after it."""
     option = click.option("--output", "-o", type=OutputPath(file_okay=file_okay, dir_okay=dir_okay, path_type=Path),
                           default=default, show_default=default is not None,
                           help=f"{help} A symbolic link is written through to its target.")
-    if not dir_okay:
-        return lambda command: option(_refusing_inputs(_holding_output_lock(command)))
-    overwrite = click.option("--overwrite", is_flag=True,
-                             help="Write into an output folder that holds files praib did not write there (or that "
-                                  "changed since): praib's own files are replaced, the others kept.")
+    replaces = ["Replace an output file that praib did not write (or that changed since)."] if file_okay else []
+    if dir_okay:
+        replaces.append(f"{'Write' if not file_okay else 'Or write'} into an output folder that holds files praib "
+                        "did not write there (or that changed since): praib's own files are replaced, the others "
+                        "kept.")
+    overwrite = click.option("--overwrite", is_flag=True, help=" ".join(replaces))
     return lambda command: option(overwrite(_refusing_inputs(_holding_output_lock(
-        _refusing_users_files(command, writes)))))
+        _refusing_users_files(command, writes if dir_okay else None)))))
 
 
 def _refusing_users_files(command, writes: str | None):
     @functools.wraps(command)
     def run(**params):
-        from pkgutil import resolve_name
-
-        from praib.records.atomic import RECORD, finish_interrupted, ownership
-
         output, overwrite = params["output"], params.pop("overwrite")
         if output is None:
             return command(**params)
-        finish_interrupted(output)
-        held = ownership(output)
-        command_path = click.get_current_context().command_path
-        if held.users and not overwrite:
-            shown = ", ".join(map(str, held.users[:5])) + (", ..." if len(held.users) > 5 else "")
-            which = f"praib did not write there, or that changed since ({shown})" if held.recorded else \
-                f"praib has no record of writing ({shown}; a folder without {RECORD} is all yours)"
-            raise click.ClickException(f"{output}: holds files {which}; give --overwrite to keep them and replace "
-                                       "only praib's own, or choose another --output")
-        clashes = [name for name in (resolve_name(writes) if writes else ())
-                   if os.path.lexists(output / name) and name not in held.praib]
-        if clashes:
-            one = len(clashes) == 1
-            raise click.ClickException(
-                f"{output}: {', '.join(clashes)}: {'a file' if one else 'files'} of yours (praib did not write "
-                f"{'it' if one else 'them'} there, or {'it' if one else 'they'} changed since) where "
-                f"`{command_path}` writes its own; --overwrite keeps your files: move {'it' if one else 'them'} away "
-                "or choose another --output")
-        return command(**params)
+        written = _files_written(output, params)
+        if os.path.isdir(output):
+            _refuse_users_files_in_folder(output, overwrite, writes)
+            del written[output]
+        with _refusing_users_file(written, overwrite):
+            return command(**params)
     return run
+
+
+def _refuse_users_files_in_folder(output: Path, overwrite: bool, writes: str | None) -> None:
+    from pkgutil import resolve_name
+
+    from praib.records.atomic import RECORD, finish_interrupted, ownership
+
+    finish_interrupted(output)
+    held = ownership(output)
+    if held.users and not overwrite:
+        shown = ", ".join(map(str, held.users[:5])) + (", ..." if len(held.users) > 5 else "")
+        which = f"praib did not write there, or that changed since ({shown})" if held.recorded else \
+            f"praib has no record of writing ({shown}; a folder without {RECORD} is all yours)"
+        raise click.ClickException(f"{output}: holds files {which}; give --overwrite to keep them and replace "
+                                   "only praib's own, or choose another --output")
+    clashes = [name for name in (resolve_name(writes) if writes else ())
+               if os.path.lexists(output / name) and name not in held.praib]
+    if clashes:
+        one = len(clashes) == 1
+        command_path = click.get_current_context().command_path
+        raise click.ClickException(
+            f"{output}: {', '.join(clashes)}: {'a file' if one else 'files'} of yours (praib did not write "
+            f"{'it' if one else 'them'} there, or {'it' if one else 'they'} changed since) where "
+            f"`{command_path}` writes its own; --overwrite keeps your files: move {'it' if one else 'them'} away "
+            "or choose another --output")
+
+
+def _files_written(output: Path, params: dict) -> dict[Path, str]:
+    """The files a command writes at ``output`` and beside it that an earlier run may have left, each with the
+    option that names it: the output, its failure records (``OUTPUT.failures.jsonl``, where the command takes
+    --max-failures) and the files of its other file options (``leaderboard report --markdown``)."""
+    context = click.get_current_context()
+    written = {output: "--output"}
+    if "max_failures" in params:
+        written[failures_path(output)] = "--output"
+    for param in context.command.params:
+        if isinstance(param.type, OutputPath) and param.name != "output" and not param.type.dir_okay \
+                and context.params.get(param.name) is not None:
+            written[Path(context.params[param.name])] = _role(param)
+    return written
+
+
+@contextmanager
+def _refusing_users_file(written: dict[Path, str], overwrite: bool) -> Iterator[None]:
+    """Refuse, in one line and before the block runs, a file at one of the paths of ``written`` (each with the
+    option that names it) that praib did not write there or that changed since
+    (:func:`praib.records.atomic.written_by_praib`; a symbolic link is judged by the file it points to), unless
+    ``overwrite``. After the block, however it ended, record in the folder's record
+    (:func:`praib.records.atomic.record_written`) each of them that it wrote (a file that was not there before,
+    or was replaced: the block runs holding the output's lock), and drop the entry of one it removed: a rerun
+    then replaces praib's own file without a flag."""
+    from praib.records.atomic import written_by_praib
+
+    if not overwrite:
+        for path, option in written.items():
+            if os.path.exists(path) and not written_by_praib(path):
+                raise click.ClickException(f"{path}: a file praib did not write (or one changed since); give "
+                                           f"--overwrite to replace it, or choose another {option}")
+    before = {path: _identity(path) for path in written}
+    try:
+        yield
+    finally:
+        _record_files(before)
+
+
+def _identity(path: Path) -> tuple[int, int, int, int] | None:
+    """What tells one version of the regular file at ``path`` (symbolic links followed) from another: a
+    file replaced by an atomic rename is a new inode; None when there is no such file."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns) if stat.S_ISREG(status.st_mode) \
+        else None
+
+
+def _record_files(before: dict[Path, tuple[int, int, int, int] | None]) -> None:
+    from praib.records.atomic import file_digest, record_written
+
+    for path, identity in before.items():
+        now = _identity(path)
+        if now == identity:
+            continue
+        target = Path(os.path.realpath(path))
+        record_written(target.parent, {target.name: file_digest(target) if now is not None else None},
+                       outputs=True)
 
 
 def _refusing_inputs(command):
@@ -214,10 +288,11 @@ def _overlap(output: Path, source: Path, read_whole: bool) -> str | None:
         held = ownership(read)
         name = written.relative_to(read).as_posix()
         # A folder of records that praib did not write is read whole: a file written into it would be read
-        # back as an input on the next run. Other folders (a run folder) take new files beside their own.
-        if _holds(held.praib, name) if held.recorded else read_whole or os.path.lexists(written):
+        # back as an input on the next run. Other folders (a run folder) take new files beside their own, and
+        # commands' output files (a report written into the run folder) are no files of the folder's.
+        if _holds(held.folders, name) if held.recorded else read_whole or os.path.lexists(written):
             return "is a file of the input folder {path} ({input})"
-    if read.is_relative_to(written) and written.is_dir() and _holds(ownership(written).praib,
+    if read.is_relative_to(written) and written.is_dir() and _holds(ownership(written).folders,
                                                                     read.relative_to(written).as_posix()):
         return "holds the input {path} ({input}), a file praib wrote there that this command would replace"
     return None

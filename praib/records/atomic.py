@@ -17,6 +17,11 @@ and, from the first move on, a journal of the moves: a run killed at any moment 
 files where they were, and the next replacement of the folder (or a command's check of it,
 :func:`finish_interrupted`) finishes the moves, or removes a staging folder whose moves never began,
 and says so in one line.
+
+A command's output file (``-o FILE``) is judged by the same record, that of its folder: the command line
+records the file once written (:func:`record_written` with ``outputs``) and replaces only a file that
+record lists unchanged (:func:`written_by_praib`). Such files are listed apart from those of an output
+folder, so that replacing the folder keeps them.
 """
 
 from __future__ import annotations
@@ -117,11 +122,19 @@ class Ownership:
     """Who owns what a folder holds. ``praib``: the files its :data:`RECORD` lists, unchanged, with their
     digests; ``users``: every other entry, a folder that holds none of praib's files as one entry;
     ``recorded``: whether the folder has a record at all (a folder without one, written by another
-    program or by a praib before the records, is all the user's)."""
+    program or by a praib before the records, is all the user's); ``outputs``: those of ``praib`` that
+    commands wrote as their output files (``-o FILE``), not as files of an output folder
+    (:func:`record_written`)."""
 
     praib: dict[str, str]
     users: list[PurePosixPath]
     recorded: bool
+    outputs: frozenset[str] = frozenset()
+
+    @property
+    def folders(self) -> dict[str, str]:
+        """The files of ``praib`` that its output folders wrote: those a replacement of the folder replaces."""
+        return {name: digest for name, digest in self.praib.items() if name not in self.outputs}
 
 
 def ownership(folder: str | Path) -> Ownership:
@@ -130,16 +143,18 @@ def ownership(folder: str | Path) -> Ownership:
     folder = Path(os.path.realpath(folder))
     if not folder.is_dir():
         return Ownership({}, [], False)
-    record = _read_record(folder)
-    praib = {name: digest for name, digest in (record or {}).items() if file_digest(folder / name) == digest}
+    record = _read_sections(folder)
+    listed = {**record[0], **record[1]} if record else {}
+    praib = {name: digest for name, digest in listed.items() if file_digest(folder / name) == digest}
     holding = {str(parent) for name in praib for parent in PurePosixPath(name).parents}
-    return Ownership(praib, list(_users(folder, PurePosixPath(), praib, holding)), record is not None)
+    return Ownership(praib, list(_users(folder, PurePosixPath(), praib, holding)), record is not None,
+                     frozenset(record[1]) & praib.keys() if record else frozenset())
 
 
 def _users(folder: Path, relative: PurePosixPath, praib: dict[str, str], holding: set[str]):
     for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
         path = relative / entry.name
-        if str(path) == RECORD:
+        if str(path) in (RECORD, RECORD_LOCK):
             continue
         if entry.is_dir(follow_symlinks=False) and str(path) in holding:
             yield from _users(Path(entry.path), path, praib, holding)
@@ -155,25 +170,47 @@ def written_by_praib(path: str | Path) -> bool:
     return digest is not None and digest == file_digest(path)
 
 
-def record_written(folder: str | Path, written: Mapping[str, str | None]) -> None:
+def record_written(folder: str | Path, written: Mapping[str, str | None], outputs: bool = False) -> None:
     """Merge ``written`` into the record of ``folder``: each name with the digest (:func:`file_digest`) of the
-    file praib has just written there, or None for one praib has removed. The other entries stay, so that
+    file praib has just written there, or None for one praib has removed. ``outputs``: the files are
+    commands' output files (``-o FILE``), listed apart from the files of the folder's own output (when it is
+    one), so that a replacement of the folder (:func:`replace_folder`) keeps them and their entries, and a
+    command reading the folder does not count them among its files. The other entries stay, so that
     processes that write files of one folder in turn each add their own; the caller holds the folder's lock
-    (:func:`praib.records.locks.output_lock`) from reading what it replaces to this update. A record left
-    empty is removed."""
+    (:func:`praib.records.locks.output_lock`) from reading what it replaces to this update. The update
+    itself, a read, a merge and a write, holds the record's own lock (:data:`RECORD_LOCK`, waiting up to
+    :data:`RECORD_WAIT` seconds for it): runs that write different files of one folder at the same time,
+    each under its own output's lock, keep each other's entries. A record left empty is removed."""
+    from praib.records.locks import output_lock
+
     folder = Path(os.path.realpath(folder))
-    files = _read_record(folder) or {}
-    for name, digest in written.items():
+    for name in written:
         if not _inside(name):
             raise ValueError(f"{name!r}: not a file name inside {folder}")
-        if digest is None:
+    with output_lock(folder / RECORD, wait=RECORD_WAIT):
+        files, output_files = _read_sections(folder) or ({}, {})
+        for name, digest in written.items():
             files.pop(name, None)
-        else:
-            files[name] = digest
-    if files:
-        _write_json(folder / RECORD, {"about": _ABOUT, "files": files})
+            output_files.pop(name, None)
+            if digest is not None:
+                (output_files if outputs else files)[name] = digest
+        _write_record(folder, files, output_files)
+
+
+def _write_record(folder: Path, files: Mapping[str, str], outputs: Mapping[str, str]) -> None:
+    """Write the record of ``folder`` (removed when it lists nothing); the caller holds its lock."""
+    if files or outputs:
+        _write_json(folder / RECORD, {"about": _ABOUT, "files": dict(files),
+                                      **({"outputs": dict(outputs)} if outputs else {})})
     else:
         _remove(folder / RECORD)
+
+
+#: The lock file of a folder's record (:func:`praib.records.locks.lock_path` of it), there only while an
+#: update of the record holds it; never one of the user's files.
+RECORD_LOCK = f"{RECORD}.lock"
+#: How long an update of a record waits for another to finish (each holds the lock for a read and a write).
+RECORD_WAIT = 60.0
 
 
 @contextmanager
@@ -272,7 +309,7 @@ def _commit(staging: Path, destination: Path) -> None:
             f"the new output has one{f' (and {len(clashes) - 1} more)' if len(clashes) > 1 else ''}; "
             "praib keeps your files: move it away or choose another output")
     journal = {"move": new, "replace": {name: held.praib[name] for name in new if name in held.praib},
-               "remove": {name: digest for name, digest in held.praib.items() if name not in new}}
+               "remove": {name: digest for name, digest in held.folders.items() if name not in new}}
     _write_json(staging / _JOURNAL, journal)
     _apply(staging, destination, journal)
 
@@ -292,6 +329,8 @@ def _blocked(destination: Path, name: str, praib: dict[str, str]) -> bool:
 def _apply(staging: Path, destination: Path, journal: dict) -> list[str]:
     """Carry out ``journal``; each step checks the file it touches, so that running it again after a
     kill finishes it. Returns the names where a file of the user's turned up (kept, the new one dropped)."""
+    from praib.records.locks import output_lock
+
     for name, digest in journal["remove"].items():
         if file_digest(destination / name) == digest:
             (destination / name).unlink()
@@ -310,9 +349,15 @@ def _apply(staging: Path, destination: Path, journal: dict) -> list[str]:
             kept.append(name)
             continue
         os.replace(source, target)
-    _write_json(staging / RECORD, {"about": _ABOUT, "files": {
-        name: digest for name, digest in journal["move"].items() if name not in kept}})
-    os.replace(staging / RECORD, destination / RECORD)
+    with output_lock(destination / RECORD, wait=RECORD_WAIT):
+        # The output files commands wrote here stay listed, but for one the new output replaced.
+        outputs = {name: digest for name, digest in ((_read_sections(destination) or ({}, {}))[1]).items()
+                   if name not in journal["move"] or name in kept}
+        # Written in the staging folder, which the next run clears, so that a kill leaves no temporary file here.
+        _write_json(staging / RECORD, {"about": _ABOUT, "files": {
+            name: digest for name, digest in journal["move"].items() if name not in kept},
+            **({"outputs": outputs} if outputs else {})})
+        os.replace(staging / RECORD, destination / RECORD)
     _discard(staging)
     return kept
 
@@ -373,15 +418,24 @@ def file_digest(path: str | Path) -> str | None:
 
 def _read_record(folder: Path) -> dict[str, str] | None:
     """The files the record of ``folder`` lists (names inside the folder only), or None without one."""
+    sections = _read_sections(folder)
+    return {**sections[0], **sections[1]} if sections else None
+
+
+def _read_sections(folder: Path) -> tuple[dict[str, str], dict[str, str]] | None:
+    """The files of its output folders and the output files that the record of ``folder`` lists, each with
+    its digest (names inside the folder only), or None without a record."""
     path = folder / RECORD
     if not os.path.lexists(path):
         return None
     data = _read_json(path)
     files = data.get("files") if isinstance(data, dict) else None
-    if not isinstance(files, dict):
+    outputs = data.get("outputs", {}) if isinstance(data, dict) else None
+    if not isinstance(files, dict) or not isinstance(outputs, dict):
         logger.warning("%s: not a record of praib's files, so every file in %s counts as yours", path, folder)
         return None
-    return {name: digest for name, digest in files.items() if _inside(name) and isinstance(digest, str)}
+    return tuple({name: digest for name, digest in part.items() if _inside(name) and isinstance(digest, str)}
+                 for part in (files, outputs))
 
 
 def _read_journal(path: Path) -> dict | None:

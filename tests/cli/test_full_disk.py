@@ -27,7 +27,8 @@ def test_evaluate_output_on_a_full_disk_names_the_file_and_keeps_the_previous_on
     monkeypatch.setattr(atomic, "secrets", SimpleNamespace(token_hex=lambda n: "f" * 2 * n))
     temporary = tmp_path / f".{out.name}.{os.getpid()}-ffffffff.tmp"
     temporary.symlink_to("/dev/full")
-    result = invoke(["evaluate", "--demo", "--workers", "1", "--no-progress", "--output", out])
+    # --overwrite: the previous results are a file praib has no record of writing (docs/cli.md, "an output file")
+    result = invoke(["evaluate", "--demo", "--workers", "1", "--no-progress", "--output", out, "--overwrite"])
     assert result.exit_code == 1
     assert result.output.splitlines()[-1] == f"Error: cannot write {out}: {FULL}"
     assert out.read_text() == '{"mine": "the previous results"}\n'

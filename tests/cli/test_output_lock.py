@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from praib.cli.main import main
 from praib.records import load_records
+from praib.records.atomic import RECORD
 from praib.records.locks import lock_path
 from tests.chat_server import ChatServer
 from tests.lock_holder import lock_held_elsewhere
@@ -81,7 +82,8 @@ def test_a_second_generate_on_the_same_output_is_refused_and_the_first_loses_not
     assert sorted(records["paper_id"]) == sorted(PAPERS)
     assert set(records["model"]) == {"model-a"}
     assert [r["rating"] for r in records] == [6, 6, 6]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["papers", "reviews.jsonl"]  # no lock, no partial file
+    # no lock, no partial file; the record of the file praib wrote (docs/cli.md, "an output file")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [RECORD, "papers", "reviews.jsonl"]
 
 
 def commands_with_an_output(group=main, prefix=()):

@@ -78,7 +78,8 @@ def test_shards_writing_one_folder_at_once_each_record_their_part(tmp_path):
     assert [p.name for p in parts] == [f"part-0000{i}-of-00003.parquet" for i in range(3)]
     assert recorded(folder) == {p.name: file_digest(p) for p in parts}
     assert sum(pq.read_table(p).num_rows for p in parts) == 58
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["0.npz", "1.npz", "2.npz", "rows"]  # no lock left
+    # no lock left; the record of the three partials, each shard's output file (docs/cli.md, "an output file")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [RECORD, "0.npz", "1.npz", "2.npz", "rows"]
 
 
 def test_removing_the_parts_of_an_empty_input_leaves_a_users_file(tmp_path):
