@@ -194,7 +194,7 @@ _OTHER_HSPACE = re.compile(r"[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205
 _CONTROL_OR_OTHER_HSPACE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _GROWS_WHEN_LOWERED = "\u0130"
 # A label line without a colon or a closing bold ends with its label: its last character is a label's,
-# [\w ,/&'’()\-], i.e. alphanumeric (str.isalnum, as \w reads it) or one of these (see _candidate_lines).
+# [\w ,/&'’()\-], i.e. alphanumeric (str.isalnum, as \w reads it) or one of these (see _line_reading).
 _LABEL_PUNCTUATION = frozenset(" _,/&'’()-")
 _SCORE_SEPARATORS = (":", "=", "：")  # one of them ends every inline score label
 _NORMALISED: dict[str, str] = {}
@@ -438,47 +438,6 @@ def _reading(kind: str, raw: str, scale: Scale | None, scale_name: str) -> tuple
     return ("score", target, _RATING_PRIORITY.get(kind, 0), *read)
 
 
-def _candidate_lines(text: str) -> tuple[list[tuple[int, str]], list[int], list[tuple[int, str]], list[int]] | None:
-    """Where a line of ``text`` may match: (start, line) of the lines that may be label lines (_LABEL_LINE), the
-    starts of those that may be header lines (_HEADER_LINE), (start, line) of those that may hold an inline
-    score label, and the starts of the rule lines (non-empty, _RULE_LINE). Every match
-    lies on one line, so trying the patterns at these line starts, in order, finds what finditer finds.
-    A label line holds a colon or a closing bold (``**``, ``__``, ``</b>``, ``</strong>``), or else ends with
-    its label (its last character is one of a label's); a header line starts with "#" or a list marker and has
-    its "#" within its first five characters (after "- " and "**"); an inline score label is followed by one of
-    _SCORE_SEPARATORS.
-
-    None when ``text`` (stripped) still needs :func:`_prepare_lines`: a line starts or ends with " ", or two
-    blank lines follow each other. Telling it here, on lines read anyway, spares three scans of the text."""
-    labels, headers, separated, rules = [], [], [], []
-    # A line can only hold what the text holds: each test below runs on the lines only when it can pass, and
-    # a search for two characters only where the first of them (found with a faster search for one) is.
-    wide_colon, underscore, tag, equals = "：" in text, "_" in text, "<" in text, "=" in text
-    start, blank = 0, -2
-    for line in text.split("\n"):
-        if not line:
-            if start == blank + 1:
-                return None
-            blank = start
-            start += 1
-            continue
-        first, last = line[0], line[-1]
-        if first == " " or last == " ":
-            return None
-        colon = ":" in line or wide_colon and "：" in line
-        if (colon or last.isalnum() or last in _LABEL_PUNCTUATION or "*" in line and "**" in line
-                or underscore and "__" in line or tag and "</" in line):
-            labels.append((start, line))
-        if first in _HEADER_STARTS and "#" in line[:5]:
-            headers.append(start)
-        if colon or equals and "=" in line:
-            separated.append((start, line))
-        if last in _RULE_CHARACTERS and _RULE_LINE.fullmatch(line):
-            rules.append(start)
-        start += len(line) + 1
-    return labels, headers, separated, rules
-
-
 def _read_label_line(line: str, table: dict[str, tuple[str, str | None]]
                      ) -> tuple[str, str | None, int | None, int] | None:
     """(kind, key, header level, where the content starts) of a label line, None when the line is none."""
@@ -502,7 +461,6 @@ def _read_label_line(line: str, table: dict[str, tuple[str, str | None]]
     return kind, key, level, m.start("rest")
 
 
-_UNREAD = object()
 # Lines kept per grammar (and score values read): reviews repeat their label and score lines, also long ones
 # (a scale's description after "Confidence: 4:"); lines longer than a label, a value and its description are
 # read each time, and a cache is emptied past so many entries or characters, so that it stays within a few MB.
@@ -512,10 +470,10 @@ _CACHED_LINE_LENGTH = 1000
 
 
 @lru_cache(maxsize=64)
-def _line_caches(subscore_names: tuple[str, ...]) -> tuple[dict, dict]:
-    """What label lines and inline score lines were read as, by line, with the grammar of these sub-score names.
+def _line_cache(subscore_names: tuple[str, ...]) -> dict:
+    """What lines were read as (see _line_reading), by line, with the grammar of these sub-score names.
     Reading a line depends on the line alone, and the same labels recur from review to review."""
-    return _BoundedCache(), _BoundedCache()
+    return _BoundedCache()
 
 
 class _BoundedCache(dict):
@@ -544,8 +502,7 @@ class _ScanContext(NamedTuple):
     table: dict[str, tuple[str, str | None]]  # and the inline pattern: see _grammar
     inline: re.Pattern
     scale_name: str
-    label_cache: _BoundedCache  # see _line_caches
-    inline_cache: _BoundedCache
+    line_cache: _BoundedCache  # see _line_cache
 
 
 _SCAN_CONTEXTS: dict[int, _ScanContext] = {}  # by id(scales)
@@ -556,74 +513,115 @@ def _scan_context(scales: VenueScales) -> _ScanContext:
     context = _SCAN_CONTEXTS.get(id(scales))
     if context is None or context.scales is not scales:
         subscore_names = tuple(sorted(scales.subscores))
-        context = _ScanContext(scales, *_grammar(subscore_names), _scale_name(scales), *_line_caches(subscore_names))
+        context = _ScanContext(scales, *_grammar(subscore_names), _scale_name(scales), _line_cache(subscore_names))
         if len(_SCAN_CONTEXTS) >= 64:
             _SCAN_CONTEXTS.clear()
         _SCAN_CONTEXTS[id(scales)] = context  # holding scales, so that its id is not another's
     return context
 
 
-def _scan(text: str, is_html: bool, scales: VenueScales, candidates: tuple | None = None) -> _Findings:
-    """Read the sections and every score label of a prepared text (``candidates``: its _candidate_lines)."""
-    _, table, inline, scale_name, label_cache, inline_cache = _scan_context(scales)
+_NO_SCORES: tuple = ()
+_CACHED_PROSE_LENGTH = 200
+
+
+def _line_reading(line: str, table: dict[str, tuple[str, str | None]], inline: re.Pattern, grows: bool,
+                  is_html: bool) -> tuple[tuple | None, tuple[tuple[int, str, str], ...], bool]:
+    """What one non-empty line of a prepared text says: (event, inline scores, whether it is a rule line).
+    The event is the line's label, (kind, key, header level, where its content starts, whether nothing but
+    emphasis follows the label), or, for a line that is no label line, its header,
+    ("header", None, level, where the header marks end, False); None for neither. The inline scores are
+    :func:`_inline_scores`' (``grows``: the text holds the one letter that grows when lower-cased).
+
+    The cheap tests first tell whether each pattern can match at all: a label line holds a colon or a
+    closing bold (``**``, ``__``, ``</b>``, ``</strong>``), or else ends with its label (its last character
+    is one of a label's); a header line starts with "#" or a list marker and has its "#" within its first
+    five characters (after "- " and "**"); an inline score label is followed by one of _SCORE_SEPARATORS."""
+    last = line[-1]
+    colon = ":" in line or "：" in line
+    event = None
+    # A search for two characters only where the first of them (found with a faster search for one) is.
+    if (colon or last.isalnum() or last in _LABEL_PUNCTUATION or "*" in line and "**" in line
+            or "_" in line and "__" in line or "<" in line and "</" in line):
+        label = _read_label_line(line, table)
+        if label is not None:
+            kind, key, level, rest_offset = label
+            # A match of _LABEL_LINE spans its whole line.
+            event = (kind, key, level, rest_offset, not line[rest_offset:].strip(_EMPHASIS_EDGES))
+    if event is None and line[0] in _HEADER_STARTS and "#" in line[:5]:
+        header = _HEADER_LINE.match(line)
+        if header:
+            event = ("header", None, len(header.group(1)), header.end(), False)
+    scores = _NO_SCORES
+    if colon or "=" in line:
+        scores = _inline_scores(line, grows, is_html, table, inline)
+    is_rule = last in _RULE_CHARACTERS and _RULE_LINE.fullmatch(line) is not None
+    return event, scores, is_rule
+
+
+def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings | None:
+    """Read the sections and every score label of a prepared text, line by line. None when ``text``
+    (stripped) still needs :func:`_prepare_lines`: a line starts or ends with " ", or two blank lines follow
+    each other (telling it here, on the lines read anyway, spares three scans of the text)."""
+    _, table, inline, scale_name, line_cache = _scan_context(scales)
     found = _Findings()
-
-    # (line start, content start, kind, key, header level, line end) of every label and header line
-    events: list[tuple[int, int, str, str | None, int | None, int]] = []
-    label_lines, header_lines, separated, found.rule_lines = candidates or _candidate_lines(text)
-    for line_start, line in label_lines:
-        label = label_cache.get(line, _UNREAD)
-        if label is _UNREAD:
-            label = _read_label_line(line, table)
-            if len(line) <= _CACHED_LINE_LENGTH:
-                label_cache.keep(line, label, len(line))
-        if label is None:
+    spans, labels_seen, rule_lines = found.spans, found.labels_seen, found.rule_lines
+    grows = _GROWS_WHEN_LOWERED in text
+    # Lines lower-case alike (see _inline_scores) unless the text holds the one letter that grows, and an
+    # HTML text's score values lose their bold tags.
+    cache = line_cache if not (grows or is_html) else None
+    current: tuple[str, int | None, int] | None = None  # the open section: name, header level, content start
+    waiting: str | None = None  # a score label whose value sits on the next non-empty line
+    values_below: list[tuple[str, str, int]] = []  # (kind, value, position) of those values
+    inline_scores: list[tuple[int, tuple]] = []  # (line start, its inline scores)
+    start, blank = 0, -2
+    for line in text.split("\n"):
+        if not line:
+            if start == blank + 1:
+                return None
+            blank = start
+            start += 1
             continue
-        kind, key, level, rest_offset = label
-        # A match of _LABEL_LINE spans its whole line.
-        events.append((line_start, line_start + rest_offset, kind, key, level, line_start + len(line)))
-        if kind == "score":
-            found.labels_seen.add(key)
-    starts = {e[0] for e in events}
-    for line_start in header_lines:
-        if line_start not in starts:  # a label line's own header is read with its label
-            m = _HEADER_LINE.match(text, line_start)
-            if m:
-                events.append((line_start, m.end(), "header", None, len(m.group(1)), m.end()))
-                starts.add(line_start)
-    events.sort()
-
-    current: tuple[str, int | None, int] | None = None
-    for line_start, rest_start, kind, key, level, line_end in events:
-        if kind == "header":
-            if current and current[1] is not None and level <= current[1]:
-                found.spans[current[0]].append((current[2], line_start))
-                current = None
-            continue
-        if current:
-            found.spans[current[0]].append((current[2], line_start))
-            current = None
-        if kind in ("section", "combined"):
-            current = (key or "combined", level, rest_start)
-        elif kind == "score" and not text[rest_start:line_end].strip(_EMPHASIS_EDGES):
-            # The value sits on the next non-empty line ("### Soundness:\n\n3 (good)").
-            nxt = _BLANKS.match(text, line_end).end()
-            if nxt < len(text) and text.rfind("\n", 0, nxt) + 1 not in starts:
-                eol = text.find("\n", nxt)
-                value = text[nxt:eol if eol >= 0 else len(text)][:_MAX_VALUE]
-                _take_score(found, key, value, nxt, scales, scale_name)
+        if line[0] == " " or line[-1] == " ":
+            return None
+        # Prose is seldom repeated: a long line is looked up (and kept) only when it can hold a score.
+        cached = cache is not None and (len(line) <= _CACHED_PROSE_LENGTH or ":" in line)
+        reading = cache.get(line) if cached else None
+        if reading is None:
+            reading = _line_reading(line, table, inline, grows, is_html)
+            if cached and len(line) <= _CACHED_LINE_LENGTH:
+                cache.keep(line, reading, len(line))
+        event, scores, is_rule = reading
+        if waiting is not None:
+            # "### Soundness:\n\n3 (good)": the value is the next non-empty line, unless it is a label or header.
+            if event is None:
+                values_below.append((waiting, line[:_MAX_VALUE], start))
+            waiting = None
+        if event is not None:
+            kind, key, level, offset, bare = event
+            if kind == "header":
+                if current and current[1] is not None and level <= current[1]:
+                    spans[current[0]].append((current[2], start))
+                    current = None
+            else:
+                if current:
+                    spans[current[0]].append((current[2], start))
+                    current = None
+                if kind == "section" or kind == "combined":
+                    current = (key or "combined", level, start + offset)
+                elif kind == "score":
+                    labels_seen.add(key)
+                    if bare:
+                        waiting = key
+        if scores:
+            inline_scores.append((start, scores))
+        if is_rule:
+            rule_lines.append(start)
+        start += len(line) + 1
     if current:
-        found.spans[current[0]].append((current[2], len(text)))
-
-    # Lines lower-case alike (see _inline_scores) unless the text holds the one letter that grows.
-    cacheable = not is_html and _GROWS_WHEN_LOWERED not in text
-    for line_start, line in separated:
-        cached = cacheable and len(line) <= _CACHED_LINE_LENGTH
-        scores = inline_cache.get(line) if cached else None
-        if scores is None:
-            scores = _inline_scores(line, _GROWS_WHEN_LOWERED in text, is_html, table, inline)
-            if cached:
-                inline_cache.keep(line, scores, len(line))
+        spans[current[0]].append((current[2], len(text)))
+    for kind, value, position in values_below:
+        _take_score(found, kind, value, position, scales, scale_name)
+    for line_start, scores in inline_scores:
         for offset, kind, value in scores:
             _take_score(found, kind, value, line_start + offset, scales, scale_name)
     return found
@@ -673,13 +671,12 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
     if not isinstance(text, str):
         return ParsedReview(empty_sections, None, None, {}, None, PARSE_FAILED, "no text")
     prepared, is_html = _prepare_characters(text)
-    candidates = _candidate_lines(prepared)
-    if candidates is None:
-        prepared = _prepare_lines(prepared)
-        candidates = _candidate_lines(prepared)
     if not prepared:
         return ParsedReview(empty_sections, None, None, {}, None, PARSE_FAILED, "empty text")
-    found = _scan(prepared, is_html, scales, candidates)
+    found = _scan(prepared, is_html, scales)
+    if found is None:
+        prepared = _prepare_lines(prepared)
+        found = _scan(prepared, is_html, scales)
 
     spans = found.spans
     sections = {name: spans[name] and _section(prepared, spans[name], is_html, found.rule_lines) or None
