@@ -72,7 +72,7 @@ import html
 import logging
 import multiprocessing
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable, NamedTuple
 
@@ -236,16 +236,20 @@ class _Score(NamedTuple):
     off_scale: int | None = None  # the whole number a rejected value was, when it was one off the scale
 
 
-@dataclass
 class _Findings:
-    # (start, end) of each piece of the prepared text that belongs to a section
-    spans: dict[str, list[tuple[int, int]]] = field(
-        default_factory=lambda: {name: [] for name in (*REVIEW_SECTIONS, "combined")})
-    scores: dict[str, list[_Score]] = field(default_factory=dict)
-    verdicts: list[tuple[int, str]] = field(default_factory=list)
-    labels_seen: set[str] = field(default_factory=set)
-    ignored_confidence: bool = False
-    rule_lines: list[int] = field(default_factory=list)  # where the text's rule lines start
+    """What _scan reads in a text (a class of its own, not a dataclass: made for every review, it is made faster)."""
+
+    __slots__ = ("spans", "scores", "verdicts", "labels_seen", "ignored_confidence", "rule_lines")
+
+    def __init__(self) -> None:
+        # (start, end) of each piece of the prepared text that belongs to a section ("combined" too), by
+        # section; a section without pieces has no entry
+        self.spans: dict[str, list[tuple[int, int]]] = {}
+        self.scores: dict[str, list[_Score]] = {}
+        self.verdicts: list[tuple[int, str]] = []
+        self.labels_seen: set[str] = set()
+        self.ignored_confidence = False
+        self.rule_lines: list[int] = []  # where the text's rule lines start
 
 
 @lru_cache(maxsize=64)
@@ -337,6 +341,27 @@ def _section(text: str, spans: list[tuple[int, int]], is_html: bool, rule_lines:
     return "\n\n".join(piece for a, b in spans if (piece := text[a:b].strip("\n"))).strip() or None
 
 
+def _sections(text: str, spans: dict[str, list[tuple[int, int]]], is_html: bool, rule_lines: list[int]
+              ) -> dict[str, str | None]:
+    """Every section of REVIEW_SECTIONS as stored (None where it has no text), from the pieces of the prepared
+    ``text`` that _scan found."""
+    sections: dict[str, str | None] = {}
+    for name in REVIEW_SECTIONS:
+        pieces = spans.get(name)
+        if not pieces:
+            sections[name] = None
+            continue
+        if len(pieces) == 1 and not (is_html or rule_lines):
+            start, end = pieces[0]
+            # Most sections start on a line of their own, or at the end of their label's line: then no line of
+            # theirs can be a rule (see _holds_rule), and _section would take the piece as it stands.
+            if not start or text[start - 1] == "\n" or text[start:start + 1] == "\n":
+                sections[name] = text[start:end].strip() or None
+                continue
+        sections[name] = _section(text, pieces, is_html, rule_lines)
+    return sections
+
+
 def _holds_rule(text: str, spans: list[tuple[int, int]], rule_lines: list[int]) -> bool:
     """Whether a line of these pieces of ``text`` is a rule: a rule line of the text, or the end of a line
     where a piece starts."""
@@ -387,7 +412,11 @@ def _read_value(raw: str, what: str, scale: Scale, scale_name: str,
 
 def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueScales, scale_name: str) -> None:
     """Record what a score label of ``kind`` says, ``raw`` being the text after it."""
-    found.labels_seen.add(kind)
+    _record(found, kind, _value_reading(kind, raw, scales, scale_name), pos)
+
+
+def _value_reading(kind: str, raw: str, scales: VenueScales, scale_name: str) -> tuple | None:
+    """:func:`_reading` of a score label of ``kind`` followed by ``raw``, on ``scales``."""
     if kind in _RATING_PRIORITY:
         scale = scales.rating
     elif kind == "confidence":
@@ -403,6 +432,12 @@ def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueSc
         reading = _reading(kind, raw, scale, scale_name)
         if len(raw) <= _CACHED_LINE_LENGTH:
             _READINGS.keep(key, (scale, reading), len(raw))
+    return reading
+
+
+def _record(found: _Findings, kind: str, reading: tuple | None, pos: int) -> None:
+    """Record a score label of ``kind`` at ``pos`` and what its value says (see :func:`_reading`)."""
+    found.labels_seen.add(kind)
     if reading is None:
         return
     if reading[0] == "verdict":
@@ -461,19 +496,13 @@ def _read_label_line(line: str, table: dict[str, tuple[str, str | None]]
     return kind, key, level, m.start("rest")
 
 
-# Lines kept per grammar (and score values read): reviews repeat their label and score lines, also long ones
-# (a scale's description after "Confidence: 4:"); lines longer than a label, a value and its description are
+# Lines kept per venue's scales (and score values read): reviews repeat their label and score lines, also long
+# ones (a scale's description after "Confidence: 4:"); lines longer than a label, a value and its description are
 # read each time, and a cache is emptied past so many entries or characters, so that it stays within a few MB.
 _LINE_CACHE_SIZE = 20_000
 _LINE_CACHE_CHARACTERS = 4_000_000
 _CACHED_LINE_LENGTH = 1000
-
-
-@lru_cache(maxsize=64)
-def _line_cache(subscore_names: tuple[str, ...]) -> dict:
-    """What lines were read as (see _line_reading), by line, with the grammar of these sub-score names.
-    Reading a line depends on the line alone, and the same labels recur from review to review."""
-    return _BoundedCache()
+_CACHED_PROSE_LENGTH = 200  # a longer line is looked up only when it can hold a score: prose is seldom repeated
 
 
 class _BoundedCache(dict):
@@ -502,40 +531,58 @@ class _ScanContext(NamedTuple):
     table: dict[str, tuple[str, str | None]]  # and the inline pattern: see _grammar
     inline: re.Pattern
     scale_name: str
-    line_cache: _BoundedCache  # see _line_cache
+    # What lines were read as (see _line_reading), by line: reading a line depends on the line and the scales
+    # alone, and the same labels and scores recur from review to review.
+    line_cache: _BoundedCache
 
 
-_SCAN_CONTEXTS: dict[int, _ScanContext] = {}  # by id(scales)
+_SCAN_CONTEXTS: dict[int, tuple[VenueScales, _ScanContext]] = {}  # by id(scales), holding scales (so that its
+# id is not another's)
+_CONTEXTS_BY_SCALES: dict[tuple, _ScanContext] = {}  # by what the readings depend on (see _scan_context)
 
 
 def _scan_context(scales: VenueScales) -> _ScanContext:
-    """The _ScanContext of ``scales``, worked out once per scales object (callers keep theirs)."""
-    context = _SCAN_CONTEXTS.get(id(scales))
-    if context is None or context.scales is not scales:
-        subscore_names = tuple(sorted(scales.subscores))
-        context = _ScanContext(scales, *_grammar(subscore_names), _scale_name(scales), _line_cache(subscore_names))
-        if len(_SCAN_CONTEXTS) >= 64:
-            _SCAN_CONTEXTS.clear()
-        _SCAN_CONTEXTS[id(scales)] = context  # holding scales, so that its id is not another's
+    """The _ScanContext of ``scales``, worked out once per scales object (callers keep theirs). Scales objects
+    that name the same scale objects (each ``venue_scales`` call makes a new one of the same venue-year) share
+    one, and so its line cache."""
+    held = _SCAN_CONTEXTS.get(id(scales))
+    if held is not None and held[0] is scales:
+        return held[1]
+    subscore_names = tuple(sorted(scales.subscores))
+    scale_name = _scale_name(scales)
+    # What a value says depends on the scale name and the scale objects (see _value_reading); the context holds
+    # a scales object that holds them, so that their ids are not others'.
+    key = (scale_name, id(scales.rating), id(scales.confidence), subscore_names,
+           tuple(id(scales.subscores[name]) for name in subscore_names))
+    context = _CONTEXTS_BY_SCALES.get(key)
+    if context is None:
+        context = _ScanContext(scales, *_grammar(subscore_names), scale_name, _BoundedCache())
+        if len(_CONTEXTS_BY_SCALES) >= 64:
+            _CONTEXTS_BY_SCALES.clear()
+        _CONTEXTS_BY_SCALES[key] = context
+    if len(_SCAN_CONTEXTS) >= 64:
+        _SCAN_CONTEXTS.clear()
+    _SCAN_CONTEXTS[id(scales)] = (scales, context)
     return context
 
 
 _NO_SCORES: tuple = ()
-_CACHED_PROSE_LENGTH = 200
 
 
-def _line_reading(line: str, table: dict[str, tuple[str, str | None]], inline: re.Pattern, grows: bool,
-                  is_html: bool) -> tuple[tuple | None, tuple[tuple[int, str, str], ...], bool]:
-    """What one non-empty line of a prepared text says: (event, inline scores, whether it is a rule line).
-    The event is the line's label, (kind, key, header level, where its content starts, whether nothing but
-    emphasis follows the label), or, for a line that is no label line, its header,
+def _line_reading(line: str, context: _ScanContext, grows: bool, is_html: bool
+                  ) -> tuple[tuple | None, tuple[tuple[int, str, tuple | None], ...], bool]:
+    """What one non-empty line of a prepared text says on ``context``'s scales: (event, inline scores, whether it
+    is a rule line). The event is the line's label, (kind, key, header level, where its content starts, whether
+    nothing but emphasis follows the label), or, for a line that is no label line, its header,
     ("header", None, level, where the header marks end, False); None for neither. The inline scores are
-    :func:`_inline_scores`' (``grows``: the text holds the one letter that grows when lower-cased).
+    (offset, kind, what the value says: see _reading) of :func:`_inline_scores`' (``grows``: the text holds the
+    one letter that grows when lower-cased).
 
     The cheap tests first tell whether each pattern can match at all: a label line holds a colon or a
     closing bold (``**``, ``__``, ``</b>``, ``</strong>``), or else ends with its label (its last character
     is one of a label's); a header line starts with "#" or a list marker and has its "#" within its first
     five characters (after "- " and "**"); an inline score label is followed by one of _SCORE_SEPARATORS."""
+    scales, table, inline, scale_name, _ = context
     last = line[-1]
     colon = ":" in line or "：" in line
     event = None
@@ -553,7 +600,8 @@ def _line_reading(line: str, table: dict[str, tuple[str, str | None]], inline: r
             event = ("header", None, len(header.group(1)), header.end(), False)
     scores = _NO_SCORES
     if colon or "=" in line:
-        scores = _inline_scores(line, grows, is_html, table, inline)
+        scores = tuple((offset, kind, _value_reading(kind, value, scales, scale_name))
+                       for offset, kind, value in _inline_scores(line, grows, is_html, table, inline))
     is_rule = last in _RULE_CHARACTERS and _RULE_LINE.fullmatch(line) is not None
     return event, scores, is_rule
 
@@ -562,7 +610,8 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings | None:
     """Read the sections and every score label of a prepared text, line by line. None when ``text``
     (stripped) still needs :func:`_prepare_lines`: a line starts or ends with " ", or two blank lines follow
     each other (telling it here, on the lines read anyway, spares three scans of the text)."""
-    _, table, inline, scale_name, line_cache = _scan_context(scales)
+    context = _scan_context(scales)
+    scale_name, line_cache = context.scale_name, context.line_cache
     found = _Findings()
     spans, labels_seen, rule_lines = found.spans, found.labels_seen, found.rule_lines
     grows = _GROWS_WHEN_LOWERED in text
@@ -583,11 +632,10 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings | None:
             continue
         if line[0] == " " or line[-1] == " ":
             return None
-        # Prose is seldom repeated: a long line is looked up (and kept) only when it can hold a score.
         cached = cache is not None and (len(line) <= _CACHED_PROSE_LENGTH or ":" in line)
         reading = cache.get(line) if cached else None
         if reading is None:
-            reading = _line_reading(line, table, inline, grows, is_html)
+            reading = _line_reading(line, context, grows, is_html)
             if cached and len(line) <= _CACHED_LINE_LENGTH:
                 cache.keep(line, reading, len(line))
         event, scores, is_rule = reading
@@ -600,11 +648,11 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings | None:
             kind, key, level, offset, bare = event
             if kind == "header":
                 if current and current[1] is not None and level <= current[1]:
-                    spans[current[0]].append((current[2], start))
+                    spans.setdefault(current[0], []).append((current[2], start))
                     current = None
             else:
                 if current:
-                    spans[current[0]].append((current[2], start))
+                    spans.setdefault(current[0], []).append((current[2], start))
                     current = None
                 if kind == "section" or kind == "combined":
                     current = (key or "combined", level, start + offset)
@@ -618,12 +666,12 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings | None:
             rule_lines.append(start)
         start += len(line) + 1
     if current:
-        spans[current[0]].append((current[2], len(text)))
+        spans.setdefault(current[0], []).append((current[2], len(text)))
     for kind, value, position in values_below:
         _take_score(found, kind, value, position, scales, scale_name)
     for line_start, scores in inline_scores:
-        for offset, kind, value in scores:
-            _take_score(found, kind, value, line_start + offset, scales, scale_name)
+        for offset, kind, value_reading in scores:
+            _record(found, kind, value_reading, line_start + offset)
     return found
 
 
@@ -679,10 +727,9 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
         found = _scan(prepared, is_html, scales)
 
     spans = found.spans
-    sections = {name: spans[name] and _section(prepared, spans[name], is_html, found.rule_lines) or None
-                for name in REVIEW_SECTIONS}
+    sections = _sections(prepared, spans, is_html, found.rule_lines)
     notes: list[str] = []
-    combined = spans["combined"] and _section(prepared, spans["combined"], is_html, found.rule_lines)
+    combined = "combined" in spans and _section(prepared, spans["combined"], is_html, found.rule_lines)
     if combined:
         filled = [name for name in ("strengths", "weaknesses") if sections[name] is None]
         for name in filled:
@@ -760,7 +807,7 @@ def strength_weakness_bullets(text: str) -> dict[str, list[str]]:
     found = _scan(prepared, is_html, generic_scales())
     indents = _line_indents(text, prepared, is_html)
     for name, items in bullets.items():
-        for start, end in found.spans[name]:
+        for start, end in found.spans.get(name, ()):
             items.extend(_list_items(prepared, start, end, indents))
     return bullets
 
@@ -773,7 +820,7 @@ def section_end(text: str, name: str) -> int | None:
     if not isinstance(text, str) or "\r" in text:
         return None
     prepared, is_html = _prepare(text)
-    spans = _scan(prepared, is_html, generic_scales()).spans[name]
+    spans = _scan(prepared, is_html, generic_scales()).spans.get(name)
     if is_html or not spans:
         return None
     k = sum(1 for line in prepared[:spans[-1][1]].rstrip().split("\n") if line.strip())
