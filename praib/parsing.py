@@ -351,15 +351,30 @@ def _sections(text: str, spans: dict[str, list[tuple[int, int]]], is_html: bool,
         if not pieces:
             sections[name] = None
             continue
-        if len(pieces) == 1 and not (is_html or rule_lines):
-            start, end = pieces[0]
-            # Most sections start on a line of their own, or at the end of their label's line: then no line of
-            # theirs can be a rule (see _holds_rule), and _section would take the piece as it stands.
-            if not start or text[start - 1] == "\n" or text[start:start + 1] == "\n":
-                sections[name] = text[start:end].strip() or None
-                continue
-        sections[name] = _section(text, pieces, is_html, rule_lines)
+        section = _NOT_PLAIN if is_html or rule_lines else _plain_section(text, pieces)
+        sections[name] = _section(text, pieces, is_html, rule_lines) if section is _NOT_PLAIN else section
     return sections
+
+
+_NOT_PLAIN = object()
+
+
+def _plain_section(text: str, pieces: list[tuple[int, int]]) -> str | None | object:
+    """:func:`_section` of pieces of a text that is not HTML and has no rule line, where each piece starts on a
+    line of its own or at the end of its label's line (so that none of its lines is a rule: see _holds_rule);
+    _NOT_PLAIN for other pieces. Each piece is sliced without its line ends at its edges (slicing a text that
+    is not ASCII reads every character of the slice: strip() then has nothing to copy)."""
+    parts = []
+    for start, end in pieces:
+        if start and text[start - 1] != "\n" and text[start:start + 1] != "\n":
+            return _NOT_PLAIN
+        while start < end and text[start] == "\n":
+            start += 1
+        while end > start and text[end - 1] == "\n":
+            end -= 1
+        if start < end:
+            parts.append(text[start:end])
+    return "\n\n".join(parts).strip() or None
 
 
 def _holds_rule(text: str, spans: list[tuple[int, int]], rule_lines: list[int]) -> bool:
