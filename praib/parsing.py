@@ -582,6 +582,7 @@ def _scan_context(scales: VenueScales) -> _ScanContext:
 
 
 _NO_SCORES: tuple = ()
+_NOTHING = (None, _NO_SCORES, False)  # what a line of prose says (see _line_reading), one object for all
 
 
 def _line_reading(line: str, context: _ScanContext, grows: bool, is_html: bool
@@ -618,7 +619,7 @@ def _line_reading(line: str, context: _ScanContext, grows: bool, is_html: bool
         scores = tuple((offset, kind, _value_reading(kind, value, scales, scale_name))
                        for offset, kind, value in _inline_scores(line, grows, is_html, table, inline))
     is_rule = last in _RULE_CHARACTERS and _RULE_LINE.fullmatch(line) is not None
-    return event, scores, is_rule
+    return (event, scores, is_rule) if event or scores or is_rule else _NOTHING
 
 
 def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings | None:
@@ -647,12 +648,21 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings | None:
             continue
         if line[0] == " " or line[-1] == " ":
             return None
-        cached = cache is not None and (len(line) <= _CACHED_PROSE_LENGTH or ":" in line)
-        reading = cache.get(line) if cached else None
-        if reading is None:
+        size = len(line)
+        if cache is not None and (size <= _CACHED_PROSE_LENGTH or ":" in line):
+            reading = cache.get(line)
+            if reading is None:
+                reading = _line_reading(line, context, grows, is_html)
+                if size <= _CACHED_LINE_LENGTH:
+                    cache.keep(line, reading, size)
+        else:
             reading = _line_reading(line, context, grows, is_html)
-            if cached and len(line) <= _CACHED_LINE_LENGTH:
-                cache.keep(line, reading, len(line))
+        if reading is _NOTHING:  # most lines of prose
+            if waiting is not None:
+                values_below.append((waiting, line[:_MAX_VALUE], start))
+                waiting = None
+            start += size + 1
+            continue
         event, scores, is_rule = reading
         if waiting is not None:
             # "### Soundness:\n\n3 (good)": the value is the next non-empty line, unless it is a label or header.
@@ -679,7 +689,7 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings | None:
             inline_scores.append((start, scores))
         if is_rule:
             rule_lines.append(start)
-        start += len(line) + 1
+        start += size + 1
     if current:
         spans.setdefault(current[0], []).append((current[2], len(text)))
     for kind, value, position in values_below:
