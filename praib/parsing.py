@@ -583,6 +583,9 @@ def _scan_context(scales: VenueScales) -> _ScanContext:
 
 _NO_SCORES: tuple = ()
 _NOTHING = (None, _NO_SCORES, False)  # what a line of prose says (see _line_reading), one object for all
+# Last characters of a line that no test of _line_reading passes on: not a label's (alphanumeric or
+# _LABEL_PUNCTUATION), not a rule's.
+_PROSE_ENDS = frozenset('.?!;"”]')
 
 
 def _line_reading(line: str, context: _ScanContext, grows: bool, is_html: bool
@@ -655,6 +658,9 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings | None:
                 reading = _line_reading(line, context, grows, is_html)
                 if size <= _CACHED_LINE_LENGTH:
                     cache.keep(line, reading, size)
+        elif (line[-1] in _PROSE_ENDS and ":" not in line and "：" not in line and "=" not in line and "#" not in line
+              and "*" not in line and "_" not in line and "<" not in line):
+            reading = _NOTHING  # what _line_reading would say, told by the characters its tests look for
         else:
             reading = _line_reading(line, context, grows, is_html)
         if reading is _NOTHING:  # most lines of prose
