@@ -626,10 +626,15 @@ def _line_reading(line: str, context: _ScanContext, grows: bool, is_html: bool
     return (event, scores, is_rule) if event or scores or is_rule else _NOTHING
 
 
-def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings | None:
+def _scan(text: str, is_html: bool, scales: VenueScales, stripped_only: bool = False) -> _Findings | None:
     """Read the sections and every score label of a prepared text, line by line. None when ``text``
     (stripped) still needs :func:`_prepare_lines`: a line starts or ends with " ", or two blank lines follow
-    each other (telling it here, on the lines read anyway, spares three scans of the text)."""
+    each other (telling it here, on the lines read anyway, spares three scans of the text).
+
+    ``stripped_only``: ``text`` is a text without "\r" or "<" only stripped, not passed through
+    :func:`_prepare_characters`; None also when a line holds what that would rewrite (a control character, a
+    blank other than " ", two spaces in a row). The lines found in the line cache need no such test: the cache
+    holds lines of prepared texts and of texts that passed it."""
     context = _scan_context(scales)
     scale_name, line_cache = context.scale_name, context.line_cache
     found = _Findings()
@@ -653,17 +658,19 @@ def _scan(text: str, is_html: bool, scales: VenueScales) -> _Findings | None:
         if line[0] == " " or line[-1] == " ":
             return None
         size = len(line)
+        reading = None
         if cache is not None and (size <= _CACHED_PROSE_LENGTH or ":" in line):
             reading = cache.get(line)
-            if reading is None:
+        if reading is None:
+            if stripped_only and ("  " in line or "\t" in line or _CONTROL_OR_OTHER_HSPACE.search(line)):
+                return None
+            if (line[-1] in _PROSE_ENDS and ":" not in line and "：" not in line and "=" not in line
+                    and "#" not in line and "*" not in line and "_" not in line and "<" not in line):
+                reading = _NOTHING  # what _line_reading would say, told by the characters its tests look for
+            else:
                 reading = _line_reading(line, context, grows, is_html)
-                if size <= _CACHED_LINE_LENGTH:
-                    cache.keep(line, reading, size)
-        elif (line[-1] in _PROSE_ENDS and ":" not in line and "：" not in line and "=" not in line and "#" not in line
-              and "*" not in line and "_" not in line and "<" not in line):
-            reading = _NOTHING  # what _line_reading would say, told by the characters its tests look for
-        else:
-            reading = _line_reading(line, context, grows, is_html)
+            if cache is not None and size <= _CACHED_LINE_LENGTH and (size <= _CACHED_PROSE_LENGTH or ":" in line):
+                cache.keep(line, reading, size)
         if reading is _NOTHING:  # most lines of prose
             if waiting is not None:
                 values_below.append((waiting, line[:_MAX_VALUE], start))
@@ -749,13 +756,20 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
     """
     if not isinstance(text, str):
         return ParsedReview(dict.fromkeys(REVIEW_SECTIONS), None, None, {}, None, PARSE_FAILED, "no text")
-    prepared, is_html = _prepare_characters(text)
-    if not prepared:
-        return ParsedReview(dict.fromkeys(REVIEW_SECTIONS), None, None, {}, None, PARSE_FAILED, "empty text")
-    found = _scan(prepared, is_html, scales)
+    found = None
+    if "\r" not in text and "<" not in text:
+        # Most texts need no step of _prepare_characters but the strip: _scan tests their lines for the others
+        # as it reads them (one scan for most of the text instead of two over all of it).
+        prepared, is_html = text.strip(), False
+        found = _scan(prepared, is_html, scales, stripped_only=True) if prepared else None
     if found is None:
-        prepared = _prepare_lines(prepared)
+        prepared, is_html = _prepare_characters(text)
+        if not prepared:
+            return ParsedReview(dict.fromkeys(REVIEW_SECTIONS), None, None, {}, None, PARSE_FAILED, "empty text")
         found = _scan(prepared, is_html, scales)
+        if found is None:
+            prepared = _prepare_lines(prepared)
+            found = _scan(prepared, is_html, scales)
 
     spans = found.spans
     sections = _sections(prepared, spans, is_html, found.rule_lines)
