@@ -626,15 +626,18 @@ def _line_reading(line: str, context: _ScanContext, grows: bool, is_html: bool
     return (event, scores, is_rule) if event or scores or is_rule else _NOTHING
 
 
-def _scan(text: str, is_html: bool, scales: VenueScales, stripped_only: bool = False) -> _Findings | None:
+_CHARACTERS_UNPREPARED = object()  # what _scan says of a text that needs _prepare_characters
+
+
+def _scan(text: str, is_html: bool, scales: VenueScales, stripped_only: bool = False) -> _Findings | object | None:
     """Read the sections and every score label of a prepared text, line by line. None when ``text``
     (stripped) still needs :func:`_prepare_lines`: a line starts or ends with " ", or two blank lines follow
     each other (telling it here, on the lines read anyway, spares three scans of the text).
 
     ``stripped_only``: ``text`` is a text without "\r" or "<" only stripped, not passed through
-    :func:`_prepare_characters`; None also when a line holds what that would rewrite (a control character, a
-    blank other than " ", two spaces in a row). The lines found in the line cache need no such test: the cache
-    holds lines of prepared texts and of texts that passed it."""
+    :func:`_prepare_characters`; _CHARACTERS_UNPREPARED when a line holds what that would rewrite (a control
+    character, a blank other than " ", two spaces in a row). The lines found in the line cache need no such
+    test: the cache holds lines of prepared texts and of texts that passed it."""
     context = _scan_context(scales)
     scale_name, line_cache = context.scale_name, context.line_cache
     found = _Findings()
@@ -663,7 +666,7 @@ def _scan(text: str, is_html: bool, scales: VenueScales, stripped_only: bool = F
             reading = cache.get(line)
         if reading is None:
             if stripped_only and ("  " in line or "\t" in line or _CONTROL_OR_OTHER_HSPACE.search(line)):
-                return None
+                return _CHARACTERS_UNPREPARED
             if (line[-1] in _PROSE_ENDS and ":" not in line and "：" not in line and "=" not in line
                     and "#" not in line and "*" not in line and "_" not in line and "<" not in line):
                 reading = _NOTHING  # what _line_reading would say, told by the characters its tests look for
@@ -756,17 +759,20 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
     """
     if not isinstance(text, str):
         return ParsedReview(dict.fromkeys(REVIEW_SECTIONS), None, None, {}, None, PARSE_FAILED, "no text")
-    found = None
-    if "\r" not in text and "<" not in text:
+    found = _CHARACTERS_UNPREPARED
+    if "\r" not in text and "<" not in text and (prepared := text.strip()):
         # Most texts need no step of _prepare_characters but the strip: _scan tests their lines for the others
         # as it reads them (one scan for most of the text instead of two over all of it).
-        prepared, is_html = text.strip(), False
-        found = _scan(prepared, is_html, scales, stripped_only=True) if prepared else None
-    if found is None:
+        is_html = False
+        found = _scan(prepared, is_html, scales, stripped_only=True)
+    if found is None or found is _CHARACTERS_UNPREPARED:
+        lines_too = found is None  # a line starts or ends with " ": so it does once its characters are prepared
         prepared, is_html = _prepare_characters(text)
         if not prepared:
             return ParsedReview(dict.fromkeys(REVIEW_SECTIONS), None, None, {}, None, PARSE_FAILED, "empty text")
-        found = _scan(prepared, is_html, scales)
+        # _prepare_lines changes nothing in a text that _scan reads (no line starts or ends with " ", no two
+        # blank lines follow each other): when it is known to be needed, it comes first.
+        found = None if lines_too else _scan(prepared, is_html, scales)
         if found is None:
             prepared = _prepare_lines(prepared)
             found = _scan(prepared, is_html, scales)
