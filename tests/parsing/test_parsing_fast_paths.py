@@ -2,6 +2,8 @@
 were read on, texts taken as they stand only when nothing in them needs preparing, prose told by its characters.
 (The large corpus is checked by ``benchmarks/equality_check.py --against DIR``.)"""
 
+import sys
+
 import pytest
 
 from praib import parsing
@@ -71,6 +73,12 @@ def test_what_ends_prose_ends_no_label_and_no_rule():
     for character in parsing._PROSE_ENDS:
         assert not character.isalnum()
         assert character not in parsing._LABEL_PUNCTUATION and character not in parsing._RULE_CHARACTERS
+
+
+def test_what_preparing_rewrites_is_not_printable():
+    # _scan takes a printable line without two spaces in a row as _prepare_characters would leave it.
+    rewritten = [chr(c) for c in range(sys.maxunicode + 1) if parsing._CONTROL_OR_OTHER_HSPACE.fullmatch(chr(c))]
+    assert len(rewritten) > 40 and not any(c.isprintable() for c in rewritten + ["\t", "\r"])
 
 
 def test_warm_caches_give_what_cold_ones_give():
