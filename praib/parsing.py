@@ -634,7 +634,7 @@ def _scan(text: str, is_html: bool, scales: VenueScales, stripped_only: bool = F
     (stripped) still needs :func:`_prepare_lines`: a line starts or ends with " ", or two blank lines follow
     each other (telling it here, on the lines read anyway, spares three scans of the text).
 
-    ``stripped_only``: ``text`` is a text without "\r" or "<" only stripped, not passed through
+    ``stripped_only``: ``text`` is a text without "\\r" or "<" only stripped, not passed through
     :func:`_prepare_characters`; _CHARACTERS_UNPREPARED when a line holds what that would rewrite (a control
     character, a blank other than " ", two spaces in a row). The lines found in the line cache need no such
     test: the cache holds lines of prepared texts and of texts that passed it."""
