@@ -72,7 +72,7 @@ import html
 import logging
 import multiprocessing
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable, NamedTuple
 
@@ -194,7 +194,7 @@ _OTHER_HSPACE = re.compile(r"[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205
 _CONTROL_OR_OTHER_HSPACE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _GROWS_WHEN_LOWERED = "\u0130"
 # A label line without a colon or a closing bold ends with its label: its last character is a label's,
-# [\w ,/&'’()\-], i.e. alphanumeric (str.isalnum, as \w reads it) or one of these (see _candidate_lines).
+# [\w ,/&'’()\-], i.e. alphanumeric (str.isalnum, as \w reads it) or one of these (see _line_reading).
 _LABEL_PUNCTUATION = frozenset(" _,/&'’()-")
 _SCORE_SEPARATORS = (":", "=", "：")  # one of them ends every inline score label
 _NORMALISED: dict[str, str] = {}
@@ -236,16 +236,20 @@ class _Score(NamedTuple):
     off_scale: int | None = None  # the whole number a rejected value was, when it was one off the scale
 
 
-@dataclass
 class _Findings:
-    # (start, end) of each piece of the prepared text that belongs to a section
-    spans: dict[str, list[tuple[int, int]]] = field(
-        default_factory=lambda: {name: [] for name in (*REVIEW_SECTIONS, "combined")})
-    scores: dict[str, list[_Score]] = field(default_factory=dict)
-    verdicts: list[tuple[int, str]] = field(default_factory=list)
-    labels_seen: set[str] = field(default_factory=set)
-    ignored_confidence: bool = False
-    rule_lines: list[int] = field(default_factory=list)  # where the text's rule lines start
+    """What _scan reads in a text (a class of its own, not a dataclass: made for every review, it is made faster)."""
+
+    __slots__ = ("spans", "scores", "verdicts", "labels_seen", "ignored_confidence", "rule_lines")
+
+    def __init__(self) -> None:
+        # (start, end) of each piece of the prepared text that belongs to a section ("combined" too), by
+        # section; a section without pieces has no entry
+        self.spans: dict[str, list[tuple[int, int]]] = {}
+        self.scores: dict[str, list[_Score]] = {}
+        self.verdicts: list[tuple[int, str]] = []
+        self.labels_seen: set[str] = set()
+        self.ignored_confidence = False
+        self.rule_lines: list[int] = []  # where the text's rule lines start
 
 
 @lru_cache(maxsize=64)
@@ -337,6 +341,42 @@ def _section(text: str, spans: list[tuple[int, int]], is_html: bool, rule_lines:
     return "\n\n".join(piece for a, b in spans if (piece := text[a:b].strip("\n"))).strip() or None
 
 
+def _sections(text: str, spans: dict[str, list[tuple[int, int]]], is_html: bool, rule_lines: list[int]
+              ) -> dict[str, str | None]:
+    """Every section of REVIEW_SECTIONS as stored (None where it has no text), from the pieces of the prepared
+    ``text`` that _scan found."""
+    sections: dict[str, str | None] = {}
+    for name in REVIEW_SECTIONS:
+        pieces = spans.get(name)
+        if not pieces:
+            sections[name] = None
+            continue
+        section = _NOT_PLAIN if is_html or rule_lines else _plain_section(text, pieces)
+        sections[name] = _section(text, pieces, is_html, rule_lines) if section is _NOT_PLAIN else section
+    return sections
+
+
+_NOT_PLAIN = object()
+
+
+def _plain_section(text: str, pieces: list[tuple[int, int]]) -> str | None | object:
+    """:func:`_section` of pieces of a text that is not HTML and has no rule line, where each piece starts on a
+    line of its own or at the end of its label's line (so that none of its lines is a rule: see _holds_rule);
+    _NOT_PLAIN for other pieces. Each piece is sliced without its line ends at its edges (slicing a text that
+    is not ASCII reads every character of the slice: strip() then has nothing to copy)."""
+    parts = []
+    for start, end in pieces:
+        if start and text[start - 1] != "\n" and text[start:start + 1] != "\n":
+            return _NOT_PLAIN
+        while start < end and text[start] == "\n":
+            start += 1
+        while end > start and text[end - 1] == "\n":
+            end -= 1
+        if start < end:
+            parts.append(text[start:end])
+    return "\n\n".join(parts).strip() or None
+
+
 def _holds_rule(text: str, spans: list[tuple[int, int]], rule_lines: list[int]) -> bool:
     """Whether a line of these pieces of ``text`` is a rule: a rule line of the text, or the end of a line
     where a piece starts."""
@@ -387,7 +427,11 @@ def _read_value(raw: str, what: str, scale: Scale, scale_name: str,
 
 def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueScales, scale_name: str) -> None:
     """Record what a score label of ``kind`` says, ``raw`` being the text after it."""
-    found.labels_seen.add(kind)
+    _record(found, kind, _value_reading(kind, raw, scales, scale_name), pos)
+
+
+def _value_reading(kind: str, raw: str, scales: VenueScales, scale_name: str) -> tuple | None:
+    """:func:`_reading` of a score label of ``kind`` followed by ``raw``, on ``scales``."""
     if kind in _RATING_PRIORITY:
         scale = scales.rating
     elif kind == "confidence":
@@ -403,6 +447,12 @@ def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueSc
         reading = _reading(kind, raw, scale, scale_name)
         if len(raw) <= _CACHED_LINE_LENGTH:
             _READINGS.keep(key, (scale, reading), len(raw))
+    return reading
+
+
+def _record(found: _Findings, kind: str, reading: tuple | None, pos: int) -> None:
+    """Record a score label of ``kind`` at ``pos`` and what its value says (see :func:`_reading`)."""
+    found.labels_seen.add(kind)
     if reading is None:
         return
     if reading[0] == "verdict":
@@ -411,7 +461,8 @@ def _take_score(found: _Findings, kind: str, raw: str, pos: int, scales: VenueSc
         found.ignored_confidence = found.ignored_confidence or reading[1]
     else:
         _, target, rank, value, problem, off_scale = reading
-        found.scores.setdefault(target, []).append(_Score(rank, pos, value, problem, off_scale))
+        # tuple.__new__ makes the named tuple without the keyword handling of _Score(...), twice as fast
+        found.scores.setdefault(target, []).append(tuple.__new__(_Score, (rank, pos, value, problem, off_scale)))
 
 
 def _reading(kind: str, raw: str, scale: Scale | None, scale_name: str) -> tuple | None:
@@ -438,47 +489,6 @@ def _reading(kind: str, raw: str, scale: Scale | None, scale_name: str) -> tuple
     return ("score", target, _RATING_PRIORITY.get(kind, 0), *read)
 
 
-def _candidate_lines(text: str) -> tuple[list[tuple[int, str]], list[int], list[tuple[int, str]], list[int]] | None:
-    """Where a line of ``text`` may match: (start, line) of the lines that may be label lines (_LABEL_LINE), the
-    starts of those that may be header lines (_HEADER_LINE), (start, line) of those that may hold an inline
-    score label, and the starts of the rule lines (non-empty, _RULE_LINE). Every match
-    lies on one line, so trying the patterns at these line starts, in order, finds what finditer finds.
-    A label line holds a colon or a closing bold (``**``, ``__``, ``</b>``, ``</strong>``), or else ends with
-    its label (its last character is one of a label's); a header line starts with "#" or a list marker and has
-    its "#" within its first five characters (after "- " and "**"); an inline score label is followed by one of
-    _SCORE_SEPARATORS.
-
-    None when ``text`` (stripped) still needs :func:`_prepare_lines`: a line starts or ends with " ", or two
-    blank lines follow each other. Telling it here, on lines read anyway, spares three scans of the text."""
-    labels, headers, separated, rules = [], [], [], []
-    # A line can only hold what the text holds: each test below runs on the lines only when it can pass, and
-    # a search for two characters only where the first of them (found with a faster search for one) is.
-    wide_colon, underscore, tag, equals = "：" in text, "_" in text, "<" in text, "=" in text
-    start, blank = 0, -2
-    for line in text.split("\n"):
-        if not line:
-            if start == blank + 1:
-                return None
-            blank = start
-            start += 1
-            continue
-        first, last = line[0], line[-1]
-        if first == " " or last == " ":
-            return None
-        colon = ":" in line or wide_colon and "：" in line
-        if (colon or last.isalnum() or last in _LABEL_PUNCTUATION or "*" in line and "**" in line
-                or underscore and "__" in line or tag and "</" in line):
-            labels.append((start, line))
-        if first in _HEADER_STARTS and "#" in line[:5]:
-            headers.append(start)
-        if colon or equals and "=" in line:
-            separated.append((start, line))
-        if last in _RULE_CHARACTERS and _RULE_LINE.fullmatch(line):
-            rules.append(start)
-        start += len(line) + 1
-    return labels, headers, separated, rules
-
-
 def _read_label_line(line: str, table: dict[str, tuple[str, str | None]]
                      ) -> tuple[str, str | None, int | None, int] | None:
     """(kind, key, header level, where the content starts) of a label line, None when the line is none."""
@@ -502,20 +512,13 @@ def _read_label_line(line: str, table: dict[str, tuple[str, str | None]]
     return kind, key, level, m.start("rest")
 
 
-_UNREAD = object()
-# Lines kept per grammar (and score values read): reviews repeat their label and score lines, also long ones
-# (a scale's description after "Confidence: 4:"); lines longer than a label, a value and its description are
+# Lines kept per venue's scales (and score values read): reviews repeat their label and score lines, also long
+# ones (a scale's description after "Confidence: 4:"); lines longer than a label, a value and its description are
 # read each time, and a cache is emptied past so many entries or characters, so that it stays within a few MB.
 _LINE_CACHE_SIZE = 20_000
 _LINE_CACHE_CHARACTERS = 4_000_000
 _CACHED_LINE_LENGTH = 1000
-
-
-@lru_cache(maxsize=64)
-def _line_caches(subscore_names: tuple[str, ...]) -> tuple[dict, dict]:
-    """What label lines and inline score lines were read as, by line, with the grammar of these sub-score names.
-    Reading a line depends on the line alone, and the same labels recur from review to review."""
-    return _BoundedCache(), _BoundedCache()
+_CACHED_PROSE_LENGTH = 200  # a longer line is looked up only when it can hold a score: prose is seldom repeated
 
 
 class _BoundedCache(dict):
@@ -544,88 +547,176 @@ class _ScanContext(NamedTuple):
     table: dict[str, tuple[str, str | None]]  # and the inline pattern: see _grammar
     inline: re.Pattern
     scale_name: str
-    label_cache: _BoundedCache  # see _line_caches
-    inline_cache: _BoundedCache
+    # What lines were read as (see _line_reading), by line: reading a line depends on the line and the scales
+    # alone, and the same labels and scores recur from review to review.
+    line_cache: _BoundedCache
 
 
-_SCAN_CONTEXTS: dict[int, _ScanContext] = {}  # by id(scales)
+_SCAN_CONTEXTS: dict[int, tuple[VenueScales, _ScanContext]] = {}  # by id(scales), holding scales (so that its
+# id is not another's)
+_CONTEXTS_BY_SCALES: dict[tuple, _ScanContext] = {}  # by what the readings depend on (see _scan_context)
 
 
 def _scan_context(scales: VenueScales) -> _ScanContext:
-    """The _ScanContext of ``scales``, worked out once per scales object (callers keep theirs)."""
-    context = _SCAN_CONTEXTS.get(id(scales))
-    if context is None or context.scales is not scales:
-        subscore_names = tuple(sorted(scales.subscores))
-        context = _ScanContext(scales, *_grammar(subscore_names), _scale_name(scales), *_line_caches(subscore_names))
-        if len(_SCAN_CONTEXTS) >= 64:
-            _SCAN_CONTEXTS.clear()
-        _SCAN_CONTEXTS[id(scales)] = context  # holding scales, so that its id is not another's
+    """The _ScanContext of ``scales``, worked out once per scales object (callers keep theirs). Scales objects
+    that name the same scale objects (each ``venue_scales`` call makes a new one of the same venue-year) share
+    one, and so its line cache."""
+    held = _SCAN_CONTEXTS.get(id(scales))
+    if held is not None and held[0] is scales:
+        return held[1]
+    subscore_names = tuple(sorted(scales.subscores))
+    scale_name = _scale_name(scales)
+    # What a value says depends on the scale name and the scale objects (see _value_reading); the context holds
+    # a scales object that holds them, so that their ids are not others'.
+    key = (scale_name, id(scales.rating), id(scales.confidence), subscore_names,
+           tuple(id(scales.subscores[name]) for name in subscore_names))
+    context = _CONTEXTS_BY_SCALES.get(key)
+    if context is None:
+        context = _ScanContext(scales, *_grammar(subscore_names), scale_name, _BoundedCache())
+        if len(_CONTEXTS_BY_SCALES) >= 64:
+            _CONTEXTS_BY_SCALES.clear()
+        _CONTEXTS_BY_SCALES[key] = context
+    if len(_SCAN_CONTEXTS) >= 64:
+        _SCAN_CONTEXTS.clear()
+    _SCAN_CONTEXTS[id(scales)] = (scales, context)
     return context
 
 
-def _scan(text: str, is_html: bool, scales: VenueScales, candidates: tuple | None = None) -> _Findings:
-    """Read the sections and every score label of a prepared text (``candidates``: its _candidate_lines)."""
-    _, table, inline, scale_name, label_cache, inline_cache = _scan_context(scales)
+_NO_SCORES: tuple = ()
+_NOTHING = (None, _NO_SCORES, False)  # what a line of prose says (see _line_reading), one object for all
+# Last characters of a line that no test of _line_reading passes on: not a label's (alphanumeric or
+# _LABEL_PUNCTUATION), not a rule's.
+_PROSE_ENDS = frozenset('.?!;"”]')
+
+
+def _line_reading(line: str, context: _ScanContext, grows: bool, is_html: bool
+                  ) -> tuple[tuple | None, tuple[tuple[int, str, tuple | None], ...], bool]:
+    """What one non-empty line of a prepared text says on ``context``'s scales: (event, inline scores, whether it
+    is a rule line). The event is the line's label, (kind, key, header level, where its content starts, whether
+    nothing but emphasis follows the label), or, for a line that is no label line, its header,
+    ("header", None, level, where the header marks end, False); None for neither. The inline scores are
+    (offset, kind, what the value says: see _reading) of :func:`_inline_scores`' (``grows``: the text holds the
+    one letter that grows when lower-cased).
+
+    The cheap tests first tell whether each pattern can match at all: a label line holds a colon or a
+    closing bold (``**``, ``__``, ``</b>``, ``</strong>``), or else ends with its label (its last character
+    is one of a label's); a header line starts with "#" or a list marker and has its "#" within its first
+    five characters (after "- " and "**"); an inline score label is followed by one of _SCORE_SEPARATORS."""
+    scales, table, inline, scale_name, _ = context
+    last = line[-1]
+    colon = ":" in line or "：" in line
+    event = None
+    # A search for two characters only where the first of them (found with a faster search for one) is.
+    if (colon or last.isalnum() or last in _LABEL_PUNCTUATION or "*" in line and "**" in line
+            or "_" in line and "__" in line or "<" in line and "</" in line):
+        label = _read_label_line(line, table)
+        if label is not None:
+            kind, key, level, rest_offset = label
+            # A match of _LABEL_LINE spans its whole line.
+            event = (kind, key, level, rest_offset, not line[rest_offset:].strip(_EMPHASIS_EDGES))
+    if event is None and line[0] in _HEADER_STARTS and "#" in line[:5]:
+        header = _HEADER_LINE.match(line)
+        if header:
+            event = ("header", None, len(header.group(1)), header.end(), False)
+    scores = _NO_SCORES
+    if colon or "=" in line:
+        scores = tuple((offset, kind, _value_reading(kind, value, scales, scale_name))
+                       for offset, kind, value in _inline_scores(line, grows, is_html, table, inline))
+    is_rule = last in _RULE_CHARACTERS and _RULE_LINE.fullmatch(line) is not None
+    return (event, scores, is_rule) if event or scores or is_rule else _NOTHING
+
+
+_CHARACTERS_UNPREPARED = object()  # what _scan says of a text that needs _prepare_characters
+
+
+def _scan(text: str, is_html: bool, scales: VenueScales, stripped_only: bool = False) -> _Findings | object | None:
+    """Read the sections and every score label of a prepared text, line by line. None when ``text``
+    (stripped) still needs :func:`_prepare_lines`: a line starts or ends with " ", or two blank lines follow
+    each other (telling it here, on the lines read anyway, spares three scans of the text).
+
+    ``stripped_only``: ``text`` is a text without "\\r" or "<" only stripped, not passed through
+    :func:`_prepare_characters`; _CHARACTERS_UNPREPARED when a line holds what that would rewrite (a control
+    character, a blank other than " ", two spaces in a row). The lines found in the line cache need no such
+    test: the cache holds lines of prepared texts and of texts that passed it."""
+    context = _scan_context(scales)
+    scale_name, line_cache = context.scale_name, context.line_cache
     found = _Findings()
-
-    # (line start, content start, kind, key, header level, line end) of every label and header line
-    events: list[tuple[int, int, str, str | None, int | None, int]] = []
-    label_lines, header_lines, separated, found.rule_lines = candidates or _candidate_lines(text)
-    for line_start, line in label_lines:
-        label = label_cache.get(line, _UNREAD)
-        if label is _UNREAD:
-            label = _read_label_line(line, table)
-            if len(line) <= _CACHED_LINE_LENGTH:
-                label_cache.keep(line, label, len(line))
-        if label is None:
+    spans, labels_seen, rule_lines = found.spans, found.labels_seen, found.rule_lines
+    grows = _GROWS_WHEN_LOWERED in text
+    # Lines lower-case alike (see _inline_scores) unless the text holds the one letter that grows, and an
+    # HTML text's score values lose their bold tags.
+    cache = line_cache if not (grows or is_html) else None
+    current: tuple[str, int | None, int] | None = None  # the open section: name, header level, content start
+    waiting: str | None = None  # a score label whose value sits on the next non-empty line
+    values_below: list[tuple[str, str, int]] = []  # (kind, value, position) of those values
+    inline_scores: list[tuple[int, tuple]] = []  # (line start, its inline scores)
+    start, blank = 0, -2
+    for line in text.split("\n"):
+        if not line:
+            if start == blank + 1:
+                return None
+            blank = start
+            start += 1
             continue
-        kind, key, level, rest_offset = label
-        # A match of _LABEL_LINE spans its whole line.
-        events.append((line_start, line_start + rest_offset, kind, key, level, line_start + len(line)))
-        if kind == "score":
-            found.labels_seen.add(key)
-    starts = {e[0] for e in events}
-    for line_start in header_lines:
-        if line_start not in starts:  # a label line's own header is read with its label
-            m = _HEADER_LINE.match(text, line_start)
-            if m:
-                events.append((line_start, m.end(), "header", None, len(m.group(1)), m.end()))
-                starts.add(line_start)
-    events.sort()
-
-    current: tuple[str, int | None, int] | None = None
-    for line_start, rest_start, kind, key, level, line_end in events:
-        if kind == "header":
-            if current and current[1] is not None and level <= current[1]:
-                found.spans[current[0]].append((current[2], line_start))
-                current = None
+        if line[0] == " " or line[-1] == " ":
+            return None
+        size = len(line)
+        reading = None
+        if cache is not None and (size <= _CACHED_PROSE_LENGTH or ":" in line):
+            reading = cache.get(line)
+        if reading is None:
+            # Every character _prepare_characters rewrites but " " is not printable, and str.isprintable reads a
+            # line faster than the expression.
+            if stripped_only and ("  " in line or not line.isprintable()
+                                  and ("\t" in line or _CONTROL_OR_OTHER_HSPACE.search(line))):
+                return _CHARACTERS_UNPREPARED
+            if (line[-1] in _PROSE_ENDS and ":" not in line and "：" not in line and "=" not in line
+                    and "#" not in line and "*" not in line and "_" not in line and "<" not in line):
+                reading = _NOTHING  # what _line_reading would say, told by the characters its tests look for
+            else:
+                reading = _line_reading(line, context, grows, is_html)
+            if cache is not None and size <= _CACHED_LINE_LENGTH and (size <= _CACHED_PROSE_LENGTH or ":" in line):
+                cache.keep(line, reading, size)
+        if reading is _NOTHING:  # most lines of prose
+            if waiting is not None:
+                values_below.append((waiting, line[:_MAX_VALUE], start))
+                waiting = None
+            start += size + 1
             continue
-        if current:
-            found.spans[current[0]].append((current[2], line_start))
-            current = None
-        if kind in ("section", "combined"):
-            current = (key or "combined", level, rest_start)
-        elif kind == "score" and not text[rest_start:line_end].strip(_EMPHASIS_EDGES):
-            # The value sits on the next non-empty line ("### Soundness:\n\n3 (good)").
-            nxt = _BLANKS.match(text, line_end).end()
-            if nxt < len(text) and text.rfind("\n", 0, nxt) + 1 not in starts:
-                eol = text.find("\n", nxt)
-                value = text[nxt:eol if eol >= 0 else len(text)][:_MAX_VALUE]
-                _take_score(found, key, value, nxt, scales, scale_name)
+        event, scores, is_rule = reading
+        if waiting is not None:
+            # "### Soundness:\n\n3 (good)": the value is the next non-empty line, unless it is a label or header.
+            if event is None:
+                values_below.append((waiting, line[:_MAX_VALUE], start))
+            waiting = None
+        if event is not None:
+            kind, key, level, offset, bare = event
+            if kind == "header":
+                if current and current[1] is not None and level <= current[1]:
+                    spans.setdefault(current[0], []).append((current[2], start))
+                    current = None
+            else:
+                if current:
+                    spans.setdefault(current[0], []).append((current[2], start))
+                    current = None
+                if kind == "section" or kind == "combined":
+                    current = (key or "combined", level, start + offset)
+                elif kind == "score":
+                    labels_seen.add(key)
+                    if bare:
+                        waiting = key
+        if scores:
+            inline_scores.append((start, scores))
+        if is_rule:
+            rule_lines.append(start)
+        start += size + 1
     if current:
-        found.spans[current[0]].append((current[2], len(text)))
-
-    # Lines lower-case alike (see _inline_scores) unless the text holds the one letter that grows.
-    cacheable = not is_html and _GROWS_WHEN_LOWERED not in text
-    for line_start, line in separated:
-        cached = cacheable and len(line) <= _CACHED_LINE_LENGTH
-        scores = inline_cache.get(line) if cached else None
-        if scores is None:
-            scores = _inline_scores(line, _GROWS_WHEN_LOWERED in text, is_html, table, inline)
-            if cached:
-                inline_cache.keep(line, scores, len(line))
-        for offset, kind, value in scores:
-            _take_score(found, kind, value, line_start + offset, scales, scale_name)
+        spans.setdefault(current[0], []).append((current[2], len(text)))
+    for kind, value, position in values_below:
+        _take_score(found, kind, value, position, scales, scale_name)
+    for line_start, scores in inline_scores:
+        for offset, kind, value_reading in scores:
+            _record(found, kind, value_reading, line_start + offset)
     return found
 
 
@@ -669,23 +760,30 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
     ``PARSE_FAILED`` result with a reason. See the module docstring for the
     formats, the section synonyms and how the status is decided.
     """
-    empty_sections: dict[str, str | None] = {name: None for name in REVIEW_SECTIONS}
     if not isinstance(text, str):
-        return ParsedReview(empty_sections, None, None, {}, None, PARSE_FAILED, "no text")
-    prepared, is_html = _prepare_characters(text)
-    candidates = _candidate_lines(prepared)
-    if candidates is None:
-        prepared = _prepare_lines(prepared)
-        candidates = _candidate_lines(prepared)
-    if not prepared:
-        return ParsedReview(empty_sections, None, None, {}, None, PARSE_FAILED, "empty text")
-    found = _scan(prepared, is_html, scales, candidates)
+        return ParsedReview(dict.fromkeys(REVIEW_SECTIONS), None, None, {}, None, PARSE_FAILED, "no text")
+    found = _CHARACTERS_UNPREPARED
+    if "\r" not in text and "<" not in text and (prepared := text.strip()):
+        # Most texts need no step of _prepare_characters but the strip: _scan tests their lines for the others
+        # as it reads them (one scan for most of the text instead of two over all of it).
+        is_html = False
+        found = _scan(prepared, is_html, scales, stripped_only=True)
+    if found is None or found is _CHARACTERS_UNPREPARED:
+        lines_too = found is None  # a line starts or ends with " ": so it does once its characters are prepared
+        prepared, is_html = _prepare_characters(text)
+        if not prepared:
+            return ParsedReview(dict.fromkeys(REVIEW_SECTIONS), None, None, {}, None, PARSE_FAILED, "empty text")
+        # _prepare_lines changes nothing in a text that _scan reads (no line starts or ends with " ", no two
+        # blank lines follow each other): when it is known to be needed, it comes first.
+        found = None if lines_too else _scan(prepared, is_html, scales)
+        if found is None:
+            prepared = _prepare_lines(prepared)
+            found = _scan(prepared, is_html, scales)
 
     spans = found.spans
-    sections = {name: spans[name] and _section(prepared, spans[name], is_html, found.rule_lines) or None
-                for name in REVIEW_SECTIONS}
+    sections = _sections(prepared, spans, is_html, found.rule_lines)
     notes: list[str] = []
-    combined = spans["combined"] and _section(prepared, spans["combined"], is_html, found.rule_lines)
+    combined = "combined" in spans and _section(prepared, spans["combined"], is_html, found.rule_lines)
     if combined:
         filled = [name for name in ("strengths", "weaknesses") if sections[name] is None]
         for name in filled:
@@ -700,7 +798,7 @@ def parse_review(text: str, scales: VenueScales) -> ParsedReview:
     if missing:
         listed = " or ".join([", ".join(missing[:-1]), missing[-1]] if len(missing) > 1 else missing)
         problems.append(f"no {listed} section found")
-    picked = {target: _pick(scores) for target, scores in found.scores.items()}
+    picked = {target: scores[0] if len(scores) == 1 else _pick(scores) for target, scores in found.scores.items()}
     rating, confidence = picked.get("rating"), picked.get("confidence")
     rating_value = rating.value if rating else None
     if rating is None:
@@ -763,7 +861,7 @@ def strength_weakness_bullets(text: str) -> dict[str, list[str]]:
     found = _scan(prepared, is_html, generic_scales())
     indents = _line_indents(text, prepared, is_html)
     for name, items in bullets.items():
-        for start, end in found.spans[name]:
+        for start, end in found.spans.get(name, ()):
             items.extend(_list_items(prepared, start, end, indents))
     return bullets
 
@@ -776,7 +874,7 @@ def section_end(text: str, name: str) -> int | None:
     if not isinstance(text, str) or "\r" in text:
         return None
     prepared, is_html = _prepare(text)
-    spans = _scan(prepared, is_html, generic_scales()).spans[name]
+    spans = _scan(prepared, is_html, generic_scales()).spans.get(name)
     if is_html or not spans:
         return None
     k = sum(1 for line in prepared[:spans[-1][1]].rstrip().split("\n") if line.strip())
@@ -889,6 +987,9 @@ class ReviewParser:
     def _scales_for(self, venue: str | None, year: int | None) -> VenueScales:
         if self.scale == "generic" or not venue:
             return self._generic
+        scales = self._cache.get((venue, year))
+        if scales is not None:
+            return scales
         if (venue, year) not in self._cache:
             try:
                 self._cache[(venue, year)] = venue_scales(venue, year)
@@ -903,8 +1004,12 @@ class ReviewParser:
         """The review records (``REVIEW_FEATURES`` fields) with sections and scores filled from their text."""
         rows = []
         for raw in records:
-            # Records read by praib.records hold every field, in order: a copy is the row, and much faster made.
-            row = dict(raw) if list(raw) == _REVIEW_FIELDS else {name: raw.get(name) for name in _REVIEW_FIELDS}
+            # Records read by praib.records hold every field, in order: a copy is the row, and much faster made
+            # (dict.copy clones a dict's table where dict() may insert key by key: 0.2 against 0.9 us).
+            if list(raw) == _REVIEW_FIELDS:
+                row = raw.copy() if type(raw) is dict else dict(raw)
+            else:
+                row = {name: raw.get(name) for name in _REVIEW_FIELDS}
             row["subscores"] = row["subscores"] or []
             if _has_fields(row):
                 row["parse_status"] = row["parse_status"] or PARSE_GIVEN
