@@ -302,6 +302,9 @@ def evaluate_seconds(tree: Path, path: Path, output: Path, workers: int | None) 
     """Wall time, peak RSS and CPU seconds of ``praib evaluate FILE`` with the praib of checkout ``tree``."""
     base, environment = praib_command(tree)
     command = base + ["evaluate", str(path), "--no-progress", "-o", str(output)]
+    # This benchmark's result of an earlier run, removed: praib replaces no file it has no record of writing, and
+    # an older checkout (``DIR``) has no --overwrite.
+    output.unlink(missing_ok=True)
     if workers:
         command += ["--workers", str(workers)]
     measured = run_measured(command, output.with_suffix(".log"), environment)
