@@ -18,15 +18,13 @@ the two checkouts and the load average along the way.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from evaluate_scale import load_line, reviews_file  # noqa: E402
+from evaluate_scale import reviews_file  # noqa: E402
+from reader_phase import compare_in_turns, measured_in  # noqa: E402
 
 _MEASURE = """
 import json, sys, time
@@ -77,16 +75,6 @@ print(json.dumps({"reviews": len(lines), "check": check, "repeats": repeats, "re
 _PHASES = ("check", "repeats", "repeats late")
 
 
-def measure(tree: Path, records: Path, reviews: int, earlier: int) -> dict[str, float]:
-    tree = tree.resolve()
-    done = subprocess.run([sys.executable, "-c", _MEASURE, str(tree), str(records), str(reviews), str(earlier)],
-                          env=dict(os.environ, PYTHONPATH=str(tree)), capture_output=True, text=True)
-    if done.returncode:
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        raise SystemExit(f"Error: measuring the praib of {tree} failed: {last}")
-    return json.loads(done.stdout)
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reviews", type=int, default=40_000, help="reviews measured (default 40000)")
@@ -104,23 +92,8 @@ def main(argv=None) -> int:
     trees = {"new": Path(__file__).resolve().parents[1]}
     if args.against:
         trees = {"today": args.against, **trees}
-    best: dict[str, dict[str, float]] = {}
-    print(load_line("before"))
-    for run in range(1, args.runs + 1):
-        for name, tree in trees.items():
-            found = measure(tree, records, args.reviews, args.earlier)
-            kept = best.setdefault(name, found)
-            for phase in _PHASES:
-                kept[phase] = min(kept[phase], found[phase])
-            print(f"run {run}, {name:>5}: " + ", ".join(f"{phase} {found[phase]:.3f}" for phase in _PHASES)
-                  + f" CPU s ({load_line('now')})")
-    print(load_line("after"))
-    for name, kept in best.items():
-        per_review = ", ".join(f"{phase} {kept[phase] * 1e6 / kept['reviews']:.2f}" for phase in _PHASES)
-        print(f"{name:>5} ({trees[name]}), {kept['reviews']} reviews, best, CPU µs a review: {per_review}")
-    if args.against:
-        print("new / today: " + ", ".join(f"{phase} {best['new'][phase] / best['today'][phase]:.2f}"
-                                          for phase in _PHASES) + " of the CPU seconds")
+    compare_in_turns(trees, lambda tree: measured_in(tree, _MEASURE, records, args.reviews, args.earlier),
+                     _PHASES, args.runs, unit="CPU µs a review", digits=2)
     return 0
 
 

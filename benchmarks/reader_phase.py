@@ -103,13 +103,43 @@ _PHASES = ("read", "add", "in fold", "fold")
 
 
 def measure(tree: Path, records: Path, shard: tuple[int, int]) -> dict[str, float]:
+    return measured_in(tree, _MEASURE, records, *shard)
+
+
+def measured_in(tree: Path, script: str, *args) -> dict[str, float]:
+    """The JSON that ``script`` prints, run in a fresh process of the checkout ``tree`` with ``tree`` and ``args``
+    as its arguments."""
     tree = tree.resolve()
-    done = subprocess.run([sys.executable, "-c", _MEASURE, str(tree), str(records), *map(str, shard)],
+    done = subprocess.run([sys.executable, "-c", script, str(tree), *map(str, args)],
                           env=dict(os.environ, PYTHONPATH=str(tree)), capture_output=True, text=True)
     if done.returncode:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
         raise SystemExit(f"Error: measuring the praib of {tree} failed: {last}")
     return json.loads(done.stdout)
+
+
+def compare_in_turns(trees: dict[str, Path], measure_tree, phases: tuple[str, ...], runs: int,
+                     unit: str = "µs a review", digits: int = 1) -> None:
+    """Measure each checkout of ``trees`` (``measure_tree(tree)``: CPU seconds of each of ``phases`` and the count
+    of ``reviews``) in turns, ``runs`` times, printing each run and the load, then the best of each per review and,
+    with a checkout named "today", the ratios."""
+    best: dict[str, dict[str, float]] = {}
+    print(load_line("before"))
+    for run in range(1, runs + 1):
+        for name, tree in trees.items():
+            found = measure_tree(tree)
+            kept = best.setdefault(name, found)
+            for phase in phases:
+                kept[phase] = min(kept[phase], found[phase])
+            print(f"run {run}, {name:>5}: " + ", ".join(f"{phase} {found[phase]:.3f}" for phase in phases)
+                  + f" CPU s ({load_line('now')})")
+    print(load_line("after"))
+    for name, kept in best.items():
+        per_review = ", ".join(f"{phase} {kept[phase] * 1e6 / kept['reviews']:.{digits}f}" for phase in phases)
+        print(f"{name:>5} ({trees[name]}), {kept['reviews']} reviews, best, {unit}: {per_review}")
+    if "today" in best:
+        print("new / today: " + ", ".join(f"{phase} {best['new'][phase] / best['today'][phase]:.2f}"
+                                          for phase in phases) + " of the CPU seconds")
 
 
 def main(argv=None) -> int:
@@ -130,23 +160,7 @@ def main(argv=None) -> int:
     trees = {"new": Path(__file__).resolve().parents[1]}
     if args.against:
         trees = {"today": args.against, **trees}
-    best: dict[str, dict[str, float]] = {}
-    print(load_line("before"))
-    for run in range(1, args.runs + 1):
-        for name, tree in trees.items():
-            found = measure(tree, records, shard)
-            kept = best.setdefault(name, found)
-            for phase in _PHASES:
-                kept[phase] = min(kept[phase], found[phase])
-            print(f"run {run}, {name:>5}: " + ", ".join(f"{phase} {found[phase]:.3f}" for phase in _PHASES)
-                  + f" CPU s ({load_line('now')})")
-    print(load_line("after"))
-    for name, kept in best.items():
-        per_review = ", ".join(f"{phase} {kept[phase] * 1e6 / kept['reviews']:.1f}" for phase in _PHASES)
-        print(f"{name:>5} ({trees[name]}), {kept['reviews']} reviews, best, µs a review: {per_review}")
-    if args.against:
-        print("new / today: " + ", ".join(f"{phase} {best['new'][phase] / best['today'][phase]:.2f}"
-                                          for phase in _PHASES) + " of the CPU seconds")
+    compare_in_turns(trees, lambda tree: measure(tree, records, shard), _PHASES, args.runs)
     return 0
 
 
