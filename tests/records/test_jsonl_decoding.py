@@ -12,8 +12,6 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from praib.records import io as records_io
 from praib.records.io import _RECORDS, _json_module_batch, jsonl_batch, jsonl_values
@@ -234,25 +232,35 @@ def test_the_reader_gives_what_it_gave_with_the_json_module_alone(tmp_path, capl
             assert read(path, caplog) == now
 
 
-DIGITS = st.text("0123456789", min_size=1, max_size=40)
+def random_number_texts(count: int, seed: int = 0):
+    """(sign, whole digits, fraction digits or None, exponent or None) of ``count`` JSON-like number texts: up to 40
+    digits before and after the point, exponents of up to 4 digits, many of them beyond a double's range."""
+    rng = random.Random(seed)
+
+    def digits(most: int) -> str:
+        return "".join(rng.choices("0123456789", k=rng.randint(1, most)))
+
+    for _ in range(count):
+        exponent = rng.choice("eE") + rng.choice(["", "+", "-"]) + digits(4) if rng.random() < 0.5 else None
+        yield rng.choice(["", "-"]), digits(40), digits(40) if rng.random() < 0.5 else None, exponent
 
 
-@settings(max_examples=3000, deadline=None)
-@given(st.sampled_from(["", "-"]), DIGITS, st.one_of(st.none(), DIGITS),
-       st.one_of(st.none(), st.tuples(st.sampled_from("eE"), st.sampled_from(["", "+", "-"]),
-                                      st.text("0123456789", min_size=1, max_size=4))))
-def test_float_text_decodes_as_float_reads_it(sign, whole, fraction, exponent):
-    whole = whole.lstrip("0") or "0"  # JSON has no leading zeros
-    text = sign + whole + ("." + fraction if fraction is not None else "") + ("".join(exponent) if exponent else "")
-    try:
-        decoded = _RECORDS.decode(f'{{"x": {text}}}'.encode())["x"]
-    except msgspec.DecodeError:
-        assert fraction is not None or exponent  # an int is always read; a float only within a double's range
-        assert abs(float(text)) == float("inf")
-        return
-    assert same(decoded, json_module(text.encode()))
-    if fraction is not None or exponent:
-        assert same(decoded, float(text))
+def test_float_text_decodes_as_float_reads_it():
+    beyond = 0
+    for sign, whole, fraction, exponent in random_number_texts(3000):
+        whole = whole.lstrip("0") or "0"  # JSON has no leading zeros
+        text = sign + whole + ("." + fraction if fraction is not None else "") + (exponent or "")
+        try:
+            decoded = _RECORDS.decode(f'{{"x": {text}}}'.encode())["x"]
+        except msgspec.DecodeError:
+            # an int is always read; a float only within a double's range
+            assert (fraction is not None or exponent) and abs(float(text)) == float("inf"), text
+            beyond += 1
+            continue
+        assert same(decoded, json_module(text.encode())), text
+        if fraction is not None or exponent:
+            assert same(decoded, float(text)), text
+    assert 100 < beyond < 1500  # (both kinds of text were drawn)
 
 
 def test_random_doubles_repr_decodes_to_the_same_double():
