@@ -151,13 +151,26 @@ class CounterfactualResult:
         """Variants to ``output``; logic and attempts beside it (``<stem>.logic.jsonl``, ``<stem>.attempts.jsonl``)."""
         from praib.records import save_records
 
-        output = Path(output)
-        stem = output.with_suffix("") if output.suffix else output
-        paths = {"papers": output, "logic": Path(f"{stem}.logic.jsonl"), "attempts": Path(f"{stem}.attempts.jsonl")}
+        paths = {"papers": Path(output), "logic": logic_path(output), "attempts": attempts_path(output)}
         save_records(self.papers, paths["papers"])
         save_records(self.logic, paths["logic"])
         save_records(self.attempts, paths["attempts"])
         return paths
+
+
+def logic_path(output: str | Path) -> Path:
+    """Where :meth:`CounterfactualResult.save` writes the logic beside ``output``: ``<stem>.logic.jsonl``."""
+    return Path(f"{_stem(output)}.logic.jsonl")
+
+
+def attempts_path(output: str | Path) -> Path:
+    """Where :meth:`CounterfactualResult.save` writes the attempts beside ``output``: ``<stem>.attempts.jsonl``."""
+    return Path(f"{_stem(output)}.attempts.jsonl")
+
+
+def _stem(output: str | Path) -> Path:
+    output = Path(output)
+    return output.with_suffix("") if output.suffix else output
 
 
 @dataclass

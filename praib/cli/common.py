@@ -110,7 +110,7 @@ _NOT_INPUTS = ("cache_dir",)
 
 
 def output_option(help: str, default: str | None = None, file_okay: bool = True, dir_okay: bool = True,
-                  writes: str | None = "praib.records.io:SAVED_DATASET_FILES"):
+                  writes: str | None = "praib.records.io:SAVED_DATASET_FILES", beside: tuple[str, ...] = ()):
     """-o/--output, the one spelling of where a command writes its result. An output that is one of the
     command's inputs, a file of an input folder, or a folder holding an input it would replace, is
     refused before the command runs (:func:`_refusing_inputs`). The command runs holding the output's
@@ -124,7 +124,10 @@ def output_option(help: str, default: str | None = None, file_okay: bool = True,
     (:func:`praib.records.atomic.replace_folder`) and refuses a folder that holds any other file unless
     --overwrite is given, which keeps them; ``writes`` ("module:NAME" of a tuple of names, by default a
     saved dataset's) are the files it writes in every folder, so that a file of the user's of one of those
-    names is refused before the run rather than after it."""
+    names is refused before the run rather than after it.
+
+    ``beside`` ("module:NAME" of functions of the output's path) name the files the command writes beside its
+    output (``OUTPUT.stats.json``): each is judged as the output file is."""
     option = click.option("--output", "-o", type=OutputPath(file_okay=file_okay, dir_okay=dir_okay, path_type=Path),
                           default=default, show_default=default is not None,
                           help=f"{help} A symbolic link is written through to its target.")
@@ -135,16 +138,16 @@ def output_option(help: str, default: str | None = None, file_okay: bool = True,
                         "kept.")
     overwrite = click.option("--overwrite", is_flag=True, help=" ".join(replaces))
     return lambda command: option(overwrite(_refusing_inputs(_holding_output_lock(
-        _refusing_users_files(command, writes if dir_okay else None)))))
+        _refusing_users_files(command, writes if dir_okay else None, beside)))))
 
 
-def _refusing_users_files(command, writes: str | None):
+def _refusing_users_files(command, writes: str | None, beside: tuple[str, ...]):
     @functools.wraps(command)
     def run(**params):
         output, overwrite = params["output"], params.pop("overwrite")
         if output is None:
             return command(**params)
-        written = _files_written(output, params)
+        written = _files_written(output, params, beside)
         if os.path.isdir(output):
             _refuse_users_files_in_folder(output, overwrite, writes)
             del written[output]
@@ -178,14 +181,19 @@ def _refuse_users_files_in_folder(output: Path, overwrite: bool, writes: str | N
             "or choose another --output")
 
 
-def _files_written(output: Path, params: dict) -> dict[Path, str]:
+def _files_written(output: Path, params: dict, beside: tuple[str, ...]) -> dict[Path, str]:
     """The files a command writes at ``output`` and beside it that an earlier run may have left, each with the
     option that names it: the output, its failure records (``OUTPUT.failures.jsonl``, where the command takes
-    --max-failures) and the files of its other file options (``leaderboard report --markdown``)."""
+    --max-failures), the files ``beside`` names and the files of its other file options (``leaderboard report
+    --markdown``)."""
+    from pkgutil import resolve_name
+
     context = click.get_current_context()
     written = {output: "--output"}
     if "max_failures" in params:
         written[failures_path(output)] = "--output"
+    for name in beside:
+        written[Path(resolve_name(name)(output))] = "--output"
     for param in context.command.params:
         if isinstance(param.type, OutputPath) and param.name != "output" and not param.type.dir_okay \
                 and context.params.get(param.name) is not None:

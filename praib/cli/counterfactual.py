@@ -86,7 +86,9 @@ def extract(papers_source, output, max_tries, templates, judge_spec, cache_dir, 
 @counterfactual.command()
 @click.argument("papers_source", metavar="PAPERS", type=SOURCE)
 @output_option("Variant papers (.jsonl, .parquet or a directory); <stem>.logic.jsonl and "
-               "<stem>.attempts.jsonl are written beside it.", default="variants.jsonl")
+               "<stem>.attempts.jsonl are written beside it.", default="variants.jsonl",
+               beside=("praib.perturb.statistics:statistics_path", "praib.perturb.counterfactual:logic_path",
+                       "praib.perturb.counterfactual:attempts_path"))
 @click.option("--edits", default=DEFAULT_EDITS, show_default=True,
               help="Comma-separated: soundness-critical finding, conclusion, result; soundness-neutral "
                    "perturbations of the registry (spelling, voice, language-errors, layout).")
@@ -180,13 +182,20 @@ def stats(papers_source, variants_source, logic_source, output):
                + ", ".join(f"{name} {rows[name]['variants']}" for name in rows) + f"; wrote {output}")
 
 
+def originals_path(output: Path) -> Path:
+    """Where `praib counterfactual oracle` writes the oracle reviews of the originals: ``<stem>.originals.jsonl``."""
+    output = Path(output)
+    return Path(f"{output.with_suffix('') if output.suffix else output}.originals.jsonl")
+
+
 @counterfactual.command()
 @click.argument("reviews_source", metavar="REVIEWS", type=SOURCE)
 @click.argument("variants_source", metavar="VARIANTS", type=SOURCE)
 @source_option
 @output_option("Oracle reviews of the variants (.jsonl, .parquet or a directory); the oracle reviews of the "
                "originals go to <stem>.originals.jsonl beside it. Pass the two to `praib robustness` or "
-               "`praib counterfactual effects` as ORIGINAL and PERTURBED/VARIANTS.", default="oracle.jsonl")
+               "`praib counterfactual effects` as ORIGINAL and PERTURBED/VARIANTS.", default="oracle.jsonl",
+               beside=("praib.cli.counterfactual:originals_path",))
 @seed_option("Fixes how far each rating is lowered.")
 @_template_dir_option
 @judge_options
@@ -209,13 +218,13 @@ def oracle(reviews_source, variants_source, source_name, output, seed, templates
         except _errors() as err:
             raise click.ClickException(str(err)) from None
         output = Path(output)
-        originals_path = Path(f"{output.with_suffix('') if output.suffix else output}.originals.jsonl")
+        originals_file = originals_path(output)
         of_variants = reviews.filter(lambda r: r["perturbation"] is not None)
         of_originals = reviews.filter(lambda r: r["perturbation"] is None)
         save_records(of_variants, output)
-        save_records(of_originals, originals_path)
+        save_records(of_originals, originals_file)
         click.echo(f"{len(reviews)} oracle reviews ({len(of_originals)} of originals, {len(of_variants)} of "
-                   f"variants); wrote {output} and {originals_path}")
+                   f"variants); wrote {output} and {originals_file}")
 
 
 @click.command("meta-review")

@@ -28,7 +28,8 @@ def judge():
               help="The human labels: a gold JSONL file (docs/judge-validation.md), or disapere:PATH for a "
                    "local copy of DISAPERE (tasks aspect and polarity).")
 @output_option("Write the validation result as JSON here; the items the judge got wrong go to "
-               "OUTPUT.errors.jsonl, failed items to OUTPUT.failures.jsonl.", dir_okay=False)
+               "OUTPUT.errors.jsonl, failed items to OUTPUT.failures.jsonl.", dir_okay=False,
+               beside=("praib.metrics.judged.validation:errors_path",))
 @click.option("--limit", type=click.IntRange(min=1), help="Validate on the first N items of the gold set only.")
 @click.option("--bootstrap-resamples", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Resamples of the items for the 95% bootstrap intervals.")

@@ -465,10 +465,16 @@ def prompts_show(name, venue, year, force_render, knowledge_cutoff, params):
         click.echo(message["content"].rstrip("\n"))
 
 
+def judge_sidecar_path(output: Path) -> Path:
+    """Where `praib score` writes its judge and the judge's validation: ``OUTPUT.judge.json``."""
+    return output.with_name(output.name + ".judge.json")
+
+
 @main.command()
 @click.argument("input_path", metavar="INPUT", type=SOURCE)
 @source_option
-@output_option("Where to write the judgements: .parquet or .jsonl.", default="judgements.jsonl", dir_okay=False)
+@output_option("Where to write the judgements: .parquet or .jsonl.", default="judgements.jsonl", dir_okay=False,
+               beside=("praib.cli.main:judge_sidecar_path",))
 @split_option
 @judge_options
 @second_judge_options
@@ -514,7 +520,7 @@ def score(input_path, source_name, output, split, judge_spec, cache_dir, second_
         except (RecordError, ValueError, BackendError) as err:
             raise click.ClickException(str(err)) from None
         save_records(table, output)
-        sidecar = output.with_name(output.name + ".judge.json")
+        sidecar = judge_sidecar_path(output)
         write_json({"judge": judge.describe(), "judge_validation": validation, "second_judge": second}, sidecar)
         click.echo("\n".join(validity_lines(validation, second)), err=True)
         failed = sum(bool(row["math_error"] or row["atomic_error"]) for row in table)

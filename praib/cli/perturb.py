@@ -32,7 +32,8 @@ def _option_values(pairs: tuple[str, ...]) -> dict:
 @source_option
 @click.option("--list", "list_kinds", is_flag=True, help="List every perturbation and exit.")
 @output_option("Where to write the perturbed records (.jsonl, .parquet, or a dataset directory).",
-               default="perturbed.jsonl")
+               default="perturbed.jsonl",
+               beside=("praib.perturb.statistics:statistics_path", "praib.cli.perturb:claims_path"))
 @seed_option("Seed of the random choices.")
 @split_option
 @click.option("--claims", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
@@ -101,9 +102,8 @@ def perturb(kind, input_path, source_name, list_kinds, output, seed, split, clai
                 if claim_papers is not None:
                     options["claims"] = generate_claim_buckets(claim_papers, judge, progress=not no_progress,
                                                                tally=tally)
-                    claims_path = output.with_name(output.name + ".claims.jsonl")
-                    save_claim_buckets(options["claims"], claims_path)
-                    click.echo(f"wrote the generated false-claim buckets to {claims_path}")
+                    save_claim_buckets(options["claims"], claims_path(output))
+                    click.echo(f"wrote the generated false-claim buckets to {claims_path(output)}")
                 perturbed = apply_perturbation(kind, records, seed=seed, judge=judge, progress=not no_progress,
                                                tally=tally, **options)
         except (RecordError, ValueError, BackendError) as err:
@@ -122,6 +122,11 @@ def perturb(kind, input_path, source_name, list_kinds, output, seed, split, clai
                    f"{f'; {stats.left_out} left out (no usable LLM answer{named})' if stats.left_out else ''}"
                    f"{f'; LLM edits: {tally.describe()}' if tally.counts else ''}; {stats.describe()}; "
                    f"wrote {output} and {stats_path.name}")
+
+
+def claims_path(output: Path) -> Path:
+    """Where `praib perturb false-claims --papers` writes the claim buckets it generated: ``OUTPUT.claims.jsonl``."""
+    return output.with_name(output.name + ".claims.jsonl")
 
 
 def _failed_records(failures, records) -> str:

@@ -314,3 +314,51 @@ def test_a_report_written_into_a_results_folder_is_listed_apart_and_kept_by_the_
     record = json.loads((results / RECORD).read_text(encoding="utf-8"))
     assert record["outputs"] == {"report.html": file_digest(report)}
     assert "details/demo-model-b.json" not in record["files"] and "details/demo-model-a.json" in record["files"]
+
+
+# The files commands write beside their output, by the output's name: each is judged as the output is.
+BESIDE = {
+    "praib score": ["out.jsonl.judge.json"],
+    "praib perturb": ["out.jsonl.stats.json", "out.jsonl.claims.jsonl"],
+    "praib judge validate": ["out.jsonl.errors.jsonl"],
+    "praib counterfactual build": ["out.jsonl.stats.json", "out.logic.jsonl", "out.attempts.jsonl"],
+    "praib counterfactual oracle": ["out.originals.jsonl"],
+}
+
+
+@pytest.mark.parametrize("path, side", [(path, side) for path, sides in BESIDE.items() for side in sides])
+def test_a_users_file_where_a_command_writes_beside_its_output_is_refused(path, side, tmp_path):
+    (tmp_path / "inputs").mkdir()
+    (tmp_path / "inputs" / "reviews.jsonl").write_bytes((DEMO / "reviews.jsonl").read_bytes())
+    mine = tmp_path / side
+    mine.write_bytes(MINE)
+    before = listing(tmp_path)
+    arguments = _arguments(COMMANDS[path], tmp_path)
+    if path == "praib perturb":
+        arguments = ["rating-flip", *arguments[1:]]
+    result = invoke(*path.split()[1:], *arguments, "-o", tmp_path / "out.jsonl", "--judge", "judge-model")
+    assert result.exit_code == 1, result.output
+    assert result.output.splitlines() == [refusal(mine)]
+    assert listing(tmp_path) == before
+
+
+def test_a_file_praib_wrote_beside_its_output_is_replaced_by_a_rerun_and_a_changed_one_refused(tmp_path):
+    output, statistics = tmp_path / "flipped.jsonl", tmp_path / "flipped.jsonl.stats.json"
+
+    def flip(*more):
+        return invoke("perturb", "rating-flip", DEMO / "reviews.jsonl", "-o", output, "--no-progress", *more)
+
+    for _ in range(2):  # the second run replaces both of praib's files without a flag
+        result = flip()
+        assert result.exit_code == 0, result.output
+        assert json.loads(statistics.read_text(encoding="utf-8"))["output"] == str(output)
+    assert recorded(tmp_path) == {"flipped.jsonl": file_digest(output),
+                                  "flipped.jsonl.stats.json": file_digest(statistics)}
+    statistics.write_bytes(MINE)  # changed since praib wrote it: the user's now
+    refused = flip()
+    assert refused.exit_code == 1 and refused.output.splitlines() == [refusal(statistics)]
+    assert statistics.read_bytes() == MINE
+    replaced = flip("--overwrite")
+    assert replaced.exit_code == 0, replaced.output
+    assert json.loads(statistics.read_text(encoding="utf-8"))["output"] == str(output)
+    assert recorded(tmp_path)["flipped.jsonl.stats.json"] == file_digest(statistics)

@@ -316,6 +316,7 @@ def test_a_symbolic_link_output_is_written_through_to_its_target(tmp_path, two_s
         assert result.exit_code == 0, result.output
         assert file_link.is_symlink()
         assert len(load_records(tmp_path / "elsewhere" / "flipped.jsonl")) == len(load_records(DEMO / "reviews.jsonl"))
-    # The run's statistics go beside the name given, as its failure records would.
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "flipped.jsonl", "flipped.jsonl.stats.json",
-                                                          "results"]
+    # The run's statistics go beside the name given, as its failure records would, and are recorded there as
+    # praib's (the record of the output itself goes beside its target, in elsewhere/).
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".praib-written.json", "elsewhere", "flipped.jsonl",
+                                                          "flipped.jsonl.stats.json", "results"]
