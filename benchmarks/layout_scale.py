@@ -29,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from evaluate_scale import load_line, reviews_file  # noqa: E402
+from reader_phase import add_turns_arguments, checkouts  # noqa: E402
 
 # Run in a fresh process of the checkout named first (put before anything else on the path, and checked).
 _TIME_TAIL = """
@@ -106,16 +107,10 @@ def main(argv=None) -> int:
     parser.add_argument("--partial", type=Path, help="a merged partial (`praib evaluate --shard` output)")
     parser.add_argument("--reviews", type=int, default=1_000_000,
                         help="without --partial: reviews of evaluate_scale.py's records to fold (default 1000000)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workdir", type=Path, default=Path.home() / ".cache" / "praib-bench",
-                        help="where evaluate_scale.py keeps its records, and the partial is kept")
-    parser.add_argument("--against", type=Path, help="another checkout of praib (today's), measured in turns")
-    parser.add_argument("--runs", type=int, default=3, help="runs of each checkout; the best is reported")
+    add_turns_arguments(parser, "where evaluate_scale.py keeps its records, and the partial is kept")
     args = parser.parse_args(argv)
     partial = args.partial or merged_partial(args.workdir.expanduser(), args.reviews, args.seed)
-    trees = {"new": Path(__file__).resolve().parents[1]}
-    if args.against:
-        trees = {"today": args.against, **trees}
+    trees = checkouts(args)
     best: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         outputs = {name: Path(scratch) / f"{name}.json" for name in trees}

